@@ -1,0 +1,1 @@
+export * from "./gen/platform/common/v1/problem_pb.js";

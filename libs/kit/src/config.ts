@@ -1,0 +1,111 @@
+/**
+ * Typed configuration from the environment: parsed once at start, failing fast with a
+ * message that names the variable. Each variable has a default, a description and a
+ * sensitive flag (never printed).
+ */
+export interface VarSpec<T> {
+  description: string;
+  default?: T | undefined;
+  sensitive?: boolean;
+  parse: (raw: string) => T;
+}
+
+export type ConfigSpec = Record<string, VarSpec<unknown>>;
+export type ConfigOf<S extends ConfigSpec> = { [K in keyof S]: S[K] extends VarSpec<infer T> ? T : never };
+
+export class ConfigError extends Error {
+  constructor(
+    readonly variable: string,
+    reason: string,
+  ) {
+    super(`configuration: ${variable} ${reason}`);
+    this.name = "ConfigError";
+  }
+}
+
+export function loadConfig<S extends ConfigSpec>(spec: S, env: NodeJS.ProcessEnv = process.env): ConfigOf<S> {
+  const out: Record<string, unknown> = {};
+  for (const [name, v] of Object.entries(spec)) {
+    const raw = env[name];
+    if (raw === undefined || raw === "") {
+      if (!("default" in v)) throw new ConfigError(name, `is required: ${v.description}`);
+      out[name] = v.default;
+      continue;
+    }
+    try {
+      out[name] = v.parse(raw);
+    } catch (err) {
+      const shown = v.sensitive ? "(value hidden)" : JSON.stringify(raw);
+      throw new ConfigError(name, `is invalid ${shown}: ${(err as Error).message}`);
+    }
+  }
+  return out as ConfigOf<S>;
+}
+
+/** Rows for `--help` and the README: name, default, description; sensitive defaults hidden. */
+export function describeConfig(spec: ConfigSpec): { name: string; default: string; description: string }[] {
+  return Object.entries(spec).map(([name, v]) => ({
+    name,
+    default: v.sensitive ? "(secret)" : v.default === undefined ? "(unset)" : String(v.default),
+    description: v.description,
+  }));
+}
+
+export const parse = {
+  string: (raw: string) => raw,
+  int:
+    (min = Number.MIN_SAFE_INTEGER, max = Number.MAX_SAFE_INTEGER) =>
+    (raw: string) => {
+      if (!/^-?\d+$/.test(raw)) throw new Error("expected an integer");
+      const n = Number(raw);
+      if (n < min || n > max) throw new Error(`expected ${min}..${max}`);
+      return n;
+    },
+  port: (raw: string) => parse.int(0, 65535)(raw),
+  url: (raw: string) => {
+    new URL(raw);
+    return raw.replace(/\/$/, "");
+  },
+  bool: (raw: string) => {
+    if (/^(1|true|yes|on)$/i.test(raw)) return true;
+    if (/^(0|false|no|off)$/i.test(raw)) return false;
+    throw new Error("expected true or false");
+  },
+  list: (raw: string) =>
+    raw
+      .split(",")
+      .map((s) => s.trim())
+      .filter(Boolean),
+  secret:
+    (minLength = 16) =>
+    (raw: string) => {
+      if (raw.length < minLength) throw new Error(`must be at least ${minLength} characters`);
+      return raw;
+    },
+  oneOf:
+    <T extends string>(...values: T[]) =>
+    (raw: string): T => {
+      if (!values.includes(raw as T)) throw new Error(`expected one of ${values.join(", ")}`);
+      return raw as T;
+    },
+};
+
+/** Settings every process shares. */
+export const commonConfig = {
+  PLATFORM_CONTEXT_SECRET: {
+    description: "HMAC secret shared by the gateway and the services to sign the request context",
+    default: "dev-context-secret-change-me-0123456789",
+    sensitive: true,
+    parse: parse.secret(16),
+  },
+  PLATFORM_DOCS_URL: {
+    description: "Base of the error-type URLs in problem bodies",
+    default: "https://docs.platform.example",
+    parse: parse.url,
+  },
+  LOG_LEVEL: {
+    description: "pino log level (fatal, error, warn, info, debug, trace, silent)",
+    default: "info",
+    parse: parse.oneOf("fatal", "error", "warn", "info", "debug", "trace", "silent"),
+  },
+} satisfies ConfigSpec;

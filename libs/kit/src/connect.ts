@@ -1,0 +1,202 @@
+import http2 from "node:http2";
+import { create } from "@bufbuild/protobuf";
+import {
+  Code,
+  ConnectError,
+  type ConnectRouter,
+  createContextKey,
+  createRouterTransport,
+  type HandlerContext,
+  type Interceptor,
+  type Transport,
+} from "@connectrpc/connect";
+import { connectNodeAdapter, createConnectTransport } from "@connectrpc/connect-node";
+import { ProblemSchema } from "@platform/contracts/common";
+import type { Clock } from "./clock.js";
+import { CONTEXT_HEADER, type RequestContext, signContext, verifyContext } from "./context.js";
+import type { Logger } from "./logger.js";
+import { isProblemName, ProblemError, problem } from "./problems.js";
+
+export type Routes = (router: ConnectRouter) => void;
+
+/** The verified request context, set by `trustInterceptor` for the handlers. */
+export const requestContextKey = createContextKey<RequestContext | undefined>(undefined, {
+  description: "verified platform request context",
+});
+
+/** The verified context of an RPC; handlers behind `trustInterceptor` always have one. */
+export function requestContext(ctx: HandlerContext): RequestContext {
+  const value = ctx.values.get(requestContextKey);
+  if (!value) throw problem("missing-trust-header");
+  return value;
+}
+
+/** The context of an integrator request: org, token and scopes are always present. */
+export function apiContext(
+  ctx: HandlerContext,
+): Required<Pick<RequestContext, "orgId" | "tokenId" | "scopes">> & RequestContext {
+  const value = requestContext(ctx);
+  if (value.principal !== "api" || !value.orgId || !value.tokenId || !value.scopes) {
+    throw problem("missing-trust-header", "This RPC serves integrator requests only.");
+  }
+  return value as Required<Pick<RequestContext, "orgId" | "tokenId" | "scopes">> & RequestContext;
+}
+
+function codeForStatus(status: number): Code {
+  switch (status) {
+    case 400:
+      return Code.InvalidArgument;
+    case 401:
+      return Code.Unauthenticated;
+    case 403:
+      return Code.PermissionDenied;
+    case 404:
+      return Code.NotFound;
+    case 409:
+      return Code.AlreadyExists;
+    case 410:
+    case 412:
+    case 422:
+      return Code.FailedPrecondition;
+    case 429:
+      return Code.ResourceExhausted;
+    case 501:
+      return Code.Unimplemented;
+    case 503:
+      return Code.Unavailable;
+    default:
+      return Code.Internal;
+  }
+}
+
+/** A problem as a Connect error; the typed problem rides along as an error detail. */
+export function problemToConnectError(p: ProblemError): ConnectError {
+  return new ConnectError(p.detail, codeForStatus(p.status), undefined, [
+    {
+      desc: ProblemSchema,
+      value: create(ProblemSchema, {
+        name: p.problemName,
+        status: p.status,
+        detail: p.detail,
+        extensions: JSON.parse(JSON.stringify(p.extensions)),
+      }),
+    },
+  ]);
+}
+
+/**
+ * Turns whatever an RPC call threw back into a problem: the detail a service attached, a
+ * 503 when the service cannot be reached, else an internal error (never the raw message).
+ */
+export function problemFromError(err: unknown): ProblemError {
+  if (err instanceof ProblemError) return err;
+  const ce = ConnectError.from(err);
+  const [detail] = ce.findDetails(ProblemSchema);
+  if (detail && isProblemName(detail.name)) {
+    return new ProblemError(detail.name, detail.detail, (detail.extensions ?? {}) as Record<string, unknown>);
+  }
+  if (ce.code === Code.Unavailable || ce.code === Code.DeadlineExceeded) {
+    return problem("service-unavailable", "A backing service is unavailable; retry with backoff.");
+  }
+  return problem("internal", "Internal error.");
+}
+
+/** Server side: problems become Connect errors; anything unexpected is logged and hidden. */
+export function errorInterceptor(logger: Logger): Interceptor {
+  return (next) => async (req) => {
+    try {
+      return await next(req);
+    } catch (err) {
+      if (err instanceof ProblemError) throw problemToConnectError(err);
+      if (err instanceof ConnectError) throw err;
+      logger.error({ err, procedure: req.url }, "unhandled error in RPC");
+      throw new ConnectError("internal error", Code.Internal);
+    }
+  };
+}
+
+/** Server side: every RPC must carry a context signed by the gateway. */
+export function trustInterceptor(secret: string, clock: Clock): Interceptor {
+  return (next) => async (req) => {
+    req.contextValues.set(requestContextKey, verifyContext(req.header.get(CONTEXT_HEADER), secret, clock));
+    return next(req);
+  };
+}
+
+/** Server side: the admin plane answers only to the admin secret. */
+export function adminSecretInterceptor(secret: string): Interceptor {
+  const expected = `Bearer ${secret}`;
+  return (next) => async (req) => {
+    if (req.header.get("authorization") !== expected) {
+      throw new ConnectError("admin secret required", Code.Unauthenticated);
+    }
+    return next(req);
+  };
+}
+
+/** Client side: signs the context of the current call into its headers. */
+export function signingInterceptor(secret: string, clock: Clock, current: () => RequestContext): Interceptor {
+  return (next) => async (req) => {
+    req.header.set(CONTEXT_HEADER, signContext(current(), secret, clock));
+    return next(req);
+  };
+}
+
+/** Client side: sends the admin secret. */
+export function adminClientInterceptor(secret: string): Interceptor {
+  return (next) => async (req) => {
+    req.header.set("authorization", `Bearer ${secret}`);
+    return next(req);
+  };
+}
+
+/** Connect over HTTP/2 (cleartext inside the cluster) to a service. */
+export function httpTransport(baseUrl: string, interceptors: Interceptor[] = []): Transport {
+  return createConnectTransport({ baseUrl, httpVersion: "2", useBinaryFormat: true, interceptors });
+}
+
+/** The embedded runtime's transport: the same routes and interceptors, no network. */
+export function inProcessTransport(
+  routes: Routes,
+  serverInterceptors: Interceptor[],
+  clientInterceptors: Interceptor[] = [],
+): Transport {
+  return createRouterTransport(routes, {
+    router: { interceptors: serverInterceptors },
+    transport: { interceptors: clientInterceptors, useBinaryFormat: true },
+  });
+}
+
+export interface RunningServer {
+  port: number;
+  close(): Promise<void>;
+}
+
+/** Serves Connect routes over HTTP/2 cleartext (h2c). */
+export async function serveConnect(opts: {
+  routes: Routes;
+  interceptors: Interceptor[];
+  port: number;
+  host?: string;
+}): Promise<RunningServer> {
+  const handler = connectNodeAdapter({ routes: opts.routes, interceptors: opts.interceptors });
+  const server = http2.createServer(handler);
+  const sessions = new Set<http2.ServerHttp2Session>();
+  server.on("session", (s) => {
+    sessions.add(s);
+    s.on("close", () => sessions.delete(s));
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(opts.port, opts.host ?? "0.0.0.0", () => resolve());
+  });
+  const address = server.address();
+  return {
+    port: typeof address === "object" && address ? address.port : opts.port,
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const s of sessions) s.close();
+        server.close(() => resolve());
+      }),
+  };
+}

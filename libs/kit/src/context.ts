@@ -1,0 +1,55 @@
+import { createHmac, timingSafeEqual } from "node:crypto";
+import type { Clock } from "./clock.js";
+import { problem } from "./problems.js";
+
+/** Header carrying the gateway-signed request context to a service. */
+export const CONTEXT_HEADER = "x-platform-context";
+
+/**
+ * Who is calling, as established by the gateway. `orgId` is the org the request acts on
+ * (the child when delegating); `parentOrgId` is set only for delegated calls.
+ */
+export interface RequestContext {
+  /** "api" for integrator requests, "gateway" for the gateway's own look-ups. */
+  principal: "api" | "gateway";
+  requestId: string;
+  orgId?: string;
+  parentOrgId?: string;
+  tokenId?: string;
+  scopes?: string[];
+  idempotencyKey?: string;
+}
+
+/** How long a signed context stays valid; it is minted per call, so this only bounds replay. */
+const MAX_AGE_MS = 60_000;
+
+function mac(secret: string, payload: string): Buffer {
+  return createHmac("sha256", secret).update(payload).digest();
+}
+
+export function signContext(ctx: RequestContext, secret: string, clock: Clock): string {
+  const payload = Buffer.from(JSON.stringify({ ...ctx, iat: clock.now().getTime() })).toString("base64url");
+  return `${payload}.${mac(secret, payload).toString("base64url")}`;
+}
+
+/** Verifies a context header; anything missing, tampered or stale is 401 missing-trust-header. */
+export function verifyContext(header: string | null | undefined, secret: string, clock: Clock): RequestContext {
+  const fail = () => problem("missing-trust-header", "The request did not come through the gateway.");
+  if (!header) throw fail();
+  const dot = header.indexOf(".");
+  if (dot <= 0) throw fail();
+  const payload = header.slice(0, dot);
+  const given = Buffer.from(header.slice(dot + 1), "base64url");
+  const expected = mac(secret, payload);
+  if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw fail();
+  let parsed: RequestContext & { iat?: number };
+  try {
+    parsed = JSON.parse(Buffer.from(payload, "base64url").toString("utf8"));
+  } catch {
+    throw fail();
+  }
+  const age = clock.now().getTime() - (parsed.iat ?? 0);
+  if (!(age > -MAX_AGE_MS && age < MAX_AGE_MS)) throw fail();
+  const { iat: _iat, ...ctx } = parsed;
+  return ctx;
+}

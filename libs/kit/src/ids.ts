@@ -1,0 +1,40 @@
+import { createHmac, randomBytes } from "node:crypto";
+import { problem } from "./problems.js";
+
+// Crockford-like lowercase base32 without ambiguous letters keeps ids URL-safe and case-stable.
+const ALPHABET = "0123456789abcdefghjkmnpqrstvwxyz";
+const ID_BODY_LENGTH = 24;
+const ID_BODY = /^[0-9a-hjkmnp-tv-z]{24}$/;
+
+function encode(bytes: Uint8Array): string {
+  let out = "";
+  for (let i = 0; i < ID_BODY_LENGTH; i++) out += ALPHABET[(bytes[i] ?? 0) % 32];
+  return out;
+}
+
+/** A new opaque id such as `org_7k2…`. */
+export function newId(prefix: string): string {
+  return prefix + encode(randomBytes(ID_BODY_LENGTH));
+}
+
+/** A deterministic id derived from a seed and a label (sandbox data). */
+export function seededId(prefix: string, seed: string, label: string): string {
+  const digest = createHmac("sha256", seed).update(`id:${prefix}:${label}`).digest();
+  return prefix + encode(digest);
+}
+
+export function isId(prefix: string | readonly string[], raw: string): boolean {
+  const prefixes = typeof prefix === "string" ? [prefix] : prefix;
+  return prefixes.some((p) => raw.startsWith(p) && ID_BODY.test(raw.slice(p.length)));
+}
+
+/** Checks a path id; a wrong prefix or shape is 400 invalid-resource-id. */
+export function parseId(prefix: string | readonly string[], raw: string, what = "id"): string {
+  if (!isId(prefix, raw)) {
+    const expected = typeof prefix === "string" ? prefix : prefix.join(", ");
+    throw problem("invalid-resource-id", `${what} '${raw}' is not a valid resource id (expected prefix ${expected})`, {
+      parameter: what,
+    });
+  }
+  return raw;
+}

@@ -1,0 +1,29 @@
+import { defineConfig } from "vitest/config";
+
+// Two projects: `unit` needs nothing but Node (PGlite, in-process bus); `infra` needs the
+// real Postgres, Redis and Kafka that .ci/run starts.
+export default defineConfig({
+  test: {
+    projects: [
+      {
+        test: {
+          name: "unit",
+          include: ["{libs,gateway,services,cli,runtime}/**/*.test.ts"],
+          exclude: ["**/node_modules/**", "**/*.infra.test.ts"],
+          testTimeout: 30_000,
+          hookTimeout: 60_000,
+        },
+      },
+      {
+        test: {
+          name: "infra",
+          include: ["{libs,gateway,services,cli,runtime,test}/**/*.infra.test.ts"],
+          exclude: ["**/node_modules/**"],
+          testTimeout: 120_000,
+          hookTimeout: 180_000,
+          fileParallelism: false,
+        },
+      },
+    ],
+  },
+});
