@@ -1,0 +1,30 @@
+/** Topic names, one per publishing context. */
+export const TOPICS = {
+  identity: "platform.identity.v1",
+} as const;
+
+export type Topic = (typeof TOPICS)[keyof typeof TOPICS];
+
+/** Event types (past tense), as carried in the `ce_type` header. */
+export const EVENT_TYPES = {
+  tokenCreated: "platform.identity.v1.TokenCreated",
+  tokenRevoked: "platform.identity.v1.TokenRevoked",
+  partnerGrantChanged: "platform.identity.v1.PartnerGrantChanged",
+} as const;
+
+/** A domain event as written to the outbox and read back by consumers. */
+export interface EventEnvelope {
+  /** Unique event id; consumers de-duplicate on it. */
+  id: string;
+  type: string;
+  /** The producing service, e.g. "identity". */
+  source: string;
+  /** The resource the event is about, e.g. a token id. */
+  subject?: string;
+  /** ISO 8601 UTC. */
+  time: string;
+  /** W3C trace context of the request that caused the event. */
+  traceparent?: string;
+  /** The payload: the proto message of `type` in its canonical JSON form (`toJson`). */
+  data: unknown;
+}
