@@ -1,0 +1,72 @@
+import { startTelemetry } from "@platform/kit/telemetry";
+
+// Telemetry first, so instrumentation sees every module that loads after it.
+startTelemetry("platform");
+
+const { mkdirSync, writeFileSync } = await import("node:fs");
+const { join, resolve } = await import("node:path");
+const { ConfigError, loadConfig } = await import("@platform/kit/config");
+const { createLogger } = await import("@platform/kit/logger");
+const { gatewayConfigSpec } = await import("@platform/gateway/config");
+const { embeddedConfigSpec } = await import("./config.js");
+const { createEmbeddedPlatform } = await import("./platform.js");
+
+let config: ReturnType<typeof loadConfig<typeof embeddedConfigSpec>>;
+let gatewayConfig: ReturnType<typeof loadConfig<typeof gatewayConfigSpec>>;
+try {
+  config = loadConfig(embeddedConfigSpec);
+  gatewayConfig = loadConfig(gatewayConfigSpec);
+} catch (err) {
+  if (err instanceof ConfigError) {
+    console.error(err.message);
+    process.exit(1);
+  }
+  throw err;
+}
+
+const logger = createLogger("platform", config.LOG_LEVEL);
+const dataDir = resolve(config.PLATFORM_DATA_DIR);
+mkdirSync(dataDir, { recursive: true });
+logger.info({ dataDir }, "starting the embedded platform");
+
+const platform = await createEmbeddedPlatform({
+  dataDir,
+  logger,
+  gateway: { ...gatewayConfig, PORT: config.PORT, HOST: config.HOST, BODY_LIMIT_BYTES: config.BODY_LIMIT_BYTES },
+  sandboxSeed: config.SANDBOX_SEED,
+  seedSandbox: config.SANDBOX_ENABLED,
+  adminSecret: config.PLATFORM_ADMIN_SECRET,
+  adminPort: config.ADMIN_PORT === 0 ? undefined : config.ADMIN_PORT,
+  adminHost: config.HOST,
+});
+
+const keysFile = join(dataDir, "sandbox-keys.json");
+if (config.SANDBOX_ENABLED) {
+  writeFileSync(keysFile, `${JSON.stringify(await platform.sandboxKeys(), null, 2)}\n`, { mode: 0o600 });
+}
+
+const address = await platform.app.listen({ port: config.PORT, host: config.HOST });
+const lines = [
+  "",
+  `Platform Integration API (embedded) listening on ${address}/api/v1alpha1`,
+  `  API docs:        ${address}/docs`,
+  `  OpenAPI:         ${address}/api/v1alpha1/openapi.json`,
+  platform.admin ? `  Admin plane:     http://${config.HOST}:${platform.admin.port} (npx platform --help)` : "",
+  config.SANDBOX_ENABLED
+    ? `  Sandbox keys:    ${keysFile}${platform.seeded ? " (sandbox seeded on this first start)" : ""}  — or: npx platform sandbox keys`
+    : "",
+  `  Data:            ${dataDir} (kept across restarts)`,
+  "",
+].filter((l) => l !== "");
+process.stdout.write(`${lines.join("\n")}\n\n`);
+
+let stopping = false;
+async function shutdown(signal: string): Promise<void> {
+  if (stopping) return;
+  stopping = true;
+  logger.info({ signal }, "shutting down");
+  await platform.close();
+  process.exit(0);
+}
+process.on("SIGINT", () => void shutdown("SIGINT"));
+process.on("SIGTERM", () => void shutdown("SIGTERM"));

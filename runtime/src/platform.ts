@@ -1,0 +1,95 @@
+import { join } from "node:path";
+import { build as buildIdentity, identityMigrations, seedSandbox } from "@platform/identity/server";
+import { buildGateway, type GatewayConfig, memoryRateLimitStore } from "@platform/gateway/app";
+import { type Clock, systemClock } from "@platform/kit/clock";
+import { adminSecretInterceptor, errorInterceptor, inProcessTransport, type RunningServer, serveConnect, trustInterceptor } from "@platform/kit/connect";
+import { openPglite, pgliteDb } from "@platform/kit/db";
+import { InProcessBus } from "@platform/kit/in-process-bus";
+import type { Logger } from "@platform/kit/logger";
+import { kitMigrations, migrate } from "@platform/kit/migrate";
+import { startOutboxRelay } from "@platform/kit/outbox-relay";
+import type { FastifyInstance } from "fastify";
+
+export interface EmbeddedOptions {
+  /** PGlite data directory; in memory when unset. */
+  dataDir?: string;
+  clock?: Clock;
+  logger: Logger;
+  gateway: GatewayConfig;
+  sandboxSeed: string;
+  seedSandbox: boolean;
+  adminSecret: string;
+  /** Port of the admin plane; undefined keeps it closed (tests). */
+  adminPort?: number;
+  adminHost?: string;
+}
+
+export interface EmbeddedPlatform {
+  app: FastifyInstance;
+  bus: InProcessBus;
+  admin?: RunningServer;
+  /** True when this start created the sandbox. */
+  seeded: boolean;
+  /** Publishes every pending outbox row now (tests). */
+  drainOutbox(): Promise<number>;
+  close(): Promise<void>;
+}
+
+/**
+ * The whole platform in one process: one PGlite instance with a schema per service, the
+ * in-process bus, in-memory rate limits, and Connect calls through in-process transports
+ * that still sign and verify the request context exactly as over the network.
+ */
+export async function createEmbeddedPlatform(opts: EmbeddedOptions): Promise<EmbeddedPlatform> {
+  const clock = opts.clock ?? systemClock;
+  const { logger } = opts;
+  const pglite = await openPglite(opts.dataDir ? join(opts.dataDir, "pglite") : undefined);
+  const bus = new InProcessBus();
+
+  const identityDb = pgliteDb(pglite, "identity");
+  await migrate(identityDb, [kitMigrations, identityMigrations]);
+  const identityRelay = startOutboxRelay({ db: identityDb, bus, logger });
+  const identity = buildIdentity({
+    db: identityDb,
+    clock,
+    logger,
+    sandboxSeed: opts.sandboxSeed,
+    onCommit: () => identityRelay.notify(),
+  });
+  const seeded = opts.seedSandbox ? await seedSandbox(identityDb, clock, opts.sandboxSeed) : false;
+
+  const serverInterceptors = [errorInterceptor(logger), trustInterceptor(opts.gateway.PLATFORM_CONTEXT_SECRET, clock)];
+  const app = await buildGateway({
+    config: opts.gateway,
+    clock,
+    logger,
+    transports: { identity: inProcessTransport(identity.routes, serverInterceptors) },
+    rateLimitStore: memoryRateLimitStore(),
+    bus,
+  });
+
+  const admin =
+    opts.adminPort === undefined
+      ? undefined
+      : await serveConnect({
+          routes: identity.adminRoutes,
+          interceptors: [errorInterceptor(logger), adminSecretInterceptor(opts.adminSecret)],
+          port: opts.adminPort,
+          host: opts.adminHost ?? "127.0.0.1",
+        });
+
+  return {
+    app,
+    bus,
+    admin,
+    seeded,
+    drainOutbox: () => identityRelay.drain(),
+    async close() {
+      await app.close();
+      await admin?.close();
+      await identityRelay.stop();
+      await bus.close();
+      await pglite.close();
+    },
+  };
+}

@@ -1,0 +1,98 @@
+#!/usr/bin/env bash
+# The distributed runtime as local processes: every service and the gateway in a process
+# of its own, against the machine's Postgres (a database per service), Redis and a local
+# Kafka broker (scripts/kafka.sh). Pids and logs live in .run/.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+RUN_DIR=${STACK_RUN_DIR:-.run}
+GATEWAY_PORT=${GATEWAY_PORT:-8080}
+IDENTITY_PORT=${IDENTITY_PORT:-7101}
+ADMIN_PORT=${ADMIN_PORT:-8081}
+PG_URL=${PG_URL:-postgres://postgres@127.0.0.1:5432}
+export REDIS_URL=${REDIS_URL:-redis://127.0.0.1:6379}
+export KAFKA_BROKERS=${KAFKA_BROKERS:-127.0.0.1:${KAFKA_PORT:-19092}}
+export PLATFORM_CONTEXT_SECRET=${PLATFORM_CONTEXT_SECRET:-dev-context-secret-change-me-0123456789}
+export PLATFORM_ADMIN_SECRET=${PLATFORM_ADMIN_SECRET:-dev-admin-secret-change-me}
+
+usage() {
+  cat <<TXT
+usage: scripts/stack.sh start|stop|status|logs [name]
+
+  start    start Postgres/Redis if stopped, Kafka (scripts/kafka.sh), then each service
+           and the gateway as separate processes; waits until each is ready
+  stop     stop the processes this script started (by their pid files), then Kafka if
+           this script started it
+  status   show which processes run
+  logs     tail the log of one process (identity, gateway)
+
+Ports: gateway http://127.0.0.1:$GATEWAY_PORT, identity RPC $IDENTITY_PORT, admin plane $ADMIN_PORT.
+Settings come from the environment (GATEWAY_PORT, IDENTITY_PORT, ADMIN_PORT, PG_URL,
+REDIS_URL, KAFKA_BROKERS, PLATFORM_CONTEXT_SECRET, PLATFORM_ADMIN_SECRET, SANDBOX_SEED).
+TXT
+}
+
+running() { [ -f "$RUN_DIR/$1.pid" ] && kill -0 "$(cat "$RUN_DIR/$1.pid")" 2>/dev/null; }
+
+wait_port() {
+  local name=$1 port=$2
+  for _ in $(seq 1 120); do
+    if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then return 0; fi
+    running "$name" || { echo "$name exited; last log lines:" >&2; tail -n 30 "$RUN_DIR/$name.log" >&2; return 1; }
+    sleep 0.5
+  done
+  echo "$name did not open port $port within 60 s" >&2
+  return 1
+}
+
+launch() {
+  local name=$1 port=$2; shift 2
+  if running "$name"; then echo "$name: already running (pid $(cat "$RUN_DIR/$name.pid"))"; return 0; fi
+  echo "$name: starting"
+  nohup env "$@" >"$RUN_DIR/$name.log" 2>&1 &
+  echo $! >"$RUN_DIR/$name.pid"
+  wait_port "$name" "$port"
+  echo "$name: ready on port $port (pid $(cat "$RUN_DIR/$name.pid"), log $RUN_DIR/$name.log)"
+}
+
+stop_one() {
+  local name=$1
+  if running "$name"; then
+    local pid; pid=$(cat "$RUN_DIR/$name.pid")
+    kill "$pid"
+    for _ in $(seq 1 40); do kill -0 "$pid" 2>/dev/null || break; sleep 0.25; done
+    kill -0 "$pid" 2>/dev/null && kill -9 "$pid"
+    echo "$name: stopped"
+  fi
+  rm -f "$RUN_DIR/$name.pid"
+}
+
+case "${1:-}" in
+  start)
+    mkdir -p "$RUN_DIR"
+    bash scripts/infra.sh up
+    if ! bash scripts/kafka.sh status >/dev/null 2>&1; then touch "$RUN_DIR/kafka.started-by-stack"; fi
+    bash scripts/kafka.sh start
+    launch identity "$IDENTITY_PORT" PORT="$IDENTITY_PORT" ADMIN_PORT="$ADMIN_PORT" \
+      DATABASE_URL="$PG_URL/platform_identity" node --import tsx services/identity/src/main.ts
+    launch gateway "$GATEWAY_PORT" PORT="$GATEWAY_PORT" IDENTITY_URL="http://127.0.0.1:$IDENTITY_PORT" \
+      node --import tsx gateway/src/main.ts
+    echo
+    echo "Gateway: http://127.0.0.1:$GATEWAY_PORT/api/v1alpha1  (docs: http://127.0.0.1:$GATEWAY_PORT/docs)"
+    echo "Sandbox keys: npx platform sandbox keys --admin-url http://127.0.0.1:$ADMIN_PORT"
+    ;;
+  stop)
+    stop_one gateway
+    stop_one identity
+    if [ -f "$RUN_DIR/kafka.started-by-stack" ]; then bash scripts/kafka.sh stop; rm -f "$RUN_DIR/kafka.started-by-stack"; fi
+    ;;
+  status)
+    for n in identity gateway; do
+      if running "$n"; then echo "$n: running (pid $(cat "$RUN_DIR/$n.pid"))"; else echo "$n: stopped"; fi
+    done
+    bash scripts/kafka.sh status || true
+    ;;
+  logs) tail -n 100 -f "$RUN_DIR/${2:?name: identity or gateway}.log" ;;
+  -h|--help|help) usage ;;
+  *) usage >&2; exit 2 ;;
+esac

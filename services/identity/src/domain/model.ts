@@ -1,0 +1,88 @@
+import type { Scope } from "@platform/kit/scopes";
+
+export const LICENSE_TIERS = ["free", "starter", "professional", "enterprise"] as const;
+export type LicenseTierSlug = (typeof LICENSE_TIERS)[number];
+
+/** The fixed feature keys of the entitlements, in the spec's order. */
+export const FEATURE_KEYS = [
+  "smartScheduling",
+  "teamCalendarScheduling",
+  "replyTracking",
+  "emailBlast",
+  "dealIntelApp",
+  "meetingAi",
+] as const;
+export type FeatureKey = (typeof FEATURE_KEYS)[number];
+export type FeatureSet = Record<FeatureKey, boolean>;
+
+export const ROLES = ["User", "Admin", "Partner Admin"] as const;
+export type Role = (typeof ROLES)[number];
+
+/** What is stored; "expired" is derived from the clock (see `invitationStatus`). */
+export type StoredInvitationStatus = "accepted" | "pending";
+export type InvitationStatus = StoredInvitationStatus | "expired";
+
+export interface OrganizationRecord {
+  id: string;
+  name: string;
+  primaryEmailDomain: string;
+  emailDomains: string[];
+  administratorUserId: string;
+  industry: string;
+  employeeCount: number;
+  logoUrl: string | null;
+  crmOrgId: string | null;
+  partnerAdmin: boolean;
+  licenseTier: LicenseTierSlug;
+  seatTotal: number;
+  features: FeatureSet;
+  licenseAsOf: Date;
+  version: number;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export interface UserRecord {
+  id: string;
+  orgId: string;
+  email: string;
+  firstName: string | null;
+  lastName: string | null;
+  displayName: string;
+  title: string | null;
+  department: string | null;
+  phoneNumber: string | null;
+  profileImageUrl: string | null;
+  role: Role;
+  active: boolean;
+  invitationStatus: StoredInvitationStatus;
+  invitedAt: Date | null;
+  invitedByUserId: string | null;
+  lastLoginAt: Date | null;
+  twoFactorEnabled: boolean;
+  crmUserId: string | null;
+  version: number;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export interface TokenRecord {
+  id: string;
+  orgId: string;
+  name: string;
+  keyHash: string;
+  keyPreview: string;
+  scopes: Scope[];
+  expiresAt: Date | null;
+  revokedAt: Date | null;
+  createdAt: Date;
+}
+
+export interface PartnerRelationshipRecord {
+  parentOrgId: string;
+  childOrgId: string;
+  grantedScopes: Scope[];
+  createdAt: Date;
+  updatedAt: Date;
+  revokedAt: Date | null;
+}

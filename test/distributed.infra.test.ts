@@ -1,0 +1,153 @@
+import { randomBytes } from "node:crypto";
+import { createClient } from "@connectrpc/connect";
+import { IdentityAdminService } from "@platform/contracts/identity";
+import { adminClientInterceptor, httpTransport } from "@platform/kit/connect";
+import { TOPICS } from "@platform/kit/events";
+import { Kafka, logLevel } from "kafkajs";
+import pg from "pg";
+import { createClient as createRedis } from "redis";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { basePort, eventually, type Started, startProcess } from "./support/processes.js";
+
+// The distributed runtime for real: identity and two gateways as separate processes, a
+// database of their own on the machine's Postgres, shared Redis, the local Kafka broker.
+const PG_URL = process.env.PG_URL ?? "postgres://postgres@127.0.0.1:5432";
+const REDIS_URL = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
+const KAFKA_BROKERS = process.env.KAFKA_BROKERS ?? "127.0.0.1:19092";
+const run = randomBytes(4).toString("hex");
+const dbName = `platform_it_${run}`;
+const rateLimitPrefix = `platform:it:${run}:`;
+const adminSecret = "it-admin-secret-0123456789";
+const contextSecret = "it-context-secret-0123456789";
+const port = basePort(0);
+const ports = { identity: port, admin: port + 1, gatewayA: port + 2, gatewayB: port + 3 };
+
+const procs: Started[] = [];
+const admin = createClient(
+  IdentityAdminService,
+  httpTransport(`http://127.0.0.1:${ports.admin}`, [adminClientInterceptor(adminSecret)]),
+);
+let acmeOrgId = "";
+
+function gatewayEnv(p: number): Record<string, string> {
+  return {
+    PORT: String(p),
+    HOST: "127.0.0.1",
+    IDENTITY_URL: `http://127.0.0.1:${ports.identity}`,
+    REDIS_URL,
+    RATE_LIMIT_PREFIX: rateLimitPrefix,
+    KAFKA_BROKERS,
+    PLATFORM_CONTEXT_SECRET: contextSecret,
+    // Long enough that only the revocation event can explain a key dying within seconds.
+    TOKEN_CACHE_TTL_MS: "600000",
+  };
+}
+
+const get = (p: number, key: string) =>
+  fetch(`http://127.0.0.1:${p}/api/v1alpha1/organizations/me`, { headers: { "X-Platform-Api-Key": key } });
+
+beforeAll(async () => {
+  procs.push(
+    await startProcess(
+      "identity",
+      "services/identity/src/main.ts",
+      {
+        DATABASE_URL: `${PG_URL}/${dbName}`,
+        PORT: String(ports.identity),
+        ADMIN_PORT: String(ports.admin),
+        PLATFORM_ADMIN_SECRET: adminSecret,
+        PLATFORM_CONTEXT_SECRET: contextSecret,
+        KAFKA_BROKERS,
+        SANDBOX_SEED: `it-${run}`,
+      },
+      ports.admin,
+    ),
+  );
+  procs.push(await startProcess("gateway-a", "gateway/src/main.ts", gatewayEnv(ports.gatewayA), ports.gatewayA));
+  procs.push(await startProcess("gateway-b", "gateway/src/main.ts", gatewayEnv(ports.gatewayB), ports.gatewayB));
+  const orgs = await admin.listOrganizations({});
+  acmeOrgId = orgs.organizations.find((o) => o.name === "Acme Corp")?.id ?? "";
+  expect(acmeOrgId).toMatch(/^org_/);
+});
+
+afterAll(async () => {
+  for (const p of procs.reverse()) await p.stop();
+  const client = new pg.Client({ connectionString: `${PG_URL}/postgres` });
+  await client.connect();
+  await client.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
+  await client.end();
+  const redis = await createRedis({ url: REDIS_URL }).connect();
+  const keys = await redis.keys(`${rateLimitPrefix}*`);
+  if (keys.length > 0) await redis.del(keys);
+  await redis.quit();
+});
+
+describe("distributed runtime", () => {
+  it("publishes an outboxed event to Kafka with CloudEvents headers", async () => {
+    const kafka = new Kafka({ brokers: KAFKA_BROKERS.split(","), clientId: `it-${run}`, logLevel: logLevel.NOTHING });
+    const consumer = kafka.consumer({ groupId: `it-consumer-${run}` });
+    const seen: { type: string; subject: string }[] = [];
+    await consumer.connect();
+    await consumer.subscribe({ topic: TOPICS.identity, fromBeginning: true });
+    await consumer.run({
+      eachMessage: async ({ message }) => {
+        seen.push({
+          type: String(message.headers?.ce_type ?? ""),
+          subject: String(message.headers?.ce_subject ?? ""),
+        });
+      },
+    });
+    try {
+      const created = await admin.createToken({ orgId: acmeOrgId, name: "kafka-it", scopes: ["organizations:read"] });
+      const tokenId = created.token?.id ?? "";
+      await eventually(
+        async () => seen.some((e) => e.subject === tokenId && e.type.endsWith("TokenCreated")),
+        60_000,
+        "TokenCreated on Kafka",
+      );
+    } finally {
+      await consumer.disconnect();
+    }
+  });
+
+  it("purges a revoked key from every gateway within seconds", async () => {
+    const { key, token } = await admin.createToken({ orgId: acmeOrgId, name: "revoke-it", scopes: ["organizations:read"] });
+    expect((await get(ports.gatewayA, key)).status).toBe(200);
+    expect((await get(ports.gatewayB, key)).status).toBe(200);
+    await admin.revokeToken({ tokenId: token?.id ?? "" });
+    for (const p of [ports.gatewayA, ports.gatewayB]) {
+      const res = await eventually(
+        async () => {
+          const r = await get(p, key);
+          return r.status === 401 ? r : undefined;
+        },
+        20_000,
+        "revocation to reach the gateway",
+      );
+      const body = (await res.json()) as { type: string };
+      expect(body.type).toMatch(/\/platform-api\/errors\/unknown-subscription$/);
+    }
+  });
+
+  it("holds the read limit across two gateway processes sharing Redis", async () => {
+    const { key } = await admin.createToken({ orgId: acmeOrgId, name: "limit-it", scopes: ["organizations:read"] });
+    const statuses: number[] = [];
+    for (let batch = 0; batch < 30; batch++) {
+      const results = await Promise.all(
+        Array.from({ length: 10 }, (_, i) => get(i % 2 === 0 ? ports.gatewayA : ports.gatewayB, key)),
+      );
+      statuses.push(...results.map((r) => r.status));
+    }
+    expect(statuses.filter((s) => s === 200)).toHaveLength(300);
+    for (const p of [ports.gatewayA, ports.gatewayB]) {
+      const over = await get(p, key);
+      expect(over.status).toBe(429);
+      const retryAfter = Number(over.headers.get("retry-after"));
+      expect(retryAfter).toBeGreaterThanOrEqual(1);
+      expect(retryAfter).toBeLessThanOrEqual(60);
+      const body = (await over.json()) as { type: string; status: number };
+      expect(body.type).toMatch(/\/platform-api\/errors\/rate-limit-exceeded$/);
+      expect(body.status).toBe(429);
+    }
+  });
+});

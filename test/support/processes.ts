@@ -1,0 +1,86 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { createConnection } from "node:net";
+
+export interface Started {
+  name: string;
+  proc: ChildProcess;
+  output: () => string;
+  stop: () => Promise<void>;
+}
+
+/**
+ * Starts a service entry point as its own process (`node --import tsx <entry>`) and
+ * waits until it listens. Only this process is ever stopped, by its pid.
+ */
+export async function startProcess(name: string, entry: string, env: Record<string, string>, port: number): Promise<Started> {
+  const proc = spawn(process.execPath, ["--import", "tsx", entry], {
+    env: { ...process.env, LOG_LEVEL: "warn", ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let log = "";
+  proc.stdout?.on("data", (d) => {
+    log += d;
+  });
+  proc.stderr?.on("data", (d) => {
+    log += d;
+  });
+  const started: Started = {
+    name,
+    proc,
+    output: () => log,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        if (proc.exitCode !== null || proc.signalCode !== null) return resolve();
+        const force = setTimeout(() => proc.kill("SIGKILL"), 10_000);
+        proc.once("exit", () => {
+          clearTimeout(force);
+          resolve();
+        });
+        proc.kill("SIGTERM");
+      }),
+  };
+  const deadline = Date.now() + 60_000;
+  while (!(await portOpen(port))) {
+    if (proc.exitCode !== null) throw new Error(`${name} exited with ${proc.exitCode}:\n${log}`);
+    if (Date.now() > deadline) {
+      await started.stop();
+      throw new Error(`${name} did not listen on ${port} within 60 s:\n${log}`);
+    }
+    await sleep(200);
+  }
+  return started;
+}
+
+export function portOpen(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = createConnection({ host: "127.0.0.1", port });
+    socket.once("connect", () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once("error", () => resolve(false));
+  });
+}
+
+export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Polls until `check` returns a value, or fails after `timeoutMs`. */
+export async function eventually<T>(check: () => Promise<T | undefined | false>, timeoutMs = 15_000, what = "condition"): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  while (Date.now() < deadline) {
+    try {
+      const v = await check();
+      if (v) return v;
+    } catch (err) {
+      last = err;
+    }
+    await sleep(100);
+  }
+  throw new Error(`timed out waiting for ${what}${last ? `: ${String(last)}` : ""}`);
+}
+
+/** A free port range per test file, away from the runtimes' defaults. */
+export function basePort(offset: number): number {
+  return 20_000 + offset + Math.floor(Math.random() * 400) * 10;
+}
