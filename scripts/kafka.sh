@@ -102,8 +102,12 @@ fetch_jars() {
 </project>
 EOF
   rm -rf "${LIB_DIR}"
-  (cd "${CACHE_DIR}" && mvn -q -B -Dstyle.color=never "org.apache.maven.plugins:maven-dependency-plugin:${DEPENDENCY_PLUGIN_VERSION}:copy-dependencies" \
-    -DincludeScope=runtime -DoutputDirectory="${LIB_DIR}") || die "Maven could not fetch the Kafka jars"
+  if ! (cd "${CACHE_DIR}" && mvn -q -B -Dstyle.color=never \
+    "org.apache.maven.plugins:maven-dependency-plugin:${DEPENDENCY_PLUGIN_VERSION}:copy-dependencies" \
+    -DincludeScope=runtime -DoutputDirectory="${LIB_DIR}") >"${CACHE_DIR}/mvn.log" 2>&1; then
+    cat "${CACHE_DIR}/mvn.log" >&2
+    die "Maven could not fetch the Kafka jars (output above)"
+  fi
   # The marker makes a half-finished download (interrupted mvn) retry instead of counting as cached.
   touch "${CACHE_DIR}/.complete"
 }
@@ -172,7 +176,7 @@ cmd_start() {
   # The log file is the readiness signal, so each start begins a fresh one.
   : >"${LOG_FILE}"
   log "starting on 127.0.0.1:${PORT} (controller ${CONTROLLER_PORT}, data ${DATA_DIR})"
-  KAFKA_HEAP_OPTS="" nohup java -Xmx512m -Xms256m -XX:+UseG1GC -Djava.awt.headless=true \
+  nohup java -Xmx512m -Xms256m -XX:+UseG1GC -Djava.awt.headless=true \
     -Dlog4j.configuration="file:${DATA_DIR}/log4j.properties" \
     -cp "${LIB_DIR}/*" kafka.Kafka "${CONFIG_FILE}" >>"${LOG_FILE}" 2>&1 </dev/null &
   pid=$!

@@ -1,0 +1,26 @@
+import type { Db, Queryable } from "./db.js";
+
+/**
+ * Runs `fn` for an event at most once per consumer: the event id is recorded in the same
+ * transaction as the consumer's writes, so a redelivered event (delivery is at least once)
+ * is skipped, and a failed one leaves no record and is handled again on redelivery. A
+ * concurrent duplicate waits on the primary key until the first commits, then skips.
+ * Resolves true when `fn` ran, false for a duplicate.
+ */
+export async function consumeOnce(
+  db: Db,
+  consumer: string,
+  eventId: string,
+  fn: (q: Queryable) => Promise<void>,
+): Promise<boolean> {
+  return db.tx(async (q) => {
+    const claimed = await q.query(
+      `INSERT INTO ${db.schema}.processed_events (consumer, event_id) VALUES ($1, $2)
+       ON CONFLICT DO NOTHING RETURNING event_id`,
+      [consumer, eventId],
+    );
+    if (claimed.length === 0) return false;
+    await fn(q);
+    return true;
+  });
+}

@@ -1,0 +1,105 @@
+import { createHash } from "node:crypto";
+import type { Clock } from "./clock.js";
+import type { Db, Queryable } from "./db.js";
+import { problem } from "./problems.js";
+
+/** How long a stored response is replayed (the spec's replay window). */
+export const IDEMPOTENCY_RETENTION_MS = 24 * 60 * 60 * 1000;
+
+export interface IdempotencyScope {
+  tokenId: string;
+  /** The child org when delegating; keys of a parent and of each child never collide. */
+  actingOrgId?: string;
+  /** The Idempotency-Key header; its presence and length (≤ 255) are checked at the gateway. */
+  key: string;
+  /** `hashRequest` of the request body. */
+  requestHash: string;
+}
+
+export interface IdempotentResult {
+  status: number;
+  body: unknown;
+  /** True when the stored response of an earlier request is returned without running `fn`. */
+  replayed: boolean;
+}
+
+/** Stable JSON: object keys sorted at every level, so key order does not change the hash. */
+function canonicalJson(value: unknown): string {
+  return JSON.stringify(value ?? null, (_key, v: unknown) => {
+    if (v === null || typeof v !== "object" || Array.isArray(v)) return v;
+    return Object.fromEntries(
+      Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)),
+    );
+  });
+}
+
+/** SHA-256 (hex) of the canonical JSON of a request body. */
+export function hashRequest(body: unknown): string {
+  return createHash("sha256").update(canonicalJson(body)).digest("hex");
+}
+
+interface KeyRow {
+  request_hash: string;
+  status_code: number | null;
+  response: unknown;
+}
+
+/**
+ * Runs a write at most once per idempotency key, in ONE transaction with the write
+ * itself. Claiming the key is an insert on its primary key: a concurrent duplicate blocks
+ * there until the first commits, then replays its response (or claims the key if the
+ * first rolled back). A key reused with another body is 422 idempotency-key-conflict.
+ * When `fn` throws (a problem included), everything rolls back and the key is free again.
+ * Records older than the retention window, by `clock`, count as absent.
+ * `body` must be JSON-serialisable; a replay returns it as parsed JSON.
+ */
+export async function runIdempotent(
+  db: Db,
+  scope: IdempotencyScope,
+  clock: Clock,
+  fn: (q: Queryable) => Promise<{ status: number; body: unknown }>,
+): Promise<IdempotentResult> {
+  const table = `${db.schema}.idempotency_keys`;
+  const pk = [scope.tokenId, scope.actingOrgId ?? "", scope.key];
+  return db.tx(async (q) => {
+    const now = clock.now();
+    await q.query(`DELETE FROM ${table} WHERE token_id = $1 AND acting_org_id = $2 AND key = $3 AND created_at <= $4`, [
+      ...pk,
+      new Date(now.getTime() - IDEMPOTENCY_RETENTION_MS),
+    ]);
+    const claimed = await q.query(
+      `INSERT INTO ${table} (token_id, acting_org_id, key, request_hash, created_at) VALUES ($1, $2, $3, $4, $5)
+       ON CONFLICT DO NOTHING RETURNING key`,
+      [...pk, scope.requestHash, now],
+    );
+    if (claimed.length === 0) {
+      const [row] = await q.query<KeyRow>(
+        `SELECT request_hash, status_code, response FROM ${table} WHERE token_id = $1 AND acting_org_id = $2 AND key = $3`,
+        pk,
+      );
+      // Only reachable if another request expired and deleted the row in between: ask for a retry.
+      if (!row || row.status_code === null) throw problem("service-unavailable", "Concurrent request; retry.");
+      if (row.request_hash !== scope.requestHash) {
+        throw problem(
+          "idempotency-key-conflict",
+          "This Idempotency-Key was already used with a different request body.",
+        );
+      }
+      return { status: row.status_code, body: row.response, replayed: true };
+    }
+    const result = await fn(q);
+    await q.query(
+      `UPDATE ${table} SET status_code = $4, response = $5::jsonb WHERE token_id = $1 AND acting_org_id = $2 AND key = $3`,
+      [...pk, result.status, JSON.stringify(result.body ?? null)],
+    );
+    return { status: result.status, body: result.body, replayed: false };
+  });
+}
+
+/** Deletes records past the retention window; run it now and then (they no longer replay anyway). */
+export async function purgeIdempotencyKeys(db: Db, clock: Clock): Promise<number> {
+  const rows = await db.query(`DELETE FROM ${db.schema}.idempotency_keys WHERE created_at <= $1 RETURNING key`, [
+    new Date(clock.now().getTime() - IDEMPOTENCY_RETENTION_MS),
+  ]);
+  return rows.length;
+}

@@ -1,0 +1,205 @@
+import {
+  type Admin,
+  type Consumer,
+  type IHeaders,
+  Kafka,
+  type KafkaMessage,
+  type LogEntry,
+  logLevel,
+  Partitioners,
+  type Producer,
+} from "kafkajs";
+import type { BusMessage, ConsumedMessage, EventBus, SubscribeOptions, Subscription } from "./bus.js";
+import type { Logger } from "./logger.js";
+
+export interface KafkaBusOptions {
+  brokers: string[];
+  clientId: string;
+  logger: Logger;
+}
+
+/** How long `subscribe` waits for the group to be joined before returning anyway. */
+const JOIN_TIMEOUT_MS = 30_000;
+
+/**
+ * The event bus on Kafka (kafkajs). Connections are opened on first use. A publish to an
+ * unreachable broker fails within seconds rather than retrying for minutes, because the
+ * outbox relay owns retries: its rows stay unpublished until a publish succeeds.
+ */
+export class KafkaBus implements EventBus {
+  readonly #kafka: Kafka;
+  readonly #logger: Logger;
+  readonly #knownTopics = new Set<string>();
+  readonly #consumers = new Set<Consumer>();
+  #producer: Promise<Producer> | undefined;
+  #admin: Promise<Admin> | undefined;
+
+  constructor(options: KafkaBusOptions) {
+    this.#logger = options.logger.child({ component: "kafka" });
+    this.#kafka = new Kafka({
+      brokers: options.brokers,
+      clientId: options.clientId,
+      connectionTimeout: 3000,
+      requestTimeout: 5000,
+      retry: { retries: 2, initialRetryTime: 200, maxRetryTime: 1000 },
+      logLevel: logLevel.WARN,
+      logCreator: () => (entry) => logEntry(this.#logger, entry),
+    });
+  }
+
+  async publish(topic: string, messages: BusMessage[]): Promise<void> {
+    if (messages.length === 0) return;
+    await this.#ensureTopics([topic]);
+    const producer = await this.#connectedProducer();
+    try {
+      await producer.send({
+        topic,
+        // All in-sync replicas must have the batch before the outbox marks it published.
+        acks: -1,
+        messages: messages.map((m) => ({ key: m.key, value: m.value, headers: m.headers })),
+      });
+    } catch (err) {
+      // A fresh connection next time: kafkajs may hold on to sockets of a broker that restarted.
+      this.#resetProducer();
+      throw err;
+    }
+  }
+
+  async subscribe(options: SubscribeOptions): Promise<Subscription> {
+    await this.#ensureTopics(options.topics);
+    const consumer = this.#kafka.consumer({
+      groupId: options.groupId,
+      // A handler that keeps failing must never be skipped: after the retries the consumer
+      // restarts from the last committed offset and tries the message again.
+      retry: { retries: 5, initialRetryTime: 300, maxRetryTime: 5000, restartOnFailure: async () => true },
+    });
+    const joined = new Promise<boolean>((resolve) => {
+      const timer = setTimeout(() => resolve(false), JOIN_TIMEOUT_MS);
+      consumer.on(consumer.events.GROUP_JOIN, () => {
+        clearTimeout(timer);
+        resolve(true);
+      });
+    });
+    try {
+      await consumer.connect();
+      await consumer.subscribe({ topics: options.topics, fromBeginning: options.fromBeginning ?? false });
+      // Offsets are committed only for messages whose handler resolved (kafkajs autoCommit).
+      await consumer.run({
+        eachMessage: async ({ topic, partition, message }) => options.handler(consumed(topic, partition, message)),
+      });
+    } catch (err) {
+      await consumer.disconnect().catch(() => {});
+      throw err;
+    }
+    this.#consumers.add(consumer);
+    // Without this, a message published right after subscribe could predate the group's start offset.
+    if (!(await joined)) {
+      this.#logger.warn({ groupId: options.groupId }, "consumer has not joined its group yet; continuing");
+    }
+    return {
+      close: async () => {
+        this.#consumers.delete(consumer);
+        await consumer.disconnect();
+      },
+    };
+  }
+
+  async close(): Promise<void> {
+    const consumers = [...this.#consumers];
+    this.#consumers.clear();
+    const producer = this.#producer;
+    const admin = this.#admin;
+    this.#producer = undefined;
+    this.#admin = undefined;
+    await Promise.allSettled([
+      ...consumers.map((c) => c.disconnect()),
+      producer?.then((p) => p.disconnect()),
+      admin?.then((a) => a.disconnect()),
+    ]);
+  }
+
+  #connectedProducer(): Promise<Producer> {
+    if (!this.#producer) {
+      // Not the idempotent producer: it wants unbounded retries, which would hang the relay
+      // during an outage. One request in flight keeps a batch in order across retries;
+      // duplicates after a failed ack are handled by consumers de-duplicating on event id.
+      const producer = this.#kafka.producer({
+        maxInFlightRequests: 1,
+        createPartitioner: Partitioners.DefaultPartitioner,
+      });
+      this.#producer = producer.connect().then(
+        () => producer,
+        (err: unknown) => {
+          this.#producer = undefined;
+          throw err;
+        },
+      );
+    }
+    return this.#producer;
+  }
+
+  #resetProducer(): void {
+    const stale = this.#producer;
+    this.#producer = undefined;
+    void stale?.then((p) => p.disconnect()).catch(() => {});
+  }
+
+  async #ensureTopics(topics: string[]): Promise<void> {
+    const missing = topics.filter((t) => !this.#knownTopics.has(t));
+    if (missing.length === 0) return;
+    if (!this.#admin) {
+      const admin = this.#kafka.admin();
+      this.#admin = admin.connect().then(
+        () => admin,
+        (err: unknown) => {
+          this.#admin = undefined;
+          throw err;
+        },
+      );
+    }
+    const admin = await this.#admin;
+    try {
+      // Resolves false (no error) when the topics already exist; partitions follow the broker default.
+      await admin.createTopics({ topics: missing.map((topic) => ({ topic })), waitForLeaders: true });
+    } catch (err) {
+      const stale = this.#admin;
+      this.#admin = undefined;
+      void stale?.then((a) => a.disconnect()).catch(() => {});
+      throw err;
+    }
+    for (const t of missing) this.#knownTopics.add(t);
+  }
+}
+
+function consumed(topic: string, partition: number, message: KafkaMessage): ConsumedMessage {
+  return {
+    topic,
+    partition,
+    offset: message.offset,
+    key: message.key?.toString("utf8") ?? "",
+    value: message.value ?? Buffer.alloc(0),
+    headers: decodeHeaders(message.headers),
+  };
+}
+
+function decodeHeaders(headers: IHeaders | undefined): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, raw] of Object.entries(headers ?? {})) {
+    const value = Array.isArray(raw) ? raw[0] : raw;
+    if (value !== undefined) out[name] = value.toString();
+  }
+  return out;
+}
+
+// Each failed connection attempt is logged by these, many times per outage; the caller
+// already reports the failure it gets (the relay once per outage), so they stay at debug.
+const CONNECTION_NAMESPACES = new Set(["Connection", "BrokerPool"]);
+
+function logEntry(logger: Logger, { namespace, level, log }: LogEntry): void {
+  const { message, timestamp: _timestamp, ...extra } = log;
+  const fields = { namespace, ...extra };
+  if (CONNECTION_NAMESPACES.has(namespace)) logger.debug(fields, message);
+  else if (level === logLevel.ERROR) logger.error(fields, message);
+  else if (level === logLevel.WARN) logger.warn(fields, message);
+  else logger.debug(fields, message);
+}

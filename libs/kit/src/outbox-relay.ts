@@ -1,0 +1,244 @@
+import { type Context, context, propagation, ROOT_CONTEXT } from "@opentelemetry/api";
+import type { EventBus } from "./bus.js";
+import type { Db, Queryable } from "./db.js";
+import type { EventEnvelope } from "./events.js";
+import type { Logger } from "./logger.js";
+import { toBusMessage } from "./outbox.js";
+
+export interface OutboxRelayOptions {
+  db: Db;
+  bus: EventBus;
+  logger: Logger;
+  /** Polling period; `notify()` after a commit publishes sooner. */
+  intervalMs?: number;
+  /** Rows per round (one transaction). */
+  batchSize?: number;
+  /** Delay before the first retry of a failed row; doubles per attempt up to `maxBackoffMs`. */
+  minBackoffMs?: number;
+  maxBackoffMs?: number;
+}
+
+export interface OutboxRelay {
+  /** Publishes until nothing is publishable now; resolves to how many rows were published. */
+  drain(): Promise<number>;
+  /** Asks for a round right away (call after committing outbox rows). */
+  notify(): void;
+  /** Stops polling and waits for the round in progress. */
+  stop(): Promise<void>;
+}
+
+interface OutboxRow {
+  id: string;
+  topic: string;
+  key: string;
+  type: string;
+  source: string;
+  subject: string | null;
+  time: Date;
+  traceparent: string | null;
+  data: unknown;
+}
+
+interface RoundResult {
+  published: number;
+  failed: number;
+}
+
+const RETENTION = "7 days";
+const PURGE_EVERY_MS = 60 * 60 * 1000;
+
+/**
+ * Publishes outbox rows to the bus and marks them published. Rows that fail stay in the
+ * outbox with a growing delay and are retried for as long as it takes; until then, later
+ * rows of the same topic wait behind them so per-key order survives an outage.
+ */
+export function startOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
+  const { db, bus, logger } = options;
+  const intervalMs = options.intervalMs ?? 250;
+  const batchSize = options.batchSize ?? 100;
+  const minBackoffMs = options.minBackoffMs ?? 250;
+  const maxBackoffMs = options.maxBackoffMs ?? 5000;
+  const s = db.schema;
+
+  let busDown = false;
+  let dbDown = false;
+  let lastPurge = 0;
+  let stopped = false;
+  let timer: NodeJS.Timeout | undefined;
+  let running: Promise<void> | undefined;
+  let notified = false;
+  // Rounds never overlap inside one process; the advisory lock keeps replicas apart.
+  let queue: Promise<unknown> = Promise.resolve();
+
+  /** Publishes one topic's rows in order; failed rows back off. Resolves to how many were published. */
+  async function publishTopic(q: Queryable, topic: string, rows: OutboxRow[]): Promise<number> {
+    let done = 0;
+    try {
+      for (const run of runsOfSameTrace(rows)) {
+        // Published inside the causing request's trace, so an instrumented client's send
+        // span (and the traceparent it writes) continues that trace instead of a new one.
+        await context.with(traceContextOf(run[0]?.traceparent ?? null), () =>
+          bus.publish(
+            topic,
+            run.map((r) => toBusMessage(envelopeOf(r), r.key)),
+          ),
+        );
+        done += run.length;
+      }
+    } catch (err) {
+      const failed = rows.slice(done);
+      await q.query(
+        `UPDATE ${s}.outbox SET attempts = attempts + 1, last_error = $2,
+           next_attempt_at = now() + LEAST($4::float8, $3::float8 * power(2, LEAST(attempts, 20))) * interval '1 millisecond'
+         WHERE id = ANY($1::uuid[])`,
+        [failed.map((r) => r.id), String((err as Error)?.message ?? err).slice(0, 1000), minBackoffMs, maxBackoffMs],
+      );
+      if (!busDown) {
+        busDown = true;
+        logger.warn(
+          { err, topic, rows: failed.length },
+          "outbox: publishing failed; rows kept and retried with backoff",
+        );
+      }
+    }
+    if (done > 0) {
+      await q.query(`UPDATE ${s}.outbox SET published_at = now(), last_error = NULL WHERE id = ANY($1::uuid[])`, [
+        rows.slice(0, done).map((r) => r.id),
+      ]);
+      if (busDown && done === rows.length) {
+        busDown = false;
+        logger.info({ topic }, "outbox: publishing recovered");
+      }
+    }
+    return done;
+  }
+
+  function round(): Promise<RoundResult> {
+    return db.tx(async (q) => {
+      const [lock] = await q.query<{ locked: boolean }>("SELECT pg_try_advisory_xact_lock(hashtext($1)) AS locked", [
+        `outbox-relay:${s}`,
+      ]);
+      if (!lock?.locked) return { published: 0, failed: 0 };
+      // A row waits while an older unpublished row of its topic is backing off.
+      const rows = await q.query<OutboxRow>(
+        `SELECT o.id, o.topic, o.key, o.type, o.source, o.subject, o.time, o.traceparent, o.data
+         FROM ${s}.outbox o
+         WHERE o.published_at IS NULL AND o.next_attempt_at <= now()
+           AND NOT EXISTS (
+             SELECT 1 FROM ${s}.outbox b
+             WHERE b.published_at IS NULL AND b.topic = o.topic AND b.seq < o.seq AND b.next_attempt_at > now())
+         ORDER BY o.seq
+         LIMIT $1
+         FOR UPDATE OF o SKIP LOCKED`,
+        [batchSize],
+      );
+      const byTopic = new Map<string, OutboxRow[]>();
+      for (const row of rows) {
+        const list = byTopic.get(row.topic);
+        if (list) list.push(row);
+        else byTopic.set(row.topic, [row]);
+      }
+      const result: RoundResult = { published: 0, failed: 0 };
+      for (const [topic, list] of byTopic) {
+        const published = await publishTopic(q, topic, list);
+        result.published += published;
+        result.failed += list.length - published;
+      }
+      return result;
+    });
+  }
+
+  function serial<T>(fn: () => Promise<T>): Promise<T> {
+    const run = queue.then(fn);
+    queue = run.catch(() => {});
+    return run;
+  }
+
+  async function drain(): Promise<number> {
+    let total = 0;
+    for (;;) {
+      const r = await serial(round);
+      total += r.published;
+      // Failed rows now back off, so another round would find nothing due.
+      if (r.published === 0 || r.failed > 0) return total;
+    }
+  }
+
+  async function purge(): Promise<void> {
+    if (Date.now() - lastPurge < PURGE_EVERY_MS) return;
+    lastPurge = Date.now();
+    await serial(() => db.query(`DELETE FROM ${s}.outbox WHERE published_at < now() - interval '${RETENTION}'`));
+  }
+
+  function schedule(ms: number): void {
+    if (stopped) return;
+    clearTimeout(timer);
+    timer = setTimeout(tick, ms);
+    // Polling alone must not keep a process alive that is otherwise done.
+    timer.unref();
+  }
+
+  function tick(): void {
+    timer = undefined;
+    notified = false;
+    running = drain()
+      .then(purge)
+      .then(
+        () => {
+          if (dbDown) logger.info("outbox: database reachable again");
+          dbDown = false;
+        },
+        (err: unknown) => {
+          if (!dbDown) logger.error({ err }, "outbox: relay round failed; retrying");
+          dbDown = true;
+        },
+      )
+      .finally(() => {
+        running = undefined;
+        schedule(notified ? 0 : intervalMs);
+      });
+  }
+
+  schedule(0);
+
+  return {
+    drain,
+    notify() {
+      if (running) notified = true;
+      else schedule(0);
+    },
+    async stop() {
+      stopped = true;
+      clearTimeout(timer);
+      await running;
+      await queue;
+    },
+  };
+}
+
+function envelopeOf(r: OutboxRow): EventEnvelope {
+  return {
+    id: r.id,
+    type: r.type,
+    source: r.source,
+    time: r.time.toISOString(),
+    ...(r.subject !== null ? { subject: r.subject } : {}),
+    ...(r.traceparent !== null ? { traceparent: r.traceparent } : {}),
+    data: r.data,
+  };
+}
+
+/** Consecutive rows sharing a traceparent (usually one request's events) go out in one publish. */
+function runsOfSameTrace(rows: OutboxRow[]): OutboxRow[][] {
+  const runs: OutboxRow[][] = [];
+  for (const row of rows) {
+    const last = runs.at(-1);
+    if (last && last[0]?.traceparent === row.traceparent) last.push(row);
+    else runs.push([row]);
+  }
+  return runs;
+}
+
+function traceContextOf(traceparent: string | null): Context {
+  return traceparent ? propagation.extract(ROOT_CONTEXT, { traceparent }) : ROOT_CONTEXT;
+}

@@ -1,0 +1,48 @@
+import { pino } from "pino";
+import { type Db, openPglite, pgliteDb } from "../src/db.js";
+import type { Logger } from "../src/logger.js";
+import { kitMigrations, migrate } from "../src/migrate.js";
+
+export const silentLogger: Logger = pino({ level: "silent" });
+
+/**
+ * One in-memory PGlite per test file (starting one takes a second); each `fresh()` is a new
+ * schema with the kit's tables, so tests do not see each other's rows.
+ */
+export async function kitPglite(): Promise<{ fresh(): Promise<Db>; close(): Promise<void> }> {
+  const instance = await openPglite();
+  let n = 0;
+  return {
+    async fresh() {
+      const db = pgliteDb(instance, `kit_test_${++n}`);
+      await migrate(db, [kitMigrations]);
+      return db;
+    },
+    close: () => instance.close(),
+  };
+}
+
+/** Polls until `check` returns a value other than undefined, or fails after `timeoutMs`. */
+export async function eventually<T>(
+  what: string,
+  check: () => Promise<T | undefined> | T | undefined,
+  timeoutMs = 10_000,
+  everyMs = 20,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, everyMs));
+  }
+}
+
+/** Rejects when `promise` has not settled within `ms`, naming what was awaited. */
+export function within<T>(what: string, promise: Promise<T>, ms = 10_000): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms waiting for ${what}`)), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
