@@ -1,11 +1,15 @@
-import { commonConfig, type ConfigSpec, parse } from "@platform/kit/config";
+import { type ConfigSpec, commonConfig, parse } from "@platform/kit/config";
 
 /** Settings of the embedded runtime (`npm start`). */
 export const embeddedConfigSpec = {
   ...commonConfig,
   PORT: { description: "HTTP port of the gateway", default: 8080, parse: parse.port },
   HOST: { description: "Interface the gateway listens on", default: "127.0.0.1", parse: parse.string },
-  ADMIN_PORT: { description: "Port of the admin plane (Connect, HTTP/2); 0 disables it", default: 8081, parse: parse.port },
+  ADMIN_PORT: {
+    description: "Port of the admin plane (Connect, HTTP/2); 0 disables it",
+    default: 8081,
+    parse: parse.port,
+  },
   PLATFORM_DATA_DIR: {
     description: "Where the embedded Postgres (PGlite) keeps its data",
     default: "./.data",

@@ -1,8 +1,21 @@
 import { join } from "node:path";
-import { build as buildIdentity, identityMigrations, seedSandbox } from "@platform/identity/server";
 import { buildGateway, type GatewayConfig, memoryRateLimitStore } from "@platform/gateway/app";
+import {
+  build as buildIdentity,
+  identityMigrations,
+  type SandboxKeyInfo,
+  sandboxKeys,
+  seedSandbox,
+} from "@platform/identity/server";
 import { type Clock, systemClock } from "@platform/kit/clock";
-import { adminSecretInterceptor, errorInterceptor, inProcessTransport, type RunningServer, serveConnect, trustInterceptor } from "@platform/kit/connect";
+import {
+  adminSecretInterceptor,
+  errorInterceptor,
+  inProcessTransport,
+  type RunningServer,
+  serveConnect,
+  trustInterceptor,
+} from "@platform/kit/connect";
 import { openPglite, pgliteDb } from "@platform/kit/db";
 import { InProcessBus } from "@platform/kit/in-process-bus";
 import type { Logger } from "@platform/kit/logger";
@@ -30,6 +43,8 @@ export interface EmbeddedPlatform {
   admin?: RunningServer;
   /** True when this start created the sandbox. */
   seeded: boolean;
+  /** The sandbox's named keys with their current state. */
+  sandboxKeys(): Promise<SandboxKeyInfo[]>;
   /** Publishes every pending outbox row now (tests). */
   drainOutbox(): Promise<number>;
   close(): Promise<void>;
@@ -83,6 +98,7 @@ export async function createEmbeddedPlatform(opts: EmbeddedOptions): Promise<Emb
     bus,
     admin,
     seeded,
+    sandboxKeys: () => sandboxKeys(identityDb, opts.sandboxSeed),
     drainOutbox: () => identityRelay.drain(),
     async close() {
       await app.close();

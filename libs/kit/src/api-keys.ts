@@ -15,14 +15,7 @@ export function generateApiKey(): string {
 /** The sandbox's keys are derived from its seed so they survive re-seeding. */
 export function seededApiKey(seed: string, name: string): string {
   return (
-    API_KEY_PREFIX +
-    createHmac("sha256", seed)
-      .update(`api-key:${name}`)
-      .digest()
-      .subarray(0, 36)
-      .toString("base64url")
-      .padEnd(48, "A")
-      .slice(0, 48)
+    API_KEY_PREFIX + createHmac("sha512", seed).update(`api-key:${name}`).digest().subarray(0, 36).toString("base64url")
   );
 }
 

@@ -1,13 +1,13 @@
 import { problem } from "@platform/kit/problems";
 import { ALL_SCOPES, isScope, PARTNER_SCOPE, type Scope } from "@platform/kit/scopes";
 
-function checkKnown(scopes: readonly string[], what: string): Scope[] {
+function checkKnown(scopes: readonly string[], what: string, field: string): Scope[] {
   const unknown = scopes.filter((s) => !isScope(s));
   if (unknown.length > 0) {
     throw problem(
       "invalid-field",
       `Unknown ${what}: ${unknown.map((s) => `'${s}'`).join(", ")}. Known scopes: ${ALL_SCOPES.join(", ")}.`,
-      { field: "scopes" },
+      { field },
     );
   }
   // One canonical order (the spec's) keeps stored scopes and their events comparable.
@@ -19,7 +19,7 @@ function checkKnown(scopes: readonly string[], what: string): Scope[] {
  * partner-admin organization. No scope at all is allowed (a token that can call nothing).
  */
 export function validateTokenScopes(scopes: readonly string[], org: { id: string; partnerAdmin: boolean }): Scope[] {
-  const valid = checkKnown(scopes, scopes.length === 1 ? "scope" : "scopes");
+  const valid = checkKnown(scopes, "scopes", "scopes");
   if (valid.includes(PARTNER_SCOPE) && !org.partnerAdmin) {
     throw problem(
       "invalid-field",
@@ -35,7 +35,7 @@ export function validateTokenScopes(scopes: readonly string[], org: { id: string
  * never pass `partner:act-as-child` on.
  */
 export function validateGrantedScopes(scopes: readonly string[]): Scope[] {
-  const valid = checkKnown(scopes, scopes.length === 1 ? "granted scope" : "granted scopes");
+  const valid = checkKnown(scopes, "granted scopes", "grantedScopes");
   if (valid.includes(PARTNER_SCOPE)) {
     throw problem("invalid-field", `Scope '${PARTNER_SCOPE}' cannot be granted: delegation is one level deep.`, {
       field: "grantedScopes",

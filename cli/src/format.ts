@@ -1,0 +1,100 @@
+import type { Timestamp } from "@bufbuild/protobuf/wkt";
+import { timestampDate } from "@bufbuild/protobuf/wkt";
+import type { ApiToken, OrganizationSummary, PartnerRelationship, SandboxKey } from "@platform/contracts/identity";
+import { tokenState } from "@platform/identity/domain/tokens";
+import type { SandboxKeyInfo } from "@platform/identity/sandbox";
+
+// Machine output (`--json`): plain objects with ISO 8601 UTC times and explicit nulls.
+
+const iso = (t: Timestamp | undefined): string | null => (t ? timestampDate(t).toISOString() : null);
+const isoDate = (d: Date | null): string | null => (d ? d.toISOString() : null);
+
+export function tokenJson(t: ApiToken) {
+  return {
+    id: t.id,
+    orgId: t.orgId,
+    name: t.name,
+    scopes: t.scopes,
+    keyPreview: t.keyPreview,
+    expiresAt: iso(t.expireTime),
+    revokedAt: iso(t.revokeTime),
+    createdAt: iso(t.createTime),
+  };
+}
+
+export function organizationJson(o: OrganizationSummary) {
+  return { id: o.id, name: o.name, partnerAdmin: o.partnerAdmin, parentOrgId: o.parentOrgId || null };
+}
+
+export function relationshipJson(r: PartnerRelationship) {
+  return {
+    parentOrgId: r.parentOrgId,
+    childOrgId: r.childOrgId,
+    grantedScopes: r.grantedScopes,
+    createdAt: iso(r.createTime),
+    updatedAt: iso(r.updateTime),
+    revokedAt: iso(r.revokeTime),
+  };
+}
+
+export interface SandboxKeyJson {
+  name: string;
+  key: string;
+  tokenId: string;
+  orgId: string;
+  orgName: string;
+  scopes: string[];
+  expiresAt: string | null;
+  revokedAt: string | null;
+}
+
+export function sandboxKeyJson(k: SandboxKey): SandboxKeyJson {
+  return {
+    name: k.name,
+    key: k.key,
+    tokenId: k.tokenId,
+    orgId: k.orgId,
+    orgName: k.orgName,
+    scopes: k.scopes,
+    expiresAt: iso(k.expireTime),
+    revokedAt: iso(k.revokeTime),
+  };
+}
+
+/** The same shape from the sandbox definition, for when the admin plane is not reachable. */
+export function offlineSandboxKeyJson(k: SandboxKeyInfo): SandboxKeyJson {
+  return {
+    name: k.name,
+    key: k.key,
+    tokenId: k.tokenId,
+    orgId: k.orgId,
+    orgName: k.orgName,
+    scopes: k.scopes,
+    expiresAt: isoDate(k.expiresAt),
+    revokedAt: isoDate(k.revokedAt),
+  };
+}
+
+/** "active", "expired" or "revoked", judged now. */
+export function status(t: { expiresAt: string | null; revokedAt: string | null }, now: Date): string {
+  const date = (s: string | null) => (s ? new Date(s) : null);
+  return tokenState({ expiresAt: date(t.expiresAt), revokedAt: date(t.revokedAt) }, now);
+}
+
+/** Scopes for a table cell: short lists in full, long ones counted. */
+export function scopesCell(scopes: readonly string[]): string {
+  if (scopes.length === 0) return "(none)";
+  return scopes.length <= 3 ? scopes.join(",") : `${scopes.length} scopes`;
+}
+
+/** A plain left-aligned text table. */
+export function table(headers: readonly string[], rows: readonly (readonly string[])[]): string {
+  if (rows.length === 0) return "(none)";
+  const widths = headers.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? "").length)));
+  const line = (cells: readonly string[]) =>
+    cells
+      .map((c, i) => c.padEnd(widths[i] ?? 0))
+      .join("  ")
+      .trimEnd();
+  return [line(headers), ...rows.map(line)].join("\n");
+}

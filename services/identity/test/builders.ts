@@ -1,0 +1,215 @@
+import type { DescService } from "@bufbuild/protobuf";
+import { type Client, Code, ConnectError, createClient } from "@connectrpc/connect";
+import { ProblemSchema } from "@platform/contracts/common";
+import { GatewayAuthService, IdentityAdminService, OrganizationService } from "@platform/contracts/identity";
+import { ManualClock } from "@platform/kit/clock";
+import {
+  adminClientInterceptor,
+  adminSecretInterceptor,
+  errorInterceptor,
+  inProcessTransport,
+  signingInterceptor,
+  trustInterceptor,
+} from "@platform/kit/connect";
+import type { RequestContext } from "@platform/kit/context";
+import { type Db, openPglite, pgliteDb } from "@platform/kit/db";
+import { newId } from "@platform/kit/ids";
+import { createLogger } from "@platform/kit/logger";
+import { kitMigrations, migrate } from "@platform/kit/migrate";
+import type { OrganizationRecord, UserRecord } from "../src/domain/model.js";
+import { build, IDENTITY_SCHEMA, identityMigrations } from "../src/server.js";
+import { pgIdentityStore } from "../src/store/identity.store.js";
+
+export const CONTEXT_SECRET = "test-context-secret-0123456789";
+export const ADMIN_SECRET = "test-admin-secret-0123456789";
+export const SEED = "test-seed";
+
+type PGlite = Awaited<ReturnType<typeof openPglite>>;
+
+export const TEST_START = "2026-01-15T12:00:00Z";
+
+export const silentLogger = createLogger("identity-test", "silent");
+
+/** A migrated identity schema on an in-memory PGlite. */
+export async function openTestDb(): Promise<{ pglite: PGlite; db: Db }> {
+  const pglite = await openPglite();
+  const db = pgliteDb(pglite, IDENTITY_SCHEMA);
+  await migrate(db, [kitMigrations, identityMigrations]);
+  return { pglite, db };
+}
+
+export type OrgClient = Client<typeof OrganizationService>;
+export type GatewayClient = Client<typeof GatewayAuthService>;
+export type AdminClient = Client<typeof IdentityAdminService>;
+
+export interface TestIdentity {
+  pglite: PGlite;
+  db: Db;
+  clock: ManualClock;
+  /** How many writes committed (the `onCommit` hook). */
+  commits: () => number;
+  /** OrganizationService as an integrator request of `orgId` reaches it through the gateway. */
+  orgClient(orgId: string, scopes?: string[]): OrgClient;
+  gatewayClient: GatewayClient;
+  adminClient: AdminClient;
+  /** The admin plane as reached by a caller sending `secret`. */
+  adminClientSending(secret: string): AdminClient;
+  /** A client of the API routes sending `ctx` signed, or no context at all (around the gateway). */
+  apiClient<S extends DescService>(service: S, ctx: RequestContext | undefined): Client<S>;
+  /** Empties every table and rewinds the clock, so one instance serves a whole file. */
+  reset(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** The identity service built over a fresh database, reached through in-process transports. */
+export async function createTestIdentity(): Promise<TestIdentity> {
+  const { pglite, db } = await openTestDb();
+  const clock = new ManualClock(TEST_START);
+  let commits = 0;
+  const { routes, adminRoutes } = build({
+    db,
+    clock,
+    logger: silentLogger,
+    sandboxSeed: SEED,
+    onCommit: () => {
+      commits += 1;
+    },
+  });
+  const apiServer = [errorInterceptor(silentLogger), trustInterceptor(CONTEXT_SECRET, clock)];
+  const adminClientSending = (secret: string) =>
+    createClient(
+      IdentityAdminService,
+      inProcessTransport(
+        adminRoutes,
+        [errorInterceptor(silentLogger), adminSecretInterceptor(ADMIN_SECRET)],
+        [adminClientInterceptor(secret)],
+      ),
+    );
+  const apiClient = <S extends DescService>(service: S, ctx: RequestContext | undefined) =>
+    createClient(
+      service,
+      inProcessTransport(routes, apiServer, ctx ? [signingInterceptor(CONTEXT_SECRET, clock, () => ctx)] : []),
+    );
+  return {
+    pglite,
+    db,
+    clock,
+    commits: () => commits,
+    orgClient: (orgId, scopes = ["organizations:read"]) =>
+      apiClient(OrganizationService, {
+        principal: "api",
+        requestId: newId("req_"),
+        orgId,
+        tokenId: "tok_test",
+        scopes,
+      }),
+    gatewayClient: apiClient(GatewayAuthService, { principal: "gateway", requestId: newId("req_") }),
+    apiClient,
+    adminClient: adminClientSending(ADMIN_SECRET),
+    adminClientSending,
+    async reset() {
+      await db.exec(`TRUNCATE identity.organizations, identity.users, identity.api_tokens,
+        identity.partner_relationships, identity.outbox CASCADE`);
+      clock.set(TEST_START);
+      commits = 0;
+    },
+    close: () => pglite.close(),
+  };
+}
+
+/** The problem name a failed call carried, or the Connect code when it carried none. */
+export async function problemOf(call: Promise<unknown>): Promise<string> {
+  try {
+    await call;
+  } catch (err) {
+    const ce = ConnectError.from(err);
+    return ce.findDetails(ProblemSchema)[0]?.name ?? `connect:${Code[ce.code]}`;
+  }
+  throw new Error("expected the call to fail");
+}
+
+export function anOrganization(overrides: Partial<OrganizationRecord> = {}): OrganizationRecord {
+  const id = overrides.id ?? newId("org_");
+  const at = new Date("2025-06-01T00:00:00Z");
+  return {
+    id,
+    name: "Test Org",
+    primaryEmailDomain: "test.example",
+    emailDomains: ["test.example"],
+    administratorUserId: overrides.administratorUserId ?? newId("usr_"),
+    industry: "Testing",
+    employeeCount: 50,
+    logoUrl: null,
+    crmOrgId: null,
+    partnerAdmin: false,
+    licenseTier: "starter",
+    seatTotal: 5,
+    features: {
+      smartScheduling: true,
+      teamCalendarScheduling: false,
+      replyTracking: false,
+      emailBlast: false,
+      dealIntelApp: false,
+      meetingAi: false,
+    },
+    licenseAsOf: at,
+    version: 1,
+    createdAt: at,
+    updatedAt: at,
+    ...overrides,
+  };
+}
+
+export function aUser(orgId: string, overrides: Partial<UserRecord> = {}): UserRecord {
+  const id = overrides.id ?? newId("usr_");
+  const at = new Date("2025-06-01T00:00:00Z");
+  return {
+    id,
+    orgId,
+    email: `${id}@test.example`,
+    firstName: "Test",
+    lastName: "User",
+    displayName: "Test User",
+    title: null,
+    department: null,
+    phoneNumber: null,
+    profileImageUrl: null,
+    role: "User",
+    active: true,
+    invitationStatus: "accepted",
+    invitedAt: at,
+    invitedByUserId: null,
+    lastLoginAt: null,
+    twoFactorEnabled: false,
+    crmUserId: null,
+    version: 1,
+    createdAt: at,
+    updatedAt: at,
+    ...overrides,
+  };
+}
+
+/** Inserts an organization with its administrator (role Admin) and any further users. */
+export async function givenOrganization(
+  db: Db,
+  overrides: Partial<OrganizationRecord> = {},
+  users: (orgId: string) => UserRecord[] = () => [],
+): Promise<OrganizationRecord> {
+  const org = anOrganization(overrides);
+  await pgIdentityStore(db).tx(async (w) => {
+    await w.insertOrganization(org);
+    await w.insertUser(
+      aUser(org.id, {
+        id: org.administratorUserId,
+        role: org.partnerAdmin ? "Partner Admin" : "Admin",
+        displayName: "Olive Owner",
+      }),
+    );
+    for (const u of users(org.id)) await w.insertUser(u);
+  });
+  return org;
+}
+
+export async function outboxRows(db: Db): Promise<{ type: string; key: string; subject: string; data: unknown }[]> {
+  return db.query("SELECT type, key, subject, data FROM identity.outbox ORDER BY seq");
+}
