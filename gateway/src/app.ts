@@ -1,0 +1,164 @@
+import type { Transport } from "@connectrpc/connect";
+import type { EventBus } from "@platform/kit/bus";
+import type { Clock } from "@platform/kit/clock";
+import type { Logger } from "@platform/kit/logger";
+import Fastify, { type FastifyInstance, LogController } from "fastify";
+import { AllowedMethods } from "./allowed-methods.js";
+import { ApiKeyAuthenticator, type KeyRecord } from "./auth.js";
+import { type CachePurge, startCachePurge } from "./cache-purge.js";
+import type { GatewayConfig } from "./config.js";
+import { DelegationResolver, type GrantRecord } from "./delegation.js";
+import { installErrorHandling } from "./errors.js";
+import { type GuardDeps, guardFor } from "./guard.js";
+import { registerHealth } from "./health.js";
+import { LoadingCache } from "./loading-cache.js";
+import { registerOpenApi } from "./openapi.js";
+import { RateLimiter } from "./rate-limit/limiter.js";
+import type { RateLimitStore } from "./rate-limit/store.js";
+import { REQUEST_ID_HEADER, requestId } from "./request-id.js";
+import { API_PREFIX, type JsonSchema, type RouteSpec } from "./route.js";
+import { announcedRoutes } from "./routes/announced.js";
+import { identityRoutes } from "./routes/identity.js";
+import { entitlementsSchema, organizationSchema } from "./schemas/identity.js";
+import { problemSchema } from "./schemas/problem.js";
+import { contextSigner, createServiceClients } from "./services.js";
+import { validatorCompiler } from "./validation.js";
+
+export type { GatewayConfig } from "./config.js";
+export { memoryRateLimitStore } from "./rate-limit/memory-store.js";
+export { redisRateLimitStore } from "./rate-limit/redis-store.js";
+export type { RateLimitStore } from "./rate-limit/store.js";
+
+export interface GatewayDeps {
+  config: GatewayConfig;
+  clock: Clock;
+  logger: Logger;
+  /** In-process transports in the embedded runtime, HTTP/2 ones in the distributed one. */
+  transports: { identity: Transport };
+  rateLimitStore: RateLimitStore;
+  /** When given, identity's events purge the token and delegation caches. */
+  bus?: EventBus;
+}
+
+declare module "fastify" {
+  interface FastifyInstance {
+    /** Drops cached tokens and grants now (the bus does it on revocation events). */
+    purge: CachePurge;
+  }
+}
+
+const CACHE_MAX_ENTRIES = 10_000;
+const ACTING_ON_RESPONSE_HEADER = "platform-acting-on";
+const JSON_SUFFIX_TYPES = /^application\/[\w.-]+\+json$/;
+
+function paramsSchema(spec: RouteSpec): JsonSchema | undefined {
+  const names = [...spec.url.matchAll(/:(\w+)/g)].map((m) => m[1]!);
+  if (names.length === 0) return undefined;
+  const properties: Record<string, JsonSchema> = {};
+  for (const name of names) {
+    const prefix = spec.ids?.[name];
+    const prefixes = typeof prefix === "string" ? [prefix] : prefix;
+    properties[name] = {
+      type: "string",
+      ...(prefixes ? { description: `Resource id (${prefixes.join(", ")}…)` } : {}),
+    };
+  }
+  return { type: "object", properties, required: names };
+}
+
+function registerApiRoute(app: FastifyInstance, spec: RouteSpec, guard: GuardDeps): void {
+  const params = spec.schema?.params ?? paramsSchema(spec);
+  app.route({
+    method: spec.method,
+    url: API_PREFIX + spec.url,
+    schema: {
+      operationId: spec.operationId,
+      summary: spec.summary,
+      tags: [spec.tag],
+      ...(params ? { params } : {}),
+      ...(spec.schema?.querystring ? { querystring: spec.schema.querystring } : {}),
+      ...(spec.schema?.body ? { body: spec.schema.body } : {}),
+      ...(spec.schema?.response ? { response: spec.schema.response } : {}),
+    },
+    config: { platformRoute: spec },
+    preValidation: guardFor(spec, guard),
+    handler: async (request, reply) => {
+      if (!request.apiCall) throw new Error(`guard did not run for ${spec.operationId}`);
+      return spec.handler(request.apiCall, request, reply);
+    },
+  });
+}
+
+/**
+ * The edge of the platform: authenticates API keys, applies delegation, scopes and rate
+ * limits, maps REST to the services' Connect RPCs and every failure to problem+json, and
+ * serves the OpenAPI document generated from its routes.
+ */
+export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> {
+  const { config, clock, logger } = deps;
+  const docsUrl = config.PLATFORM_DOCS_URL;
+  // Typed with pino's Logger the instance is not assignable to the plain FastifyInstance that
+  // plugins and callers use; at run time it is the same object.
+  const app = Fastify({
+    loggerInstance: logger,
+    genReqId: requestId,
+    logController: new LogController({ requestIdLogLabel: "requestId" }),
+    bodyLimit: config.BODY_LIMIT_BYTES,
+    // Every method a path serves is declared, so Allow and the OpenAPI document say exactly that.
+    exposeHeadRoutes: false,
+  }) as unknown as FastifyInstance;
+
+  const allowed = new AllowedMethods();
+  app.addHook("onRoute", (route) => allowed.add(route.method, route.url));
+  installErrorHandling(app, { docsUrl, allowed });
+  app.setValidatorCompiler(validatorCompiler);
+  // JSON only: text/plain would otherwise reach handlers as a string instead of a 415.
+  app.removeContentTypeParser("text/plain");
+  app.addContentTypeParser(JSON_SUFFIX_TYPES, { parseAs: "string" }, app.getDefaultJsonParser("error", "error"));
+  app.decorateRequest("apiCall", null);
+  app.addHook("onSend", async (request, reply) => {
+    reply.header(REQUEST_ID_HEADER, request.id);
+    if (request.apiCall?.actingOn && reply.statusCode < 400) {
+      reply.header(ACTING_ON_RESPONSE_HEADER, request.apiCall.actingOn);
+    }
+  });
+
+  const clients = createServiceClients(deps.transports);
+  const sign = contextSigner(config.PLATFORM_CONTEXT_SECRET, clock);
+  const now = () => clock.now().getTime();
+  const authenticator = new ApiKeyAuthenticator({
+    clients,
+    sign,
+    clock,
+    cache: new LoadingCache<KeyRecord>({ max: CACHE_MAX_ENTRIES, ttlMs: config.TOKEN_CACHE_TTL_MS, now }),
+  });
+  const delegation = new DelegationResolver({
+    clients,
+    sign,
+    cache: new LoadingCache<GrantRecord>({ max: CACHE_MAX_ENTRIES, ttlMs: config.TOKEN_CACHE_TTL_MS, now }),
+  });
+  const purge: CachePurge = {
+    apiKey: (keyHash) => authenticator.purge(keyHash),
+    delegation: (parentOrgId, childOrgId) => delegation.purge(parentOrgId, childOrgId),
+  };
+  app.decorate("purge", purge);
+  const guard: GuardDeps = {
+    authenticator,
+    delegation,
+    limiter: new RateLimiter(deps.rateLimitStore, logger),
+    clock,
+    sign,
+  };
+
+  for (const schema of [problemSchema, organizationSchema, entitlementsSchema]) app.addSchema(schema);
+  await registerOpenApi(app, { docsUrl });
+  registerHealth(app, { clients, sign, docsUrl });
+  for (const spec of [...identityRoutes(clients), ...announcedRoutes]) registerApiRoute(app, spec, guard);
+
+  if (deps.bus) {
+    const purging = await startCachePurge(deps.bus, { instanceId: config.GATEWAY_INSTANCE_ID, purge, logger });
+    app.addHook("onClose", () => purging.close());
+  }
+  await app.ready();
+  return app;
+}

@@ -1,0 +1,49 @@
+import { randomBytes } from "node:crypto";
+import { type ConfigOf, type ConfigSpec, commonConfig, parse } from "@platform/kit/config";
+
+/** Unset stays `undefined`, and the type says so. */
+const optional =
+  <T>(p: (raw: string) => T) =>
+  (raw: string): T | undefined =>
+    p(raw);
+
+/** Settings of the gateway process. */
+export const gatewayConfigSpec = {
+  ...commonConfig,
+  PORT: { description: "HTTP port the gateway listens on", default: 8080, parse: parse.port },
+  HOST: { description: "Interface the gateway listens on", default: "127.0.0.1", parse: parse.string },
+  IDENTITY_URL: {
+    description: "Base URL of the identity service (Connect over HTTP/2)",
+    default: "http://127.0.0.1:7101",
+    parse: parse.url,
+  },
+  REDIS_URL: {
+    description: "Redis for the rate-limit buckets shared by all gateway instances; in-memory buckets when unset",
+    default: undefined,
+    sensitive: true,
+    parse: optional(parse.url),
+  },
+  RATE_LIMIT_PREFIX: {
+    description: "Prefix of the gateway's rate-limit keys in Redis",
+    default: "platform:rl:",
+    parse: parse.string,
+  },
+  KAFKA_BROKERS: {
+    description: "Comma-separated Kafka brokers; token revocations and grant changes purge the caches when set",
+    default: undefined,
+    parse: optional(parse.list),
+  },
+  BODY_LIMIT_BYTES: { description: "Largest accepted request body in bytes", default: 1_048_576, parse: parse.int(1) },
+  TOKEN_CACHE_TTL_MS: {
+    description: "How long a resolved API key or delegation grant is cached (revocation events purge sooner)",
+    default: 30_000,
+    parse: parse.int(0),
+  },
+  GATEWAY_INSTANCE_ID: {
+    description: "Name of this gateway instance; its consumer group for cache purges is gateway-<id>",
+    default: randomBytes(6).toString("hex"),
+    parse: parse.string,
+  },
+} satisfies ConfigSpec;
+
+export type GatewayConfig = ConfigOf<typeof gatewayConfigSpec>;

@@ -1,0 +1,109 @@
+import type { Clock } from "@platform/kit/clock";
+import type { RequestContext } from "@platform/kit/context";
+import { parseId } from "@platform/kit/ids";
+import { problem } from "@platform/kit/problems";
+import type { FastifyReply, FastifyRequest } from "fastify";
+import type { ApiKeyAuthenticator, Token } from "./auth.js";
+import { ACTING_ON_HEADER, type Delegation, type DelegationResolver } from "./delegation.js";
+import type { RateLimiter } from "./rate-limit/limiter.js";
+import { type ApiCall, type RouteSpec, requiredScopes } from "./route.js";
+import type { ContextSigner } from "./services.js";
+
+const API_KEY_HEADER = "x-platform-api-key";
+const IDEMPOTENCY_KEY_HEADER = "idempotency-key";
+const IDEMPOTENCY_KEY_MAX = 255;
+
+declare module "fastify" {
+  interface FastifyRequest {
+    /** Set by the guard of an API route before its handler runs. */
+    apiCall: ApiCall | null;
+  }
+}
+
+export interface GuardDeps {
+  authenticator: ApiKeyAuthenticator;
+  delegation: DelegationResolver;
+  limiter: RateLimiter;
+  clock: Clock;
+  sign: ContextSigner;
+}
+
+function checkScopes(spec: RouteSpec, token: Token, delegation: Delegation | undefined): void {
+  const required = requiredScopes(spec);
+  for (const scope of required) {
+    if (token.scopes.includes(scope)) continue;
+    const readOnly = spec.readOnlyTokenProblem && token.scopes.includes(scope.replace(/:write$/, ":read"));
+    throw problem(
+      readOnly ? spec.readOnlyTokenProblem! : "insufficient-scope",
+      `This endpoint requires the ${scope} scope.`,
+      { requiredScope: scope },
+    );
+  }
+  if (!delegation) return;
+  for (const scope of required) {
+    if (delegation.effectiveScopes.includes(scope)) continue;
+    throw problem(
+      "delegation-scope-insufficient",
+      `The organization in X-Platform-Acting-On has not granted ${scope} to this partner.`,
+      { requiredScope: scope, grantedScopes: delegation.effectiveScopes },
+    );
+  }
+}
+
+function checkIds(spec: RouteSpec, params: unknown): void {
+  if (!spec.ids) return;
+  const values = params as Record<string, string>;
+  for (const [name, prefix] of Object.entries(spec.ids)) parseId(prefix, values[name] ?? "", name);
+}
+
+function idempotencyKey(spec: RouteSpec, header: string | string[] | undefined): string | undefined {
+  if (spec.idempotencyKey !== "required") return undefined;
+  if (typeof header !== "string" || header === "") {
+    throw problem("idempotency-key-required", "This endpoint requires an Idempotency-Key header.");
+  }
+  if (header.length > IDEMPOTENCY_KEY_MAX) {
+    throw problem("invalid-field", `Idempotency-Key must be at most ${IDEMPOTENCY_KEY_MAX} characters.`, {
+      field: "Idempotency-Key",
+    });
+  }
+  return header;
+}
+
+/**
+ * Everything a request must pass before its body is validated and its handler runs, in the
+ * spec's order: API key (401), delegation header (400/403), scopes (403), rate limits (429),
+ * path ids (400), Idempotency-Key (400).
+ */
+export function guardFor(spec: RouteSpec, deps: GuardDeps) {
+  return async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
+    const token = await deps.authenticator.authenticate(request.headers[API_KEY_HEADER], request.id);
+    const delegation = await deps.delegation.resolve(request.headers[ACTING_ON_HEADER], token, {
+      allowed: spec.actingOn !== "forbidden",
+      requestId: request.id,
+    });
+    checkScopes(spec, token, delegation);
+    await deps.limiter.enforce(
+      reply,
+      spec.tier,
+      { tokenId: token.tokenId, actingOn: delegation?.childOrgId },
+      deps.clock.now().getTime(),
+    );
+    checkIds(spec, request.params);
+    const key = idempotencyKey(spec, request.headers[IDEMPOTENCY_KEY_HEADER]);
+    const context: RequestContext = {
+      principal: "api",
+      requestId: request.id,
+      orgId: delegation?.childOrgId ?? token.orgId,
+      ...(delegation ? { parentOrgId: token.orgId } : {}),
+      tokenId: token.tokenId,
+      scopes: delegation?.effectiveScopes ?? token.scopes,
+      ...(key !== undefined ? { idempotencyKey: key } : {}),
+    };
+    request.apiCall = {
+      token,
+      actingOn: delegation?.childOrgId,
+      context,
+      callOptions: () => deps.sign(context),
+    };
+  };
+}

@@ -1,0 +1,36 @@
+import { problemFromError } from "@platform/kit/connect";
+import { problem } from "@platform/kit/problems";
+import type { FastifyInstance } from "fastify";
+import { sendProblem } from "./errors.js";
+import type { ContextSigner, ServiceClients } from "./services.js";
+
+/** A hash no key has: identity answers it with "unknown", which proves it is up. */
+const PROBE_HASH = "0".repeat(64);
+
+/** Liveness and readiness for the orchestrator; outside the API, no key. */
+export function registerHealth(
+  app: FastifyInstance,
+  deps: { clients: ServiceClients; sign: ContextSigner; docsUrl: string },
+): void {
+  const hidden = { schema: { hide: true } };
+  app.get("/healthz", hidden, async () => ({ status: "ok" }));
+  app.get("/readyz", hidden, async (request, reply) => {
+    try {
+      await deps.clients.gatewayAuth.resolveApiKey(
+        { keyHash: PROBE_HASH },
+        deps.sign({ principal: "gateway", requestId: request.id }),
+      );
+    } catch (err) {
+      // Any problem with a 4xx status is identity answering; only failing to answer is not ready.
+      if (problemFromError(err).status >= 500) {
+        request.log.warn({ err }, "identity not ready");
+        return sendProblem(
+          reply,
+          problem("service-unavailable", "The identity service is not reachable."),
+          deps.docsUrl,
+        );
+      }
+    }
+    return { status: "ready" };
+  });
+}

@@ -1,0 +1,150 @@
+import swagger from "@fastify/swagger";
+import swaggerUi from "@fastify/swagger-ui";
+import { PROBLEM_CATALOG, type ProblemName } from "@platform/kit/problems";
+import type { FastifyInstance, FastifySchema } from "fastify";
+import { DAILY_QUOTA, TIER_LIMITS } from "./rate-limit/limiter.js";
+import { API_PREFIX, type JsonSchema, type RouteSpec, requiredScopes } from "./route.js";
+
+const header = (description: string) => ({ type: "string", description });
+
+const SUCCESS_HEADERS = {
+  "X-Request-Id": header("Id of this request (the caller's X-Request-Id when it sent a usable one)"),
+  RateLimit: header('Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again)'),
+  "RateLimit-Policy": header('The tier bucket, e.g. "read";q=300;w=60'),
+};
+
+function problemsOf(spec: RouteSpec): ProblemName[] {
+  const names: ProblemName[] = [
+    "missing-trust-header",
+    "unknown-subscription",
+    "subscription-expired",
+    "insufficient-scope",
+    "invalid-acting-on-org",
+    "rate-limit-exceeded",
+    "internal",
+    "service-unavailable",
+  ];
+  if (spec.actingOn !== "forbidden") {
+    names.push("delegation-scope-required", "cross-org-delegation-forbidden", "delegation-scope-insufficient");
+  }
+  if (spec.readOnlyTokenProblem) names.push(spec.readOnlyTokenProblem);
+  if (spec.ids) names.push("invalid-resource-id");
+  if (spec.schema?.querystring || spec.schema?.body || spec.idempotencyKey) names.push("invalid-field");
+  if (spec.idempotencyKey) names.push("idempotency-key-required");
+  if (spec.method !== "GET" && spec.method !== "DELETE") {
+    names.push("malformed-json", "unsupported-media-type", "payload-too-large");
+  }
+  if (spec.invalidBody) names.push(spec.invalidBody);
+  names.push(...(spec.problems ?? []));
+  return [...new Set(names)];
+}
+
+function errorResponses(spec: RouteSpec): Record<string, JsonSchema> {
+  const byStatus = new Map<number, ProblemName[]>();
+  for (const name of problemsOf(spec)) {
+    const { status } = PROBLEM_CATALOG[name];
+    byStatus.set(status, [...(byStatus.get(status) ?? []), name]);
+  }
+  const out: Record<string, JsonSchema> = {};
+  for (const [status, names] of [...byStatus].sort(([a], [b]) => a - b)) {
+    out[status] = {
+      description: `Problem types: ${names.join(", ")}`,
+      headers: {
+        "X-Request-Id": SUCCESS_HEADERS["X-Request-Id"],
+        ...(status === 429 ? { "Retry-After": header("Seconds until the request would be accepted") } : {}),
+        ...(status === 405 ? { Allow: header("Methods the path supports") } : {}),
+      },
+      content: { "application/problem+json": { schema: { $ref: "Problem#" } } },
+    };
+  }
+  return out;
+}
+
+/** The OpenAPI view of a route: its runtime schema plus what the guard enforces. */
+function documented(schema: FastifySchema, spec: RouteSpec): FastifySchema {
+  const successHeaders = {
+    ...SUCCESS_HEADERS,
+    ...(spec.actingOn !== "forbidden"
+      ? { "Platform-Acting-On": header("The child organization, when the request sent X-Platform-Acting-On") }
+      : {}),
+    ...Object.fromEntries(Object.entries(spec.headers ?? {}).map(([name, text]) => [name, header(text)])),
+  };
+  const success = Object.fromEntries(
+    Object.entries(spec.schema?.response ?? {}).map(([status, body]) => [
+      status,
+      {
+        description: "Success",
+        headers: successHeaders,
+        content: { "application/json": { schema: body } },
+      },
+    ]),
+  );
+  const requestHeaders: Record<string, JsonSchema> = {};
+  if (spec.actingOn !== "forbidden") {
+    requestHeaders["X-Platform-Acting-On"] = header(
+      "Act on this child organization (org_…); needs partner:act-as-child and the child's grant",
+    );
+  } else {
+    requestHeaders["X-Platform-Acting-On"] = header("Not allowed on this endpoint (400 invalid-acting-on-org)");
+  }
+  if (spec.idempotencyKey) {
+    requestHeaders["Idempotency-Key"] = { ...header("Opaque key, at most 255 characters"), maxLength: 255 };
+  }
+  const scopes = requiredScopes(spec)
+    .map((s) => `\`${s}\``)
+    .join(" and ");
+  return {
+    ...schema,
+    description: [
+      `Requires scope ${scopes}.`,
+      `Rate-limit tier: ${spec.tier} (${TIER_LIMITS[spec.tier]} requests per minute, ${DAILY_QUOTA} per UTC day, per token).`,
+      spec.idempotencyKey ? "Idempotency-Key required." : "",
+    ]
+      .filter(Boolean)
+      .join(" "),
+    headers: {
+      type: "object",
+      properties: requestHeaders,
+      ...(spec.idempotencyKey ? { required: ["Idempotency-Key"] } : {}),
+    },
+    response: { ...success, ...errorResponses(spec) },
+  } as FastifySchema;
+}
+
+/** The OpenAPI 3.1 document (generated from the routes) and the human docs page. */
+export async function registerOpenApi(app: FastifyInstance, opts: { docsUrl: string }): Promise<void> {
+  await app.register(swagger, {
+    openapi: {
+      openapi: "3.1.0",
+      info: {
+        title: "Platform Integration API",
+        version: "v1alpha1",
+        description: [
+          "Server-to-server REST API of the sales-productivity platform. A preview: details may change before general availability.",
+          `Errors are RFC 9457 application/problem+json; \`type\` is ${opts.docsUrl}/platform-api/errors/<error-name>.`,
+        ].join("\n\n"),
+      },
+      components: {
+        securitySchemes: {
+          apiKey: {
+            type: "apiKey",
+            in: "header",
+            name: "X-Platform-Api-Key",
+            description: "The token (56 characters)",
+          },
+        },
+      },
+      security: [{ apiKey: [] }],
+    },
+    // Shared schemas keep their $id as their component name (Problem, Organization, …).
+    refResolver: {
+      buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === "string" ? json.$id : `def-${i}`),
+    },
+    transform: ({ schema, url, route }) => {
+      const spec = route.config?.platformRoute;
+      return { schema: spec ? documented(schema ?? {}, spec) : schema, url };
+    },
+  });
+  await app.register(swaggerUi, { routePrefix: "/docs" });
+  app.get(`${API_PREFIX}/openapi.json`, { schema: { hide: true } }, async () => app.swagger());
+}

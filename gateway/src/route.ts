@@ -1,0 +1,78 @@
+import type { CallOptions } from "@connectrpc/connect";
+import type { RequestContext } from "@platform/kit/context";
+import type { ProblemName } from "@platform/kit/problems";
+import type { Scope } from "@platform/kit/scopes";
+import type { FastifyReply, FastifyRequest } from "fastify";
+import type { Token } from "./auth.js";
+import type { Tier } from "./rate-limit/limiter.js";
+
+/** Every public path starts with this. */
+export const API_PREFIX = "/api/v1alpha1";
+
+export type JsonSchema = Record<string, unknown>;
+
+/** What the gateway established about a request before its handler runs. */
+export interface ApiCall {
+  token: Token;
+  /** The child org when the request carries X-Platform-Acting-On. */
+  actingOn: string | undefined;
+  /** The signed context services receive (orgId is the child when delegating). */
+  context: RequestContext;
+  /** Options for a Connect call on behalf of this request. */
+  callOptions(): CallOptions;
+}
+
+export type RouteHandler = (call: ApiCall, request: FastifyRequest, reply: FastifyReply) => Promise<unknown>;
+
+/** One public endpoint: what it needs before its handler runs, and how it is documented. */
+export interface RouteSpec {
+  method: "GET" | "POST" | "PATCH" | "PUT" | "DELETE";
+  /** Path below API_PREFIX in fastify syntax, e.g. "/organizations/:orgId". */
+  url: string;
+  operationId: string;
+  summary: string;
+  /** OpenAPI tag (the spec's section). */
+  tag: string;
+  /** Scopes the token needs; several when the endpoint reads more than one area. */
+  scope: Scope | readonly Scope[];
+  tier: Tier;
+  /**
+   * The problem for a token that holds only the read counterpart of the required write
+   * scope (the spec's write-scope-required on organization writes); insufficient-scope else.
+   */
+  readOnlyTokenProblem?: "write-scope-required";
+  idempotencyKey?: "required";
+  /** The delegation list itself must not be called on behalf of a child. */
+  actingOn?: "forbidden";
+  /** Path parameters that are resource ids, with their accepted prefixes. */
+  ids?: Record<string, string | readonly string[]>;
+  schema?: {
+    params?: JsonSchema;
+    querystring?: JsonSchema;
+    body?: JsonSchema;
+    /** Success responses by status; error responses are documented for every route. */
+    response?: Record<number, JsonSchema>;
+  };
+  /** The problem a body that fails its schema becomes; invalid-field unless the spec says otherwise. */
+  invalidBody?: ProblemName;
+  /** Route-specific problems, for the documentation of the error responses. */
+  problems?: ProblemName[];
+  /** Route-specific success response headers, name → description, for the documentation. */
+  headers?: Record<string, string>;
+  handler: RouteHandler;
+}
+
+export function defineRoute(spec: RouteSpec): RouteSpec {
+  return spec;
+}
+
+export function requiredScopes(spec: RouteSpec): readonly Scope[] {
+  return typeof spec.scope === "string" ? [spec.scope] : spec.scope;
+}
+
+declare module "fastify" {
+  interface FastifyContextConfig {
+    /** The spec of an API route, for the error handler and the OpenAPI document. */
+    platformRoute?: RouteSpec;
+  }
+}

@@ -1,0 +1,53 @@
+import type { ProblemError } from "@platform/kit/problems";
+import { problem } from "@platform/kit/problems";
+import { Ajv, type ErrorObject, type Options } from "ajv";
+import type { FastifySchemaCompiler } from "fastify";
+import type { RouteSpec } from "./route.js";
+
+const common: Options = {
+  allErrors: false,
+  // ["string", "null"] and friends are plain JSON Schema, and OpenAPI 3.1 shows them as they are.
+  allowUnionTypes: true,
+  useDefaults: true,
+  // Unknown body fields must fail (400 invalid-field), not vanish.
+  removeAdditional: false,
+  // `format` documents (date-time, email, uri); services judge values, with the spec's own problems.
+  validateFormats: false,
+};
+
+// Query strings and path parameters are text, so they are coerced to their declared types;
+// JSON bodies already carry types, and "5" where a number belongs is an invalid value.
+const textAjv = new Ajv({ ...common, coerceTypes: "array" });
+const bodyAjv = new Ajv({ ...common, coerceTypes: false });
+
+export const validatorCompiler: FastifySchemaCompiler<Record<string, unknown>> = ({ schema, httpPart }) =>
+  (httpPart === "body" ? bodyAjv : textAjv).compile(schema);
+
+function fieldPath(error: ErrorObject): string {
+  const segments = error.instancePath
+    .split("/")
+    .slice(1)
+    .map((s) => s.replace(/~1/g, "/").replace(/~0/g, "~"));
+  if (error.keyword === "additionalProperties") segments.push(String(error.params.additionalProperty));
+  if (error.keyword === "required") segments.push(String(error.params.missingProperty));
+  return segments.join(".");
+}
+
+/** A failed schema check as the spec's problem, naming the offending field. */
+export function validationProblem(
+  errors: ErrorObject[],
+  part: string | undefined,
+  route: RouteSpec | undefined,
+): ProblemError {
+  const error = errors[0];
+  const field = error ? fieldPath(error) : "";
+  const where = part === "querystring" ? "Query parameter" : part === "params" ? "Path parameter" : "Field";
+  let detail: string;
+  if (!error || field === "")
+    detail = `The request ${part === "body" ? "body" : part} ${error?.message ?? "is invalid"}.`;
+  else if (error.keyword === "additionalProperties") detail = `${where} '${field}' is not accepted here.`;
+  else if (error.keyword === "required") detail = `${where} '${field}' is required.`;
+  else detail = `${where} '${field}' ${error.message}.`;
+  const name = part === "body" && route?.invalidBody ? route.invalidBody : "invalid-field";
+  return problem(name, detail, field ? { field } : {});
+}

@@ -1,0 +1,186 @@
+import { create, toJson } from "@bufbuild/protobuf";
+import { timestampFromDate } from "@bufbuild/protobuf/wkt";
+import { Code, ConnectError } from "@connectrpc/connect";
+import { TokenRevokedSchema } from "@platform/contracts/events/identity";
+import { hashApiKey, seededApiKey } from "@platform/kit/api-keys";
+import { EVENT_TYPES, TOPICS } from "@platform/kit/events";
+import { InProcessBus } from "@platform/kit/in-process-bus";
+import { toBusMessage } from "@platform/kit/outbox";
+import { afterEach, describe, expect, it } from "vitest";
+import { API, buildTestGateway, expectProblem, get, ORG, type TestGateway } from "./harness.js";
+
+const ME = `${API}/organizations/me`;
+let gw: TestGateway | undefined;
+afterEach(async () => {
+  await gw?.app.close();
+  gw = undefined;
+});
+
+async function gateway(opts: Parameters<typeof buildTestGateway>[0] = {}) {
+  gw = await buildTestGateway(opts);
+  return gw;
+}
+
+describe("API key authentication", () => {
+  it("answers 401 missing-trust-header without a key, or with a key of the wrong shape", async () => {
+    const { app } = await gateway();
+    expectProblem(await get(app, ME), "missing-trust-header");
+    expectProblem(await get(app, ME, "pk_live_short"), "missing-trust-header");
+    expectProblem(await get(app, ME, `pk_test_${"a".repeat(48)}`), "missing-trust-header");
+  });
+
+  it("answers 401 unknown-subscription for a well-formed unknown key and for a revoked one", async () => {
+    const { app, identity, clock } = await gateway();
+    expectProblem(await get(app, ME, seededApiKey("gw-test", "never-issued")), "unknown-subscription");
+    const revoked = identity.addToken({
+      orgId: ORG,
+      scopes: ["organizations:read"],
+      revokeTime: new Date(clock.now().getTime() - 1000),
+    });
+    expectProblem(await get(app, ME, revoked), "unknown-subscription");
+  });
+
+  it("answers 401 subscription-expired with expiredAt once the expiry has passed", async () => {
+    const { app, identity, clock } = await gateway();
+    const expireTime = new Date(clock.now().getTime() + 10_000);
+    const key = identity.addToken({ orgId: ORG, scopes: ["organizations:read"], expireTime });
+    expect((await get(app, ME, key)).statusCode).toBe(200);
+    // The cached answer is re-judged against the clock on every request.
+    clock.advance(10_000);
+    expectProblem(await get(app, ME, key), "subscription-expired", { expiredAt: "2026-01-15T12:00:10.000Z" });
+  });
+
+  it("caches resolved keys for TOKEN_CACHE_TTL_MS and unknown keys for about 5 s", async () => {
+    const { app, identity, clock } = await gateway({ config: { TOKEN_CACHE_TTL_MS: 30_000 } });
+    const key = identity.addToken({ orgId: ORG, scopes: ["organizations:read"] });
+    await get(app, ME, key);
+    await get(app, ME, key);
+    expect(identity.calls.resolveApiKey).toBe(1);
+    clock.advance(30_001);
+    await get(app, ME, key);
+    expect(identity.calls.resolveApiKey).toBe(2);
+
+    const unknown = seededApiKey("gw-test", "not-yet");
+    expectProblem(await get(app, ME, unknown), "unknown-subscription");
+    identity.tokens.set(hashApiKey(unknown), { tokenId: "tok_new", orgId: ORG, scopes: ["organizations:read"] });
+    expectProblem(await get(app, ME, unknown), "unknown-subscription");
+    expect(identity.calls.resolveApiKey).toBe(3);
+    clock.advance(5_001);
+    expect((await get(app, ME, unknown)).statusCode).toBe(200);
+  });
+
+  it("resolves a key once for concurrent first requests", async () => {
+    const { app, identity } = await gateway();
+    const key = identity.addToken({ orgId: ORG, scopes: ["organizations:read"] });
+    const results = await Promise.all(Array.from({ length: 10 }, () => get(app, ME, key)));
+    expect(results.map((r) => r.statusCode)).toEqual(Array(10).fill(200));
+    expect(identity.calls.resolveApiKey).toBe(1);
+  });
+
+  it("forgets a key when identity publishes its revocation", async () => {
+    const bus = new InProcessBus();
+    const { app, identity, clock } = await gateway({ bus });
+    const key = identity.addToken({ orgId: ORG, scopes: ["organizations:read"] });
+    expect((await get(app, ME, key)).statusCode).toBe(200);
+    const token = identity.tokenOf(key);
+    token.revokeTime = clock.now();
+    // Still cached: without the event the revocation would only bite after the TTL.
+    expect((await get(app, ME, key)).statusCode).toBe(200);
+
+    const data = create(TokenRevokedSchema, {
+      tokenId: token.tokenId,
+      orgId: ORG,
+      keyHash: hashApiKey(key),
+      revokeTime: timestampFromDate(clock.now()),
+    });
+    const envelope = {
+      id: "evt-1",
+      type: EVENT_TYPES.tokenRevoked,
+      source: "identity",
+      time: clock.now().toISOString(),
+      data: toJson(TokenRevokedSchema, data),
+    };
+    await bus.publish(TOPICS.identity, [toBusMessage(envelope, ORG)]);
+    await bus.idle();
+    expectProblem(await get(app, ME, key), "unknown-subscription");
+    await bus.close();
+  });
+
+  it("skips identity events it cannot read instead of stalling on them", async () => {
+    const bus = new InProcessBus();
+    const { app, identity } = await gateway({ bus });
+    const key = identity.addToken({ orgId: ORG, scopes: ["organizations:read"] });
+    await bus.publish(TOPICS.identity, [{ key: ORG, value: Buffer.from("{"), headers: { ce_type: "x" } }]);
+    await bus.idle();
+    expect((await get(app, ME, key)).statusCode).toBe(200);
+    await bus.close();
+  });
+
+  it("exposes the purge hook", async () => {
+    const { app, identity } = await gateway();
+    const key = identity.addToken({ orgId: ORG, scopes: ["organizations:read"] });
+    await get(app, ME, key);
+    app.purge.apiKey(hashApiKey(key));
+    await get(app, ME, key);
+    expect(identity.calls.resolveApiKey).toBe(2);
+  });
+
+  it("answers 503 when identity cannot be reached, and caches nothing", async () => {
+    const { app, identity } = await gateway();
+    const key = identity.addToken({ orgId: ORG, scopes: ["organizations:read"] });
+    identity.failNext = new ConnectError("connection refused", Code.Unavailable);
+    expectProblem(await get(app, ME, key), "service-unavailable");
+    expect((await get(app, ME, key)).statusCode).toBe(200);
+  });
+
+  it("answers 500, not 401, when the services reject the gateway's signature (misconfigured secret)", async () => {
+    const { app, identity } = await gateway({ serviceSecret: "another-secret-0123456789" });
+    const key = identity.addToken({ orgId: ORG, scopes: ["organizations:read"] });
+    expectProblem(await get(app, ME, key), "internal");
+  });
+
+  it("signs the context the services verify", async () => {
+    const { app, identity } = await gateway();
+    const key = identity.addToken({ orgId: ORG, scopes: ["organizations:read", "users:read"] });
+    const res = await get(app, ME, key);
+    expect(identity.contexts).toEqual([
+      {
+        principal: "api",
+        requestId: res.headers["x-request-id"],
+        orgId: ORG,
+        tokenId: identity.tokenOf(key).tokenId,
+        scopes: ["organizations:read", "users:read"],
+      },
+    ]);
+  });
+});
+
+describe("X-Request-Id", () => {
+  it("reuses a sane incoming id and replaces anything else", async () => {
+    const { app, identity } = await gateway();
+    const key = identity.addToken({ orgId: ORG, scopes: ["organizations:read"] });
+    const echoed = await get(app, ME, key, { "x-request-id": "trace-42.abc:def_1" });
+    expect(echoed.headers["x-request-id"]).toBe("trace-42.abc:def_1");
+    expect(identity.contexts[0]?.requestId).toBe("trace-42.abc:def_1");
+
+    for (const bad of ["has space", "x".repeat(129), "<script>"]) {
+      const res = await get(app, ME, undefined, { "x-request-id": bad });
+      expect(res.headers["x-request-id"]).toMatch(/^req_[0-9a-z]{24}$/);
+      expectProblem(res, "missing-trust-header");
+    }
+  });
+
+  it("is on every response: success, problem, not found, health", async () => {
+    const { app, identity } = await gateway();
+    const key = identity.addToken({ orgId: ORG, scopes: ["organizations:read"] });
+    for (const res of [
+      await get(app, ME, key),
+      await get(app, `${API}/organizations/me/entitlements`, key),
+      await get(app, `${API}/nothing-here`),
+      await get(app, "/healthz"),
+      await get(app, `${API}/openapi.json`),
+    ]) {
+      expect(res.headers["x-request-id"]).toMatch(/^req_/);
+    }
+  });
+});

@@ -1,0 +1,138 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { announcedRoutes } from "../src/routes/announced.js";
+import { API, buildTestGateway, type TestGateway } from "./harness.js";
+
+interface Operation {
+  operationId: string;
+  description?: string;
+  parameters?: unknown[];
+  responses: Record<
+    string,
+    { description: string; headers?: Record<string, unknown>; content?: Record<string, { schema: unknown }> }
+  >;
+}
+interface Document {
+  openapi: string;
+  info: unknown;
+  security: unknown;
+  components: {
+    securitySchemes: Record<string, unknown>;
+    schemas: Record<string, { properties: Record<string, { type: unknown }> }>;
+  };
+  paths: Record<string, Record<string, Operation>>;
+}
+
+let gw: TestGateway;
+let doc: Document;
+beforeAll(async () => {
+  gw = await buildTestGateway();
+  const res = await gw.app.inject({ method: "GET", url: `${API}/openapi.json` });
+  expect(res.statusCode).toBe(200);
+  expect(res.headers["content-type"]).toMatch(/^application\/json/);
+  doc = res.json() as Document;
+});
+afterAll(async () => {
+  await gw.app.close();
+});
+
+function op(path: string, method: string): Operation {
+  const found = doc.paths[path]?.[method];
+  if (!found) throw new Error(`${method} ${path} is not documented`);
+  return found;
+}
+const response = (o: Operation, status: string) => o.responses[status]!;
+
+const operations = () =>
+  Object.entries(doc.paths).flatMap(([path, item]) =>
+    Object.entries(item).map(([method, op]) => ({ path, method, op })),
+  );
+
+describe("OpenAPI document", () => {
+  it("is OpenAPI 3.1 with the API key scheme applied globally", () => {
+    expect(doc.openapi).toMatch(/^3\.1\./);
+    expect(doc.info).toMatchObject({ title: "Platform Integration API", version: "v1alpha1" });
+    expect(doc.components.securitySchemes.apiKey).toMatchObject({
+      type: "apiKey",
+      in: "header",
+      name: "X-Platform-Api-Key",
+    });
+    expect(doc.security).toEqual([{ apiKey: [] }]);
+    expect(Object.keys(doc.components.schemas)).toEqual(
+      expect.arrayContaining(["Problem", "Organization", "Entitlements"]),
+    );
+  });
+
+  it("lists the served routes with their response schemas and headers", () => {
+    const me = op(`${API}/organizations/me`, "get");
+    expect(me.operationId).toBe("getMyOrganization");
+    expect(response(me, "200").content?.["application/json"]?.schema).toEqual({
+      $ref: "#/components/schemas/Organization",
+    });
+    expect(Object.keys(response(me, "200").headers ?? {})).toEqual(
+      expect.arrayContaining(["ETag", "RateLimit", "RateLimit-Policy", "X-Request-Id", "Platform-Acting-On"]),
+    );
+    const byId = op(`${API}/organizations/{orgId}`, "get");
+    expect(byId.parameters).toEqual(
+      expect.arrayContaining([expect.objectContaining({ in: "path", name: "orgId", required: true })]),
+    );
+    expect(response(byId, "404").description).toContain("organization-not-found");
+    const entitlements = op(`${API}/organizations/me/entitlements`, "get");
+    expect(response(entitlements, "200").headers?.["Cache-Control"]).toBeDefined();
+    expect(doc.components.schemas.Organization?.properties.logoUrl?.type).toEqual(["string", "null"]);
+  });
+
+  it("lists every announced route", () => {
+    for (const route of announcedRoutes) {
+      const path = `${API}${route.url.replace(/:(\w+)/g, "{$1}")}`;
+      const documented = op(path, route.method.toLowerCase());
+      expect(documented.operationId).toBe(route.operationId);
+      expect(response(documented, "501").description).toContain("not-implemented");
+    }
+    expect(Object.keys(doc.paths[`${API}/webhook-subscriptions/{subscriptionId}`] ?? {}).sort()).toEqual([
+      "delete",
+      "get",
+      "patch",
+    ]);
+  });
+
+  it("documents problems, X-Platform-Acting-On and Idempotency-Key on every operation", () => {
+    const ops = operations();
+    expect(new Set(ops.map((o) => o.op.operationId)).size).toBe(ops.length);
+    for (const { op: operation } of ops) {
+      for (const status of ["401", "403", "429", "500"]) {
+        expect(response(operation, status).content?.["application/problem+json"]?.schema).toEqual({
+          $ref: "#/components/schemas/Problem",
+        });
+      }
+      expect(response(operation, "429").headers?.["Retry-After"]).toBeDefined();
+      expect(operation.parameters).toEqual(
+        expect.arrayContaining([
+          expect.objectContaining({ in: "header", name: "X-Platform-Acting-On", required: false }),
+        ]),
+      );
+    }
+    const createDeal = op(`${API}/deals`, "post");
+    expect(createDeal.parameters).toEqual(
+      expect.arrayContaining([expect.objectContaining({ in: "header", name: "Idempotency-Key", required: true })]),
+    );
+    expect(createDeal.description).toContain("deals:write");
+    expect(response(createDeal, "415").description).toContain("unsupported-media-type");
+    const listDeals = op(`${API}/deals`, "get");
+    expect(listDeals.parameters).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ in: "query", name: "limit", schema: expect.objectContaining({ type: "integer" }) }),
+      ]),
+    );
+  });
+
+  it("keeps operational endpoints out of the document", () => {
+    expect(Object.keys(doc.paths).every((p) => p.startsWith(API))).toBe(true);
+    expect(doc.paths[`${API}/openapi.json`]).toBeUndefined();
+  });
+
+  it("serves the human docs page without a key", async () => {
+    const res = await gw.app.inject({ method: "GET", url: "/docs/" });
+    expect(res.statusCode).toBe(200);
+    expect(res.headers["content-type"]).toMatch(/text\/html/);
+  });
+});
