@@ -6,13 +6,13 @@
  *   npm run bench -- [--duration 10] [--connections 10]
  */
 import { parseArgs } from "node:util";
+import { gatewayConfigSpec } from "@platform/gateway/config";
+import { ManualClock } from "@platform/kit/clock";
+import { loadConfig } from "@platform/kit/config";
+import { createLogger } from "@platform/kit/logger";
+import { createEmbeddedPlatform } from "@platform/runtime/platform";
 import autocannon from "autocannon";
 import Fastify from "fastify";
-import { ManualClock } from "@platform/kit/clock";
-import { createLogger } from "@platform/kit/logger";
-import { loadConfig } from "@platform/kit/config";
-import { gatewayConfigSpec } from "@platform/gateway/config";
-import { createEmbeddedPlatform } from "@platform/runtime/platform";
 
 const { values } = parseArgs({
   options: {

@@ -111,7 +111,11 @@ describe("distributed runtime", () => {
   });
 
   it("purges a revoked key from every gateway within seconds", async () => {
-    const { key, token } = await admin.createToken({ orgId: acmeOrgId, name: "revoke-it", scopes: ["organizations:read"] });
+    const { key, token } = await admin.createToken({
+      orgId: acmeOrgId,
+      name: "revoke-it",
+      scopes: ["organizations:read"],
+    });
     expect((await get(ports.gatewayA, key)).status).toBe(200);
     expect((await get(ports.gatewayB, key)).status).toBe(200);
     await admin.revokeToken({ tokenId: token?.id ?? "" });

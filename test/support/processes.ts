@@ -12,7 +12,12 @@ export interface Started {
  * Starts a service entry point as its own process (`node --import tsx <entry>`) and
  * waits until it listens. Only this process is ever stopped, by its pid.
  */
-export async function startProcess(name: string, entry: string, env: Record<string, string>, port: number): Promise<Started> {
+export async function startProcess(
+  name: string,
+  entry: string,
+  env: Record<string, string>,
+  port: number,
+): Promise<Started> {
   const proc = spawn(process.execPath, ["--import", "tsx", entry], {
     env: { ...process.env, LOG_LEVEL: "warn", ...env },
     stdio: ["ignore", "pipe", "pipe"],
@@ -65,7 +70,11 @@ export function portOpen(port: number): Promise<boolean> {
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Polls until `check` returns a value, or fails after `timeoutMs`. */
-export async function eventually<T>(check: () => Promise<T | undefined | false>, timeoutMs = 15_000, what = "condition"): Promise<T> {
+export async function eventually<T>(
+  check: () => Promise<T | undefined | false>,
+  timeoutMs = 15_000,
+  what = "condition",
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   let last: unknown;
   while (Date.now() < deadline) {
