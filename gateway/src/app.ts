@@ -1,6 +1,7 @@
 import type { Transport } from "@connectrpc/connect";
 import type { EventBus } from "@platform/kit/bus";
 import type { Clock } from "@platform/kit/clock";
+import { createCursorCodec } from "@platform/kit/cursor";
 import type { Logger } from "@platform/kit/logger";
 import Fastify, { type FastifyInstance, LogController } from "fastify";
 import { AllowedMethods } from "./allowed-methods.js";
@@ -148,6 +149,7 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
     limiter: new RateLimiter(deps.rateLimitStore, logger),
     clock,
     sign,
+    cursors: createCursorCodec(config.PLATFORM_CURSOR_SECRET),
   };
 
   for (const schema of [problemSchema, organizationSchema, entitlementsSchema]) app.addSchema(schema);

@@ -1,6 +1,8 @@
 import type { Clock } from "@platform/kit/clock";
 import type { RequestContext } from "@platform/kit/context";
+import type { CursorCodec } from "@platform/kit/cursor";
 import { parseId } from "@platform/kit/ids";
+import { parseSort } from "@platform/kit/pagination";
 import { problem } from "@platform/kit/problems";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import type { ApiKeyAuthenticator, Token } from "./auth.js";
@@ -26,6 +28,7 @@ export interface GuardDeps {
   limiter: RateLimiter;
   clock: Clock;
   sign: ContextSigner;
+  cursors: CursorCodec;
 }
 
 function checkScopes(spec: RouteSpec, token: Token, delegation: Delegation | undefined): void {
@@ -54,6 +57,30 @@ function checkIds(spec: RouteSpec, params: unknown): void {
   if (!spec.ids) return;
   const values = params as Record<string, string>;
   for (const [name, prefix] of Object.entries(spec.ids)) parseId(prefix, values[name] ?? "", name);
+}
+
+/**
+ * List endpoints: a sort outside the allowlist is 400 invalid-sort-field; a cursor that is
+ * malformed, tampered with or minted under another sort is 400 invalid-cursor. The owning
+ * service decodes the same cursor with the shared secret to continue the keyset.
+ */
+function checkPage(spec: RouteSpec, query: unknown, cursors: CursorCodec): void {
+  if (!spec.page) return;
+  const { sort, cursor } = (query ?? {}) as Record<string, unknown>;
+  let sortKey = "";
+  if (spec.page.defaultSort !== undefined) {
+    sortKey = parseSort(
+      typeof sort === "string" ? sort : undefined,
+      [...spec.page.sortFields],
+      spec.page.defaultSort,
+    ).key;
+  } else if (sort !== undefined) {
+    throw problem("invalid-sort-field", "This list has no sort parameter.", {
+      field: String(sort),
+      allowedSortFields: [],
+    });
+  }
+  if (typeof cursor === "string" && cursor !== "") cursors.decode(cursor, sortKey);
 }
 
 function idempotencyKey(spec: RouteSpec, header: string | string[] | undefined): string | undefined {
@@ -89,6 +116,7 @@ export function guardFor(spec: RouteSpec, deps: GuardDeps) {
       deps.clock.now().getTime(),
     );
     checkIds(spec, request.params);
+    checkPage(spec, request.query, deps.cursors);
     const key = idempotencyKey(spec, request.headers[IDEMPOTENCY_KEY_HEADER]);
     const context: RequestContext = {
       principal: "api",

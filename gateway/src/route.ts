@@ -5,6 +5,7 @@ import type { Scope } from "@platform/kit/scopes";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import type { Token } from "./auth.js";
 import type { Tier } from "./rate-limit/limiter.js";
+import type { PageSpec } from "./schemas/pagination.js";
 
 /** Every public path starts with this. */
 export const API_PREFIX = "/api/v1alpha1";
@@ -44,6 +45,8 @@ export interface RouteSpec {
   idempotencyKey?: "required";
   /** The delegation list itself must not be called on behalf of a child. */
   actingOn?: "forbidden";
+  /** List endpoints: the sort allowlist the guard checks sort and cursor against. */
+  page?: PageSpec;
   /** Path parameters that are resource ids, with their accepted prefixes. */
   ids?: Record<string, string | readonly string[]>;
   schema?: {

@@ -2,7 +2,7 @@ import { problem } from "@platform/kit/problems";
 import type { Scope } from "@platform/kit/scopes";
 import type { Tier } from "../rate-limit/limiter.js";
 import { API_PREFIX, type JsonSchema, type RouteSpec } from "../route.js";
-import { pageQuery } from "../schemas/pagination.js";
+import { type PageSpec, pageQuery } from "../schemas/pagination.js";
 
 /**
  * Endpoints the spec announces that no service serves yet. They pass the whole guard (API
@@ -19,6 +19,7 @@ type Announced = Pick<RouteSpec, "url" | "operationId" | "summary" | "ids" | "ac
     idempotencyKey?: "required";
     query?: JsonSchema;
     body?: JsonSchema;
+    page?: PageSpec;
   };
 
 const str = (description?: string) => ({ type: "string", ...(description ? { description } : {}) });
@@ -86,7 +87,7 @@ const SECTIONS: Record<string, Announced[]> = {
       summary: "Child organizations this partner token can act on",
       scope: "partner:act-as-child",
       actingOn: "forbidden",
-      query: pageQuery(["updatedAt", "createdAt", "name", "seats.total"], {
+      ...pageQuery(["updatedAt", "createdAt", "name", "seats.total"], "-updatedAt", {
         search: str("Case-insensitive substring of the name"),
         industry: str(),
         licenseTier: { type: "string", enum: ["starter", "professional", "enterprise"] },
@@ -101,7 +102,7 @@ const SECTIONS: Record<string, Announced[]> = {
       operationId: "listUsers",
       summary: "List users",
       scope: "users:read",
-      query: pageQuery(["updatedAt", "createdAt", "lastLoginAt", "email", "firstName", "lastName"], {
+      ...pageQuery(["updatedAt", "createdAt", "lastLoginAt", "email", "firstName", "lastName"], "-createdAt", {
         search: str(),
         role: str("User, Admin or Partner Admin"),
         active: { type: "string", enum: ["true", "false", "all"], default: "true" },
@@ -141,7 +142,7 @@ const SECTIONS: Record<string, Announced[]> = {
       operationId: "listSmartSchedules",
       summary: "List published Smart Schedules",
       scope: "smart-scheduling:read",
-      query: pageQuery(["updatedAt", "createdAt", "name"], {
+      ...pageQuery(["updatedAt", "createdAt", "name"], "-updatedAt", {
         name: str(),
         status: { type: "string", enum: ["active", "all"], default: "active" },
       }),
@@ -225,7 +226,7 @@ const SECTIONS: Record<string, Announced[]> = {
       summary: "Transcript chunks without words",
       scope: "transcripts:read",
       ids: { meetingId: "mtg_" },
-      query: pageQuery(["startTime"], { language: str(), speaker: str(), hostId: str("usr_ id") }),
+      ...pageQuery(["startTime"], "startTime", { language: str(), speaker: str(), hostId: str("usr_ id") }),
     },
     {
       method: "GET",
@@ -234,7 +235,7 @@ const SECTIONS: Record<string, Announced[]> = {
       summary: "Chat messages of a meeting",
       scope: "transcripts:read",
       ids: { meetingId: "mtg_" },
-      query: pageQuery([]),
+      ...pageQuery([], undefined),
     },
     {
       method: "GET",
@@ -252,7 +253,7 @@ const SECTIONS: Record<string, Announced[]> = {
       operationId: "listDeals",
       summary: "List deals",
       scope: "deals:read",
-      query: pageQuery(["updatedAt", "createdAt", "name", "closeDate", "amount"], {
+      ...pageQuery(["updatedAt", "createdAt", "name", "closeDate", "amount"], "-updatedAt", {
         search: str(),
         accountId: str("acct_ id"),
         stage: { type: "array", items: { type: "string" } },
@@ -305,7 +306,7 @@ const SECTIONS: Record<string, Announced[]> = {
       summary: "Meetings linked to a deal",
       scope: "deals:read",
       ids: { dealId: "deal_" },
-      query: pageQuery(["startTime"], { since: { type: "string", format: "date-time" } }),
+      ...pageQuery(["startTime"], "-startTime", { since: { type: "string", format: "date-time" } }),
     },
     {
       method: "GET",
@@ -314,7 +315,7 @@ const SECTIONS: Record<string, Announced[]> = {
       summary: "Deals of one account",
       scope: ["deals:read", "accounts:read"],
       ids: { accountId: "acct_" },
-      query: pageQuery(["updatedAt", "createdAt", "name", "closeDate", "amount"]),
+      ...pageQuery(["updatedAt", "createdAt", "name", "closeDate", "amount"], "-updatedAt"),
     },
   ],
   "Q&As": [
@@ -421,7 +422,7 @@ const SECTIONS: Record<string, Announced[]> = {
       operationId: "listAccounts",
       summary: "List accounts",
       scope: "accounts:read",
-      query: pageQuery(["updatedAt", "createdAt", "name", "employeeCount"], {
+      ...pageQuery(["updatedAt", "createdAt", "name", "employeeCount"], "-updatedAt", {
         name: str(),
         domain: str("Exact rootDomain"),
         industry: str("Exact primaryIndustry"),
@@ -459,7 +460,7 @@ const SECTIONS: Record<string, Announced[]> = {
       summary: "Activity timeline of an account",
       scope: "accounts:read",
       ids: { accountId: "acct_" },
-      query: pageQuery(["occurredAt"], {
+      ...pageQuery(["occurredAt"], "-occurredAt", {
         type: { type: "array", items: { type: "string", enum: ["meeting", "email"] } },
         since: { type: "string", format: "date-time" },
       }),
@@ -471,7 +472,7 @@ const SECTIONS: Record<string, Announced[]> = {
       summary: "Contacts of one account",
       scope: ["contacts:read", "accounts:read"],
       ids: { accountId: "acct_" },
-      query: pageQuery(["updatedAt", "createdAt", "lastName", "firstName"], { search: str() }),
+      ...pageQuery(["updatedAt", "createdAt", "lastName", "firstName"], "-updatedAt", { search: str() }),
     },
   ],
   Contacts: [
@@ -481,7 +482,7 @@ const SECTIONS: Record<string, Announced[]> = {
       operationId: "listContacts",
       summary: "List contacts",
       scope: "contacts:read",
-      query: pageQuery(["updatedAt", "createdAt", "lastName", "firstName"], {
+      ...pageQuery(["updatedAt", "createdAt", "lastName", "firstName"], "-updatedAt", {
         search: str(),
         email: str("Exact primary email"),
         accountId: str("acct_ id"),
@@ -502,7 +503,7 @@ const SECTIONS: Record<string, Announced[]> = {
       summary: "Activity timeline of a contact",
       scope: "contacts:read",
       ids: { contactId: "cont_" },
-      query: pageQuery(["occurredAt"], {
+      ...pageQuery(["occurredAt"], "-occurredAt", {
         type: { type: "array", items: { type: "string", enum: ["meeting", "email"] } },
         since: { type: "string", format: "date-time" },
       }),
@@ -537,7 +538,7 @@ const SECTIONS: Record<string, Announced[]> = {
       operationId: "listSentEmails",
       summary: "Sent emails with their engagement",
       scope: "buyer-signals:read",
-      query: pageQuery(["sentAt", "lastReplyAt", "lastOpenAt", "lastClickAt", "replies", "opens", "clicks"], {
+      ...pageQuery(["sentAt", "lastReplyAt", "lastOpenAt", "lastClickAt", "replies", "opens", "clicks"], "-sentAt", {
         periodDays,
         search: str(),
         emailType: { type: "string", enum: ["standard", "email-blast", "all"], default: "all" },
@@ -558,7 +559,7 @@ const SECTIONS: Record<string, Announced[]> = {
       summary: "Per-recipient signals of a sent email",
       scope: "buyer-signals:read",
       ids: { sentEmailId: "semail_" },
-      query: pageQuery(["lastReplyAt", "lastOpenAt", "replies", "opens"], { hasReplied: bool }),
+      ...pageQuery(["lastReplyAt", "lastOpenAt", "replies", "opens"], "-lastReplyAt", { hasReplied: bool }),
     },
   ],
   "Email blasts": [
@@ -591,7 +592,7 @@ const SECTIONS: Record<string, Announced[]> = {
       operationId: "listEmailBlasts",
       summary: "List email blasts",
       scope: "email-blasts:read",
-      query: pageQuery(["sentAt", "openRate", "clickRate", "replyRate", "engagementScore", "recipientCount"], {
+      ...pageQuery(["sentAt", "openRate", "clickRate", "replyRate", "engagementScore", "recipientCount"], "-sentAt", {
         periodDays,
         ownerUserId: str("usr_ id"),
         search: str(),
@@ -621,7 +622,7 @@ const SECTIONS: Record<string, Announced[]> = {
       summary: "Recipients of an email blast",
       scope: "email-blasts:read",
       ids: { blastId: "blast_" },
-      query: pageQuery(["lastReplyAt", "lastOpenAt", "replies", "opens", "sentAt"], {
+      ...pageQuery(["lastReplyAt", "lastOpenAt", "replies", "opens", "sentAt"], "-lastOpenAt", {
         hasReplied: bool,
         search: str(),
       }),
@@ -634,7 +635,7 @@ const SECTIONS: Record<string, Announced[]> = {
       operationId: "listWebhookSubscriptions",
       summary: "List webhook subscriptions",
       scope: "webhooks:read",
-      query: pageQuery([]),
+      ...pageQuery([], undefined),
     },
     {
       method: "POST",
@@ -690,7 +691,7 @@ const SECTIONS: Record<string, Announced[]> = {
       summary: "Delivery attempts of a subscription",
       scope: "webhooks:read",
       ids: { subscriptionId: "sub_" },
-      query: pageQuery([]),
+      ...pageQuery([], undefined),
     },
     {
       method: "POST",

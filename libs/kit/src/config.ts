@@ -98,6 +98,12 @@ export const commonConfig = {
     sensitive: true,
     parse: parse.secret(16),
   },
+  PLATFORM_CURSOR_SECRET: {
+    description: "HMAC secret of pagination cursors, shared by the gateway (verifies) and the services (mint)",
+    default: "dev-cursor-secret-change-me-0123456789",
+    sensitive: true,
+    parse: parse.secret(16),
+  },
   PLATFORM_DOCS_URL: {
     description: "Base of the error-type URLs in problem bodies",
     default: "https://docs.platform.example",
