@@ -19,8 +19,7 @@ export function organizationHandlers(store: IdentityReads, clock: Clock): Servic
   return {
     async getOrganization(req, ctx) {
       const org = await loadOrg(visibleOrgId(req.orgId, apiContext(ctx).orgId));
-      const administrator = await store.findUser(org.administratorUserId);
-      return { organization: organizationMessage(org, administrator) };
+      return { organization: organizationMessage(org) };
     },
     async getEntitlements(_req, ctx) {
       const org = await loadOrg(apiContext(ctx).orgId);

@@ -17,19 +17,19 @@ import {
 import type { EntitlementsView } from "./domain/entitlements.js";
 import type { OrganizationRecord, PartnerRelationshipRecord, TokenRecord, UserRecord } from "./domain/model.js";
 import type { SandboxKeyInfo } from "./sandbox.js";
-import type { OrganizationListItem } from "./store/identity.store.js";
+import type { OrganizationListItem, OrganizationView } from "./store/identity.store.js";
 
 // Records to proto messages; unset optional fields stay unset (the gateway renders null).
 
 const ts = (d: Date | null) => (d ? timestampFromDate(d) : undefined);
 
-export function organizationMessage(org: OrganizationRecord, administrator: UserRecord | undefined): Organization {
+export function organizationMessage(org: OrganizationView): Organization {
   return create(OrganizationSchema, {
     id: org.id,
     name: org.name,
     primaryEmailDomain: org.primaryEmailDomain,
     emailDomains: org.emailDomains,
-    administrator: { userId: org.administratorUserId, displayName: administrator?.displayName ?? "" },
+    administrator: { userId: org.administratorUserId, displayName: org.administratorDisplayName },
     industry: org.industry,
     employeeCount: org.employeeCount,
     logoUrl: org.logoUrl ?? undefined,

@@ -24,11 +24,13 @@ export interface Changed<T> {
   changed: boolean;
 }
 
+export type OrganizationView = OrganizationRecord & { administratorDisplayName: string };
+
 export interface IdentityReads {
-  findOrganization(id: string): Promise<OrganizationRecord | undefined>;
+  /** The organization with its administrator's display name (one query: the hot read path). */
+  findOrganization(id: string): Promise<OrganizationView | undefined>;
   /** Every organization by name, with its active parent. */
   listOrganizations(): Promise<OrganizationListItem[]>;
-  findUser(id: string): Promise<UserRecord | undefined>;
   /** Active users whose invitation is accepted or was sent at or after `pendingSince`. */
   countSeatHolders(orgId: string, pendingSince: Date): Promise<number>;
   findToken(id: string): Promise<TokenRecord | undefined>;
@@ -154,8 +156,14 @@ function toRelationship(r: Row): PartnerRelationshipRecord {
 function readsOn(q: Queryable): IdentityReads {
   return {
     async findOrganization(id) {
-      const [row] = await q.query("SELECT * FROM identity.organizations WHERE id = $1", [id]);
-      return row && toOrganization(row);
+      const [row] = await q.query(
+        `SELECT o.*, u.display_name AS administrator_display_name
+           FROM identity.organizations o
+           LEFT JOIN identity.users u ON u.id = o.administrator_user_id
+          WHERE o.id = $1`,
+        [id],
+      );
+      return row && { ...toOrganization(row), administratorDisplayName: String(row.administrator_display_name ?? "") };
     },
     async listOrganizations() {
       const rows = await q.query(
@@ -164,10 +172,6 @@ function readsOn(q: Queryable): IdentityReads {
          ORDER BY o.name, o.id`,
       );
       return rows.map((r) => ({ ...toOrganization(r), parentOrgId: textOrNull(r.parent_org_id) }));
-    },
-    async findUser(id) {
-      const [row] = await q.query("SELECT * FROM identity.users WHERE id = $1", [id]);
-      return row && toUser(row);
     },
     async countSeatHolders(orgId, pendingSince) {
       const [row] = await q.query<{ n: number }>(
