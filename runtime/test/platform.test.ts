@@ -108,7 +108,10 @@ describe("embedded platform", () => {
   it("answers the 401 kinds for expired, revoked and unknown keys", async () => {
     const expired = await get("/organizations/me", keys["acme-expired"]!.key);
     expect(expired.statusCode).toBe(401);
-    expect(expired.json()).toMatchObject({ type: problemType("subscription-expired"), expiredAt: "2025-01-01T00:00:00.000Z" });
+    expect(expired.json()).toMatchObject({
+      type: problemType("subscription-expired"),
+      expiredAt: "2025-01-01T00:00:00.000Z",
+    });
     const revoked = await get("/organizations/me", keys["acme-revoked"]!.key);
     expect(revoked.json().type).toBe(problemType("unknown-subscription"));
     const unknown = await get("/organizations/me", `pk_live_${"x".repeat(48)}`);
@@ -157,7 +160,11 @@ describe("embedded platform", () => {
   });
 
   it("keeps its data across a restart and does not seed twice", async () => {
-    const created = await admin().createToken({ orgId: orgs.Umbrella!, name: "survives", scopes: ["organizations:read"] });
+    const created = await admin().createToken({
+      orgId: orgs.Umbrella!,
+      name: "survives",
+      scopes: ["organizations:read"],
+    });
     await platform.close();
     platform = await start();
     expect(platform.seeded).toBe(false);

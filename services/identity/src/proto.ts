@@ -15,7 +15,7 @@ import {
   SandboxKeySchema,
 } from "@platform/contracts/identity";
 import type { EntitlementsView } from "./domain/entitlements.js";
-import type { OrganizationRecord, PartnerRelationshipRecord, TokenRecord, UserRecord } from "./domain/model.js";
+import type { PartnerRelationshipRecord, TokenRecord } from "./domain/model.js";
 import type { SandboxKeyInfo } from "./sandbox.js";
 import type { OrganizationListItem, OrganizationView } from "./store/identity.store.js";
 

@@ -7,8 +7,6 @@ import type {
   LicenseTierSlug,
   OrganizationRecord,
   PartnerRelationshipRecord,
-  Role,
-  StoredInvitationStatus,
   TokenRecord,
   UserRecord,
 } from "../domain/model.js";
@@ -96,32 +94,6 @@ function toOrganization(r: Row): OrganizationRecord {
     seatTotal: Number(r.seat_total),
     features: r.features as FeatureSet,
     licenseAsOf: date(r.license_as_of),
-    version: Number(r.version),
-    createdAt: date(r.created_at),
-    updatedAt: date(r.updated_at),
-  };
-}
-
-function toUser(r: Row): UserRecord {
-  return {
-    id: String(r.id),
-    orgId: String(r.org_id),
-    email: String(r.email),
-    firstName: textOrNull(r.first_name),
-    lastName: textOrNull(r.last_name),
-    displayName: String(r.display_name),
-    title: textOrNull(r.title),
-    department: textOrNull(r.department),
-    phoneNumber: textOrNull(r.phone_number),
-    profileImageUrl: textOrNull(r.profile_image_url),
-    role: r.role as Role,
-    active: Boolean(r.active),
-    invitationStatus: r.invitation_status as StoredInvitationStatus,
-    invitedAt: dateOrNull(r.invited_at),
-    invitedByUserId: textOrNull(r.invited_by_user_id),
-    lastLoginAt: dateOrNull(r.last_login_at),
-    twoFactorEnabled: Boolean(r.two_factor_enabled),
-    crmUserId: textOrNull(r.crm_user_id),
     version: Number(r.version),
     createdAt: date(r.created_at),
     updatedAt: date(r.updated_at),
