@@ -12,9 +12,9 @@ DEPENDENCY_PLUGIN_VERSION=3.6.1
 
 PORT="${KAFKA_PORT:-19092}"
 CONTROLLER_PORT="${KAFKA_CONTROLLER_PORT:-19093}"
-# Anchored at the repository root (where .kafka/ is gitignored), whatever the caller's cwd.
-REPO_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-DATA_DIR="${KAFKA_DATA_DIR:-${REPO_ROOT}/.kafka/${PORT}}"
+# Keyed by port in the user's cache, not the checkout: every clone (CI's included) then sees
+# the same pid file for the same port and never starts a second broker on it.
+DATA_DIR="${KAFKA_DATA_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/platform-kafka/brokers/${PORT}}"
 CACHE_DIR="${XDG_CACHE_HOME:-$HOME/.cache}/platform-kafka/${KAFKA_VERSION}"
 LIB_DIR="${CACHE_DIR}/lib"
 START_TIMEOUT="${KAFKA_START_TIMEOUT:-90}"
@@ -34,7 +34,7 @@ Runs Apache Kafka ${KAFKA_VERSION} (single-node KRaft) on 127.0.0.1 without Dock
 Environment:
   KAFKA_PORT             broker port                   (default 19092, now ${PORT})
   KAFKA_CONTROLLER_PORT  KRaft controller port         (default 19093, now ${CONTROLLER_PORT})
-  KAFKA_DATA_DIR         config, logs, pid, data       (default <repo>/.kafka/<port>, now ${DATA_DIR})
+  KAFKA_DATA_DIR         config, logs, pid, data       (default ~/.cache/platform-kafka/brokers/<port>, now ${DATA_DIR})
   KAFKA_START_TIMEOUT    seconds to wait for readiness (default 90)
   XDG_CACHE_HOME         jar cache root                (jars in ${LIB_DIR})
 EOF
