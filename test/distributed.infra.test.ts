@@ -3,11 +3,12 @@ import { createClient } from "@connectrpc/connect";
 import { IdentityAdminService } from "@platform/contracts/identity";
 import { adminClientInterceptor, httpTransport } from "@platform/kit/connect";
 import { TOPICS } from "@platform/kit/events";
+import { eventually } from "@platform/kit/testing";
 import { Kafka, logLevel } from "kafkajs";
 import pg from "pg";
 import { createClient as createRedis } from "redis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { basePort, eventually, type Started, startProcess } from "./support/processes.js";
+import { basePort, type Started, startProcess } from "./support/processes.js";
 
 // The distributed runtime for real: identity and two gateways as separate processes, a
 // database of their own on the machine's Postgres, shared Redis, the local Kafka broker.
@@ -101,9 +102,9 @@ describe("distributed runtime", () => {
       const created = await admin.createToken({ orgId: acmeOrgId, name: "kafka-it", scopes: ["organizations:read"] });
       const tokenId = created.token?.id ?? "";
       await eventually(
-        async () => seen.some((e) => e.subject === tokenId && e.type.endsWith("TokenCreated")),
-        60_000,
         "TokenCreated on Kafka",
+        () => (seen.some((e) => e.subject === tokenId && e.type.endsWith("TokenCreated")) ? true : undefined),
+        60_000,
       );
     } finally {
       await consumer.disconnect();
@@ -121,12 +122,12 @@ describe("distributed runtime", () => {
     await admin.revokeToken({ tokenId: token?.id ?? "" });
     for (const p of [ports.gatewayA, ports.gatewayB]) {
       const res = await eventually(
+        "the revocation to reach the gateway",
         async () => {
           const r = await get(p, key);
           return r.status === 401 ? r : undefined;
         },
         20_000,
-        "revocation to reach the gateway",
       );
       const body = (await res.json()) as { type: string };
       expect(body.type).toMatch(/\/platform-api\/errors\/unknown-subscription$/);

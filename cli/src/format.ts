@@ -2,12 +2,12 @@ import type { Timestamp } from "@bufbuild/protobuf/wkt";
 import { timestampDate } from "@bufbuild/protobuf/wkt";
 import type { ApiToken, OrganizationSummary, PartnerRelationship, SandboxKey } from "@platform/contracts/identity";
 import { tokenState } from "@platform/identity/domain/tokens";
+import { sandboxKeyMessage } from "@platform/identity/proto";
 import type { SandboxKeyInfo } from "@platform/identity/sandbox";
 
 // Machine output (`--json`): plain objects with ISO 8601 UTC times and explicit nulls.
 
 const iso = (t: Timestamp | undefined): string | null => (t ? timestampDate(t).toISOString() : null);
-const isoDate = (d: Date | null): string | null => (d ? d.toISOString() : null);
 
 export function tokenJson(t: ApiToken) {
   return {
@@ -63,16 +63,7 @@ export function sandboxKeyJson(k: SandboxKey): SandboxKeyJson {
 
 /** The same shape from the sandbox definition, for when the admin plane is not reachable. */
 export function offlineSandboxKeyJson(k: SandboxKeyInfo): SandboxKeyJson {
-  return {
-    name: k.name,
-    key: k.key,
-    tokenId: k.tokenId,
-    orgId: k.orgId,
-    orgName: k.orgName,
-    scopes: k.scopes,
-    expiresAt: isoDate(k.expiresAt),
-    revokedAt: isoDate(k.revokedAt),
-  };
+  return sandboxKeyJson(sandboxKeyMessage(k));
 }
 
 /** "active", "expired" or "revoked", judged now. */

@@ -69,26 +69,6 @@ export function portOpen(port: number): Promise<boolean> {
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** Polls until `check` returns a value, or fails after `timeoutMs`. */
-export async function eventually<T>(
-  check: () => Promise<T | undefined | false>,
-  timeoutMs = 15_000,
-  what = "condition",
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  while (Date.now() < deadline) {
-    try {
-      const v = await check();
-      if (v) return v;
-    } catch (err) {
-      last = err;
-    }
-    await sleep(100);
-  }
-  throw new Error(`timed out waiting for ${what}${last ? `: ${String(last)}` : ""}`);
-}
-
 /** A free port range per test file, away from the runtimes' defaults. */
 export function basePort(offset: number): number {
   return 20_000 + offset + Math.floor(Math.random() * 400) * 10;

@@ -22,22 +22,6 @@ export async function kitPglite(): Promise<{ fresh(): Promise<Db>; close(): Prom
   };
 }
 
-/** Polls until `check` returns a value other than undefined, or fails after `timeoutMs`. */
-export async function eventually<T>(
-  what: string,
-  check: () => Promise<T | undefined> | T | undefined,
-  timeoutMs = 10_000,
-  everyMs = 20,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, everyMs));
-  }
-}
-
 /** Rejects when `promise` has not settled within `ms`, naming what was awaited. */
 export function within<T>(what: string, promise: Promise<T>, ms = 10_000): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
@@ -46,3 +30,5 @@ export function within<T>(what: string, promise: Promise<T>, ms = 10_000): Promi
   });
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
+
+export { eventually } from "../src/testing.js";
