@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
-import { createClient } from "@connectrpc/connect";
-import { IdentityAdminService } from "@platform/contracts/identity";
+import { Code, ConnectError, createClient } from "@connectrpc/connect";
+import { ProblemSchema } from "@platform/contracts/common";
+import { IdentityAdminService, OrganizationService } from "@platform/contracts/identity";
 import { adminClientInterceptor, httpTransport } from "@platform/kit/connect";
 import { TOPICS } from "@platform/kit/events";
 import { eventually } from "@platform/kit/testing";
@@ -84,6 +85,15 @@ afterAll(async () => {
 });
 
 describe("distributed runtime", () => {
+  it("refuses a call that did not come through the gateway with missing-trust-header", async () => {
+    const direct = createClient(OrganizationService, httpTransport(`http://127.0.0.1:${ports.identity}`));
+    const err = await direct.getOrganization({}).catch((e: unknown) => ConnectError.from(e));
+    expect(err).toBeInstanceOf(ConnectError);
+    expect((err as ConnectError).code).toBe(Code.Unauthenticated);
+    const [detail] = (err as ConnectError).findDetails(ProblemSchema);
+    expect(detail).toMatchObject({ name: "missing-trust-header", status: 401 });
+  });
+
   it("publishes an outboxed event to Kafka with CloudEvents headers", async () => {
     const kafka = new Kafka({ brokers: KAFKA_BROKERS.split(","), clientId: `it-${run}`, logLevel: logLevel.NOTHING });
     const consumer = kafka.consumer({ groupId: `it-consumer-${run}` });

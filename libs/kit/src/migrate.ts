@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import type { Db } from "./db.js";
+import type { Db, Queryable } from "./db.js";
 
 /** A folder of numbered SQL files (`001_init.sql`, …) applied in order, each once. */
 export interface MigrationSource {
@@ -36,15 +36,22 @@ function listMigrations(dir: string): MigrationFile[] {
  */
 export async function migrate(db: Db, sources: MigrationSource[]): Promise<string[]> {
   const s = db.schema;
-  await db.exec(`CREATE SCHEMA IF NOT EXISTS ${s};
-    CREATE TABLE IF NOT EXISTS ${s}.schema_migrations (
-      source text NOT NULL, version int NOT NULL, name text NOT NULL,
-      applied_at timestamptz NOT NULL DEFAULT now(), PRIMARY KEY (source, version))`);
+  // Even IF NOT EXISTS races between replicas, so the bootstrap takes the lock too.
+  const lock = async (q: Queryable) => {
+    if (db.kind === "pg") await q.query("SELECT pg_advisory_xact_lock(hashtext($1))", [`migrate:${s}`]);
+  };
+  await db.tx(async (q) => {
+    await lock(q);
+    await q.exec(`CREATE SCHEMA IF NOT EXISTS ${s};
+      CREATE TABLE IF NOT EXISTS ${s}.schema_migrations (
+        source text NOT NULL, version int NOT NULL, name text NOT NULL,
+        applied_at timestamptz NOT NULL DEFAULT now(), PRIMARY KEY (source, version))`);
+  });
   const applied: string[] = [];
   for (const source of sources) {
     for (const file of listMigrations(source.dir)) {
       const did = await db.tx(async (q) => {
-        if (db.kind === "pg") await q.query("SELECT pg_advisory_xact_lock(hashtext($1))", [`migrate:${s}`]);
+        await lock(q);
         const done = await q.query(`SELECT 1 FROM ${s}.schema_migrations WHERE source = $1 AND version = $2`, [
           source.name,
           file.version,

@@ -1,3 +1,5 @@
+import { randomBytes } from "node:crypto";
+import pg from "pg";
 import { pino } from "pino";
 import { type Db, openPglite, pgliteDb } from "../src/db.js";
 import type { Logger } from "../src/logger.js";
@@ -32,3 +34,22 @@ export function within<T>(what: string, promise: Promise<T>, ms = 10_000): Promi
 }
 
 export { eventually } from "../src/testing.js";
+
+/** A database of its own on the real Postgres (POSTGRES_URL), dropped by `drop()`. */
+export async function throwawayDatabase(prefix: string): Promise<{ url: string; drop(): Promise<void> }> {
+  const adminUrl = process.env.POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
+  const name = `${prefix}_${randomBytes(4).toString("hex")}`;
+  const admin = async (sql: string) => {
+    const client = new pg.Client({ connectionString: adminUrl });
+    await client.connect();
+    try {
+      await client.query(sql);
+    } finally {
+      await client.end();
+    }
+  };
+  await admin(`CREATE DATABASE ${name}`);
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  return { url: url.toString(), drop: () => admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) };
+}

@@ -5,7 +5,6 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
-import pg from "pg";
 import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ConsumedMessage, EventBus } from "../src/bus.js";
@@ -14,49 +13,33 @@ import { KafkaBus } from "../src/kafka-bus.js";
 import { kitMigrations, migrate } from "../src/migrate.js";
 import { decodeEvent, enqueueEvent } from "../src/outbox.js";
 import { type OutboxRelay, startOutboxRelay } from "../src/outbox-relay.js";
-import { eventually } from "./helpers.js";
+import { eventually, throwawayDatabase } from "./helpers.js";
 
 // Real Postgres and Kafka: `bash scripts/kafka.sh start` runs the default broker beforehand.
-const ADMIN_URL = process.env.POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
 const BROKERS = (process.env.KAFKA_BROKERS ?? "127.0.0.1:19092").split(",").map((b) => b.trim());
 const KAFKA_SCRIPT = fileURLToPath(new URL("../../../scripts/kafka.sh", import.meta.url));
 const logger = pino({ level: process.env.TEST_LOG_LEVEL ?? "silent" });
 const runId = randomBytes(4).toString("hex");
-const database = `kit_it_${runId}`;
 
 const execFileAsync = promisify(execFile);
 
-async function adminQuery(sql: string): Promise<void> {
-  const client = new pg.Client({ connectionString: ADMIN_URL });
-  await client.connect();
-  try {
-    await client.query(sql);
-  } finally {
-    await client.end();
-  }
-}
-
-function databaseUrl(name: string): string {
-  const url = new URL(ADMIN_URL);
-  url.pathname = `/${name}`;
-  return url.toString();
-}
-
 async function openSchema(schema: string): Promise<Db> {
-  const db = openPg({ url: databaseUrl(database), schema, max: 4 });
+  const db = openPg({ url: database.url, schema, max: 4 });
   await migrate(db, [kitMigrations]);
   return db;
 }
 
 const dbs: Db[] = [];
 
+let database: Awaited<ReturnType<typeof throwawayDatabase>>;
+
 beforeAll(async () => {
-  await adminQuery(`CREATE DATABASE ${database}`);
+  database = await throwawayDatabase("kit_it");
 });
 
 afterAll(async () => {
   await Promise.all(dbs.map((db) => db.close()));
-  await adminQuery(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
+  await database.drop();
 });
 
 describe("outbox to Kafka", () => {
