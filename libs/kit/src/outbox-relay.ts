@@ -1,4 +1,5 @@
 import { type Context, context, propagation, ROOT_CONTEXT } from "@opentelemetry/api";
+import { suppressTracing } from "@opentelemetry/core";
 import type { EventBus } from "./bus.js";
 import type { Db, Queryable } from "./db.js";
 import type { EventEnvelope } from "./events.js";
@@ -113,15 +114,20 @@ export function startOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
     return done;
   }
 
+  // The relay's own polling would put a transaction's spans into traces several times a
+  // second; only its publishes belong to a trace (that of the request that wrote the row).
+  const untraced = <T>(fn: () => Promise<T>): Promise<T> => context.with(suppressTracing(context.active()), fn);
+
   function round(): Promise<RoundResult> {
-    return db.tx(async (q) => {
-      const [lock] = await q.query<{ locked: boolean }>("SELECT pg_try_advisory_xact_lock(hashtext($1)) AS locked", [
-        `outbox-relay:${s}`,
-      ]);
-      if (!lock?.locked) return { published: 0, failed: 0 };
-      // A row waits while an older unpublished row of its topic is backing off.
-      const rows = await q.query<OutboxRow>(
-        `SELECT o.id, o.topic, o.key, o.type, o.source, o.subject, o.time, o.traceparent, o.data
+    return untraced(() =>
+      db.tx(async (q) => {
+        const [lock] = await q.query<{ locked: boolean }>("SELECT pg_try_advisory_xact_lock(hashtext($1)) AS locked", [
+          `outbox-relay:${s}`,
+        ]);
+        if (!lock?.locked) return { published: 0, failed: 0 };
+        // A row waits while an older unpublished row of its topic is backing off.
+        const rows = await q.query<OutboxRow>(
+          `SELECT o.id, o.topic, o.key, o.type, o.source, o.subject, o.time, o.traceparent, o.data
          FROM ${s}.outbox o
          WHERE o.published_at IS NULL AND o.next_attempt_at <= now()
            AND NOT EXISTS (
@@ -130,22 +136,23 @@ export function startOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
          ORDER BY o.seq
          LIMIT $1
          FOR UPDATE OF o SKIP LOCKED`,
-        [batchSize],
-      );
-      const byTopic = new Map<string, OutboxRow[]>();
-      for (const row of rows) {
-        const list = byTopic.get(row.topic);
-        if (list) list.push(row);
-        else byTopic.set(row.topic, [row]);
-      }
-      const result: RoundResult = { published: 0, failed: 0 };
-      for (const [topic, list] of byTopic) {
-        const published = await publishTopic(q, topic, list);
-        result.published += published;
-        result.failed += list.length - published;
-      }
-      return result;
-    });
+          [batchSize],
+        );
+        const byTopic = new Map<string, OutboxRow[]>();
+        for (const row of rows) {
+          const list = byTopic.get(row.topic);
+          if (list) list.push(row);
+          else byTopic.set(row.topic, [row]);
+        }
+        const result: RoundResult = { published: 0, failed: 0 };
+        for (const [topic, list] of byTopic) {
+          const published = await publishTopic(q, topic, list);
+          result.published += published;
+          result.failed += list.length - published;
+        }
+        return result;
+      }),
+    );
   }
 
   function serial<T>(fn: () => Promise<T>): Promise<T> {
@@ -167,7 +174,9 @@ export function startOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
   async function purge(): Promise<void> {
     if (Date.now() - lastPurge < PURGE_EVERY_MS) return;
     lastPurge = Date.now();
-    await serial(() => db.query(`DELETE FROM ${s}.outbox WHERE published_at < now() - interval '${RETENTION}'`));
+    await serial(() =>
+      untraced(() => db.query(`DELETE FROM ${s}.outbox WHERE published_at < now() - interval '${RETENTION}'`)),
+    );
   }
 
   function schedule(ms: number): void {
