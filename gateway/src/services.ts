@@ -24,6 +24,17 @@ export function createServiceClients(transports: ServiceTransports): ServiceClie
 /** Call options carrying a context signed now; signed per call, since a signature ages out. */
 export type ContextSigner = (ctx: RequestContext) => CallOptions;
 
+/**
+ * The spec's org context header travels too, for proxies and logs on the way; services
+ * trust only the signed context, which carries the same org id.
+ */
+export const ORG_ID_HEADER = "x-platform-org-id";
+
 export function contextSigner(secret: string, clock: Clock): ContextSigner {
-  return (ctx) => ({ headers: { [CONTEXT_HEADER]: signContext(ctx, secret, clock) } });
+  return (ctx) => ({
+    headers: {
+      [CONTEXT_HEADER]: signContext(ctx, secret, clock),
+      ...(ctx.orgId ? { [ORG_ID_HEADER]: ctx.orgId } : {}),
+    },
+  });
 }

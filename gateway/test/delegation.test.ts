@@ -53,6 +53,8 @@ describe("X-Platform-Acting-On", () => {
       // Token scopes ∩ the child's grant.
       scopes: ["organizations:read", "deals:read", "deals:write"],
     });
+    // The spec's injected org context names the org the request acts on.
+    expect(gw.identity.orgIdHeaders.at(-1)).toBe(CHILD_ORG);
   });
 
   it("acts on the token's own org without the header", async () => {
@@ -60,6 +62,7 @@ describe("X-Platform-Acting-On", () => {
     expect(res.json().id).toBe(PARTNER_ORG);
     expect(res.headers["platform-acting-on"]).toBeUndefined();
     expect(gw.identity.contexts.at(-1)?.parentOrgId).toBeUndefined();
+    expect(gw.identity.orgIdHeaders.at(-1)).toBe(PARTNER_ORG);
   });
 
   it("answers 400 invalid-acting-on-org for an empty, malformed or wrongly prefixed value", async () => {

@@ -84,6 +84,8 @@ export class FakeIdentity {
   readonly calls = { resolveApiKey: 0, resolveDelegation: 0 };
   /** Contexts of the integrator calls, as the service verified them. */
   readonly contexts: RequestContext[] = [];
+  /** The X-Platform-Org-Id header of each integrator call. */
+  readonly orgIdHeaders: (string | null)[] = [];
   /** Makes the next call of either service throw this. */
   failNext: Error | undefined;
   #keys = 0;
@@ -129,6 +131,7 @@ export class FakeIdentity {
       getOrganization: async (req, ctx) => {
         const c = apiContext(ctx);
         this.contexts.push(c);
+        this.orgIdHeaders.push(ctx.requestHeader.get("x-platform-org-id"));
         this.#maybeFail();
         const id = req.orgId || c.orgId;
         const org = this.orgs.get(id);
