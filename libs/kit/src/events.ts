@@ -1,6 +1,7 @@
 /** Topic names, one per publishing context. */
 export const TOPICS = {
   identity: "platform.identity.v1",
+  gateway: "platform.gateway.v1",
 } as const;
 
 export type Topic = (typeof TOPICS)[keyof typeof TOPICS];
@@ -10,6 +11,10 @@ export const EVENT_TYPES = {
   tokenCreated: "platform.identity.v1.TokenCreated",
   tokenRevoked: "platform.identity.v1.TokenRevoked",
   partnerGrantChanged: "platform.identity.v1.PartnerGrantChanged",
+  organizationUpdated: "platform.identity.v1.OrganizationUpdated",
+  userInvited: "platform.identity.v1.UserInvited",
+  userUpdated: "platform.identity.v1.UserUpdated",
+  delegatedRequestServed: "platform.gateway.v1.DelegatedRequestServed",
 } as const;
 
 /** A domain event as written to the outbox and read back by consumers. */

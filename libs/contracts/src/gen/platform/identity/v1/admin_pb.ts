@@ -12,7 +12,140 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file platform/identity/v1/admin.proto.
  */
 export const file_platform_identity_v1_admin: GenFile = /*@__PURE__*/
-  fileDesc("CiBwbGF0Zm9ybS9pZGVudGl0eS92MS9hZG1pbi5wcm90bxIUcGxhdGZvcm0uaWRlbnRpdHkudjEilgIKCEFwaVRva2VuEgoKAmlkGAEgASgJEg4KBm9yZ19pZBgCIAEoCRIMCgRuYW1lGAMgASgJEg4KBnNjb3BlcxgEIAMoCRITCgtrZXlfcHJldmlldxgFIAEoCRI0CgtleHBpcmVfdGltZRgGIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBIAIgBARI0CgtyZXZva2VfdGltZRgHIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBIAYgBARIvCgtjcmVhdGVfdGltZRgIIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBCDgoMX2V4cGlyZV90aW1lQg4KDF9yZXZva2VfdGltZSKIAQoSQ3JlYXRlVG9rZW5SZXF1ZXN0Eg4KBm9yZ19pZBgBIAEoCRIMCgRuYW1lGAIgASgJEg4KBnNjb3BlcxgDIAMoCRI0CgtleHBpcmVfdGltZRgEIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBIAIgBAUIOCgxfZXhwaXJlX3RpbWUiUQoTQ3JlYXRlVG9rZW5SZXNwb25zZRItCgV0b2tlbhgBIAEoCzIeLnBsYXRmb3JtLmlkZW50aXR5LnYxLkFwaVRva2VuEgsKA2tleRgCIAEoCSIjChFMaXN0VG9rZW5zUmVxdWVzdBIOCgZvcmdfaWQYASABKAkiRAoSTGlzdFRva2Vuc1Jlc3BvbnNlEi4KBnRva2VucxgBIAMoCzIeLnBsYXRmb3JtLmlkZW50aXR5LnYxLkFwaVRva2VuIiYKElJldm9rZVRva2VuUmVxdWVzdBIQCgh0b2tlbl9pZBgBIAEoCSJEChNSZXZva2VUb2tlblJlc3BvbnNlEi0KBXRva2VuGAEgASgLMh4ucGxhdGZvcm0uaWRlbnRpdHkudjEuQXBpVG9rZW4iGgoYTGlzdE9yZ2FuaXphdGlvbnNSZXF1ZXN0Il0KGUxpc3RPcmdhbml6YXRpb25zUmVzcG9uc2USQAoNb3JnYW5pemF0aW9ucxgBIAMoCzIpLnBsYXRmb3JtLmlkZW50aXR5LnYxLk9yZ2FuaXphdGlvblN1bW1hcnkiXQoTT3JnYW5pemF0aW9uU3VtbWFyeRIKCgJpZBgBIAEoCRIMCgRuYW1lGAIgASgJEhUKDXBhcnRuZXJfYWRtaW4YAyABKAgSFQoNcGFyZW50X29yZ19pZBgEIAEoCSJdChZTZXRQYXJ0bmVyR3JhbnRSZXF1ZXN0EhUKDXBhcmVudF9vcmdfaWQYASABKAkSFAoMY2hpbGRfb3JnX2lkGAIgASgJEhYKDmdyYW50ZWRfc2NvcGVzGAMgAygJIloKF1NldFBhcnRuZXJHcmFudFJlc3BvbnNlEj8KDHJlbGF0aW9uc2hpcBgBIAEoCzIpLnBsYXRmb3JtLmlkZW50aXR5LnYxLlBhcnRuZXJSZWxhdGlvbnNoaXAiSAoZUmV2b2tlUGFydG5lckdyYW50UmVxdWVzdBIVCg1wYXJlbnRfb3JnX2lkGAEgASgJEhQKDGNoaWxkX29yZ19pZBgCIAEoCSJdChpSZXZva2VQYXJ0bmVyR3JhbnRSZXNwb25zZRI/CgxyZWxhdGlvbnNoaXAYASABKAsyKS5wbGF0Zm9ybS5pZGVudGl0eS52MS5QYXJ0bmVyUmVsYXRpb25zaGlwIoICChNQYXJ0bmVyUmVsYXRpb25zaGlwEhUKDXBhcmVudF9vcmdfaWQYASABKAkSFAoMY2hpbGRfb3JnX2lkGAIgASgJEhYKDmdyYW50ZWRfc2NvcGVzGAMgAygJEi8KC2NyZWF0ZV90aW1lGAQgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIvCgt1cGRhdGVfdGltZRgFIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASNAoLcmV2b2tlX3RpbWUYBiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wSACIAQFCDgoMX3Jldm9rZV90aW1lIhgKFkxpc3RTYW5kYm94S2V5c1JlcXVlc3QiSQoXTGlzdFNhbmRib3hLZXlzUmVzcG9uc2USLgoEa2V5cxgBIAMoCzIgLnBsYXRmb3JtLmlkZW50aXR5LnYxLlNhbmRib3hLZXki9wEKClNhbmRib3hLZXkSDAoEbmFtZRgBIAEoCRILCgNrZXkYAiABKAkSEAoIdG9rZW5faWQYAyABKAkSDgoGb3JnX2lkGAQgASgJEhAKCG9yZ19uYW1lGAUgASgJEg4KBnNjb3BlcxgGIAMoCRI0CgtleHBpcmVfdGltZRgHIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBIAIgBARI0CgtyZXZva2VfdGltZRgIIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBIAYgBAUIOCgxfZXhwaXJlX3RpbWVCDgoMX3Jldm9rZV90aW1lMo4GChRJZGVudGl0eUFkbWluU2VydmljZRJiCgtDcmVhdGVUb2tlbhIoLnBsYXRmb3JtLmlkZW50aXR5LnYxLkNyZWF0ZVRva2VuUmVxdWVzdBopLnBsYXRmb3JtLmlkZW50aXR5LnYxLkNyZWF0ZVRva2VuUmVzcG9uc2USXwoKTGlzdFRva2VucxInLnBsYXRmb3JtLmlkZW50aXR5LnYxLkxpc3RUb2tlbnNSZXF1ZXN0GigucGxhdGZvcm0uaWRlbnRpdHkudjEuTGlzdFRva2Vuc1Jlc3BvbnNlEmIKC1Jldm9rZVRva2VuEigucGxhdGZvcm0uaWRlbnRpdHkudjEuUmV2b2tlVG9rZW5SZXF1ZXN0GikucGxhdGZvcm0uaWRlbnRpdHkudjEuUmV2b2tlVG9rZW5SZXNwb25zZRJ0ChFMaXN0T3JnYW5pemF0aW9ucxIuLnBsYXRmb3JtLmlkZW50aXR5LnYxLkxpc3RPcmdhbml6YXRpb25zUmVxdWVzdBovLnBsYXRmb3JtLmlkZW50aXR5LnYxLkxpc3RPcmdhbml6YXRpb25zUmVzcG9uc2USbgoPU2V0UGFydG5lckdyYW50EiwucGxhdGZvcm0uaWRlbnRpdHkudjEuU2V0UGFydG5lckdyYW50UmVxdWVzdBotLnBsYXRmb3JtLmlkZW50aXR5LnYxLlNldFBhcnRuZXJHcmFudFJlc3BvbnNlEncKElJldm9rZVBhcnRuZXJHcmFudBIvLnBsYXRmb3JtLmlkZW50aXR5LnYxLlJldm9rZVBhcnRuZXJHcmFudFJlcXVlc3QaMC5wbGF0Zm9ybS5pZGVudGl0eS52MS5SZXZva2VQYXJ0bmVyR3JhbnRSZXNwb25zZRJuCg9MaXN0U2FuZGJveEtleXMSLC5wbGF0Zm9ybS5pZGVudGl0eS52MS5MaXN0U2FuZGJveEtleXNSZXF1ZXN0Gi0ucGxhdGZvcm0uaWRlbnRpdHkudjEuTGlzdFNhbmRib3hLZXlzUmVzcG9uc2ViBnByb3RvMw", [file_google_protobuf_timestamp]);
+  fileDesc("CiBwbGF0Zm9ybS9pZGVudGl0eS92MS9hZG1pbi5wcm90bxIUcGxhdGZvcm0uaWRlbnRpdHkudjEiUgoaTGlzdERlbGVnYXRpb25BdWRpdFJlcXVlc3QSFQoNcGFyZW50X29yZ19pZBgBIAEoCRIOCgZvcmdfaWQYAiABKAkSDQoFbGltaXQYAyABKAUiWgobTGlzdERlbGVnYXRpb25BdWRpdFJlc3BvbnNlEjsKB2VudHJpZXMYASADKAsyKi5wbGF0Zm9ybS5pZGVudGl0eS52MS5EZWxlZ2F0aW9uQXVkaXRFbnRyeSLHAQoURGVsZWdhdGlvbkF1ZGl0RW50cnkSCgoCaWQYASABKAkSFQoNcGFyZW50X29yZ19pZBgCIAEoCRIOCgZvcmdfaWQYAyABKAkSEAoIdG9rZW5faWQYBCABKAkSDgoGbWV0aG9kGAUgASgJEgwKBHBhdGgYBiABKAkSDgoGc3RhdHVzGAcgASgFEhIKCnJlcXVlc3RfaWQYCCABKAkSKAoEdGltZRgJIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAilgIKCEFwaVRva2VuEgoKAmlkGAEgASgJEg4KBm9yZ19pZBgCIAEoCRIMCgRuYW1lGAMgASgJEg4KBnNjb3BlcxgEIAMoCRITCgtrZXlfcHJldmlldxgFIAEoCRI0CgtleHBpcmVfdGltZRgGIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBIAIgBARI0CgtyZXZva2VfdGltZRgHIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBIAYgBARIvCgtjcmVhdGVfdGltZRgIIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBCDgoMX2V4cGlyZV90aW1lQg4KDF9yZXZva2VfdGltZSKIAQoSQ3JlYXRlVG9rZW5SZXF1ZXN0Eg4KBm9yZ19pZBgBIAEoCRIMCgRuYW1lGAIgASgJEg4KBnNjb3BlcxgDIAMoCRI0CgtleHBpcmVfdGltZRgEIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBIAIgBAUIOCgxfZXhwaXJlX3RpbWUiUQoTQ3JlYXRlVG9rZW5SZXNwb25zZRItCgV0b2tlbhgBIAEoCzIeLnBsYXRmb3JtLmlkZW50aXR5LnYxLkFwaVRva2VuEgsKA2tleRgCIAEoCSIjChFMaXN0VG9rZW5zUmVxdWVzdBIOCgZvcmdfaWQYASABKAkiRAoSTGlzdFRva2Vuc1Jlc3BvbnNlEi4KBnRva2VucxgBIAMoCzIeLnBsYXRmb3JtLmlkZW50aXR5LnYxLkFwaVRva2VuIiYKElJldm9rZVRva2VuUmVxdWVzdBIQCgh0b2tlbl9pZBgBIAEoCSJEChNSZXZva2VUb2tlblJlc3BvbnNlEi0KBXRva2VuGAEgASgLMh4ucGxhdGZvcm0uaWRlbnRpdHkudjEuQXBpVG9rZW4iGgoYTGlzdE9yZ2FuaXphdGlvbnNSZXF1ZXN0Il0KGUxpc3RPcmdhbml6YXRpb25zUmVzcG9uc2USQAoNb3JnYW5pemF0aW9ucxgBIAMoCzIpLnBsYXRmb3JtLmlkZW50aXR5LnYxLk9yZ2FuaXphdGlvblN1bW1hcnkiXQoTT3JnYW5pemF0aW9uU3VtbWFyeRIKCgJpZBgBIAEoCRIMCgRuYW1lGAIgASgJEhUKDXBhcnRuZXJfYWRtaW4YAyABKAgSFQoNcGFyZW50X29yZ19pZBgEIAEoCSJdChZTZXRQYXJ0bmVyR3JhbnRSZXF1ZXN0EhUKDXBhcmVudF9vcmdfaWQYASABKAkSFAoMY2hpbGRfb3JnX2lkGAIgASgJEhYKDmdyYW50ZWRfc2NvcGVzGAMgAygJIloKF1NldFBhcnRuZXJHcmFudFJlc3BvbnNlEj8KDHJlbGF0aW9uc2hpcBgBIAEoCzIpLnBsYXRmb3JtLmlkZW50aXR5LnYxLlBhcnRuZXJSZWxhdGlvbnNoaXAiSAoZUmV2b2tlUGFydG5lckdyYW50UmVxdWVzdBIVCg1wYXJlbnRfb3JnX2lkGAEgASgJEhQKDGNoaWxkX29yZ19pZBgCIAEoCSJdChpSZXZva2VQYXJ0bmVyR3JhbnRSZXNwb25zZRI/CgxyZWxhdGlvbnNoaXAYASABKAsyKS5wbGF0Zm9ybS5pZGVudGl0eS52MS5QYXJ0bmVyUmVsYXRpb25zaGlwIoICChNQYXJ0bmVyUmVsYXRpb25zaGlwEhUKDXBhcmVudF9vcmdfaWQYASABKAkSFAoMY2hpbGRfb3JnX2lkGAIgASgJEhYKDmdyYW50ZWRfc2NvcGVzGAMgAygJEi8KC2NyZWF0ZV90aW1lGAQgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIvCgt1cGRhdGVfdGltZRgFIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASNAoLcmV2b2tlX3RpbWUYBiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wSACIAQFCDgoMX3Jldm9rZV90aW1lIhgKFkxpc3RTYW5kYm94S2V5c1JlcXVlc3QiSQoXTGlzdFNhbmRib3hLZXlzUmVzcG9uc2USLgoEa2V5cxgBIAMoCzIgLnBsYXRmb3JtLmlkZW50aXR5LnYxLlNhbmRib3hLZXki9wEKClNhbmRib3hLZXkSDAoEbmFtZRgBIAEoCRILCgNrZXkYAiABKAkSEAoIdG9rZW5faWQYAyABKAkSDgoGb3JnX2lkGAQgASgJEhAKCG9yZ19uYW1lGAUgASgJEg4KBnNjb3BlcxgGIAMoCRI0CgtleHBpcmVfdGltZRgHIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBIAIgBARI0CgtyZXZva2VfdGltZRgIIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBIAYgBAUIOCgxfZXhwaXJlX3RpbWVCDgoMX3Jldm9rZV90aW1lMooHChRJZGVudGl0eUFkbWluU2VydmljZRJiCgtDcmVhdGVUb2tlbhIoLnBsYXRmb3JtLmlkZW50aXR5LnYxLkNyZWF0ZVRva2VuUmVxdWVzdBopLnBsYXRmb3JtLmlkZW50aXR5LnYxLkNyZWF0ZVRva2VuUmVzcG9uc2USXwoKTGlzdFRva2VucxInLnBsYXRmb3JtLmlkZW50aXR5LnYxLkxpc3RUb2tlbnNSZXF1ZXN0GigucGxhdGZvcm0uaWRlbnRpdHkudjEuTGlzdFRva2Vuc1Jlc3BvbnNlEmIKC1Jldm9rZVRva2VuEigucGxhdGZvcm0uaWRlbnRpdHkudjEuUmV2b2tlVG9rZW5SZXF1ZXN0GikucGxhdGZvcm0uaWRlbnRpdHkudjEuUmV2b2tlVG9rZW5SZXNwb25zZRJ0ChFMaXN0T3JnYW5pemF0aW9ucxIuLnBsYXRmb3JtLmlkZW50aXR5LnYxLkxpc3RPcmdhbml6YXRpb25zUmVxdWVzdBovLnBsYXRmb3JtLmlkZW50aXR5LnYxLkxpc3RPcmdhbml6YXRpb25zUmVzcG9uc2USbgoPU2V0UGFydG5lckdyYW50EiwucGxhdGZvcm0uaWRlbnRpdHkudjEuU2V0UGFydG5lckdyYW50UmVxdWVzdBotLnBsYXRmb3JtLmlkZW50aXR5LnYxLlNldFBhcnRuZXJHcmFudFJlc3BvbnNlEncKElJldm9rZVBhcnRuZXJHcmFudBIvLnBsYXRmb3JtLmlkZW50aXR5LnYxLlJldm9rZVBhcnRuZXJHcmFudFJlcXVlc3QaMC5wbGF0Zm9ybS5pZGVudGl0eS52MS5SZXZva2VQYXJ0bmVyR3JhbnRSZXNwb25zZRJuCg9MaXN0U2FuZGJveEtleXMSLC5wbGF0Zm9ybS5pZGVudGl0eS52MS5MaXN0U2FuZGJveEtleXNSZXF1ZXN0Gi0ucGxhdGZvcm0uaWRlbnRpdHkudjEuTGlzdFNhbmRib3hLZXlzUmVzcG9uc2USegoTTGlzdERlbGVnYXRpb25BdWRpdBIwLnBsYXRmb3JtLmlkZW50aXR5LnYxLkxpc3REZWxlZ2F0aW9uQXVkaXRSZXF1ZXN0GjEucGxhdGZvcm0uaWRlbnRpdHkudjEuTGlzdERlbGVnYXRpb25BdWRpdFJlc3BvbnNlYgZwcm90bzM", [file_google_protobuf_timestamp]);
+
+/**
+ * ListDelegationAuditRequest filters the audit log.
+ *
+ * @generated from message platform.identity.v1.ListDelegationAuditRequest
+ */
+export type ListDelegationAuditRequest = Message<"platform.identity.v1.ListDelegationAuditRequest"> & {
+  /**
+   * Only this parent's requests when set.
+   *
+   * @generated from field: string parent_org_id = 1;
+   */
+  parentOrgId: string;
+
+  /**
+   * Only requests on this child when set.
+   *
+   * @generated from field: string org_id = 2;
+   */
+  orgId: string;
+
+  /**
+   * At most this many entries (default 50, max 500).
+   *
+   * @generated from field: int32 limit = 3;
+   */
+  limit: number;
+};
+
+/**
+ * Describes the message platform.identity.v1.ListDelegationAuditRequest.
+ * Use `create(ListDelegationAuditRequestSchema)` to create a new message.
+ */
+export const ListDelegationAuditRequestSchema: GenMessage<ListDelegationAuditRequest> = /*@__PURE__*/
+  messageDesc(file_platform_identity_v1_admin, 0);
+
+/**
+ * ListDelegationAuditResponse lists audit entries.
+ *
+ * @generated from message platform.identity.v1.ListDelegationAuditResponse
+ */
+export type ListDelegationAuditResponse = Message<"platform.identity.v1.ListDelegationAuditResponse"> & {
+  /**
+   * Entries, newest first.
+   *
+   * @generated from field: repeated platform.identity.v1.DelegationAuditEntry entries = 1;
+   */
+  entries: DelegationAuditEntry[];
+};
+
+/**
+ * Describes the message platform.identity.v1.ListDelegationAuditResponse.
+ * Use `create(ListDelegationAuditResponseSchema)` to create a new message.
+ */
+export const ListDelegationAuditResponseSchema: GenMessage<ListDelegationAuditResponse> = /*@__PURE__*/
+  messageDesc(file_platform_identity_v1_admin, 1);
+
+/**
+ * DelegationAuditEntry records one request a partner made on behalf of a child.
+ *
+ * @generated from message platform.identity.v1.DelegationAuditEntry
+ */
+export type DelegationAuditEntry = Message<"platform.identity.v1.DelegationAuditEntry"> & {
+  /**
+   * The gateway's event id.
+   *
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * Partner organization id.
+   *
+   * @generated from field: string parent_org_id = 2;
+   */
+  parentOrgId: string;
+
+  /**
+   * Child organization the request acted on.
+   *
+   * @generated from field: string org_id = 3;
+   */
+  orgId: string;
+
+  /**
+   * Token used.
+   *
+   * @generated from field: string token_id = 4;
+   */
+  tokenId: string;
+
+  /**
+   * HTTP method.
+   *
+   * @generated from field: string method = 5;
+   */
+  method: string;
+
+  /**
+   * Request path.
+   *
+   * @generated from field: string path = 6;
+   */
+  path: string;
+
+  /**
+   * Response status.
+   *
+   * @generated from field: int32 status = 7;
+   */
+  status: number;
+
+  /**
+   * The request's X-Request-Id.
+   *
+   * @generated from field: string request_id = 8;
+   */
+  requestId: string;
+
+  /**
+   * When the request was answered.
+   *
+   * @generated from field: google.protobuf.Timestamp time = 9;
+   */
+  time?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message platform.identity.v1.DelegationAuditEntry.
+ * Use `create(DelegationAuditEntrySchema)` to create a new message.
+ */
+export const DelegationAuditEntrySchema: GenMessage<DelegationAuditEntry> = /*@__PURE__*/
+  messageDesc(file_platform_identity_v1_admin, 2);
 
 /**
  * ApiToken describes a token without its key.
@@ -82,7 +215,7 @@ export type ApiToken = Message<"platform.identity.v1.ApiToken"> & {
  * Use `create(ApiTokenSchema)` to create a new message.
  */
 export const ApiTokenSchema: GenMessage<ApiToken> = /*@__PURE__*/
-  messageDesc(file_platform_identity_v1_admin, 0);
+  messageDesc(file_platform_identity_v1_admin, 3);
 
 /**
  * CreateTokenRequest describes the token to issue.
@@ -124,7 +257,7 @@ export type CreateTokenRequest = Message<"platform.identity.v1.CreateTokenReques
  * Use `create(CreateTokenRequestSchema)` to create a new message.
  */
 export const CreateTokenRequestSchema: GenMessage<CreateTokenRequest> = /*@__PURE__*/
-  messageDesc(file_platform_identity_v1_admin, 1);
+  messageDesc(file_platform_identity_v1_admin, 4);
 
 /**
  * CreateTokenResponse returns the token and, once, its key.
@@ -152,7 +285,7 @@ export type CreateTokenResponse = Message<"platform.identity.v1.CreateTokenRespo
  * Use `create(CreateTokenResponseSchema)` to create a new message.
  */
 export const CreateTokenResponseSchema: GenMessage<CreateTokenResponse> = /*@__PURE__*/
-  messageDesc(file_platform_identity_v1_admin, 2);
+  messageDesc(file_platform_identity_v1_admin, 5);
 
 /**
  * ListTokensRequest filters tokens.
@@ -173,7 +306,7 @@ export type ListTokensRequest = Message<"platform.identity.v1.ListTokensRequest"
  * Use `create(ListTokensRequestSchema)` to create a new message.
  */
 export const ListTokensRequestSchema: GenMessage<ListTokensRequest> = /*@__PURE__*/
-  messageDesc(file_platform_identity_v1_admin, 3);
+  messageDesc(file_platform_identity_v1_admin, 6);
 
 /**
  * ListTokensResponse lists tokens.
@@ -194,7 +327,7 @@ export type ListTokensResponse = Message<"platform.identity.v1.ListTokensRespons
  * Use `create(ListTokensResponseSchema)` to create a new message.
  */
 export const ListTokensResponseSchema: GenMessage<ListTokensResponse> = /*@__PURE__*/
-  messageDesc(file_platform_identity_v1_admin, 4);
+  messageDesc(file_platform_identity_v1_admin, 7);
 
 /**
  * RevokeTokenRequest names the token.
@@ -215,7 +348,7 @@ export type RevokeTokenRequest = Message<"platform.identity.v1.RevokeTokenReques
  * Use `create(RevokeTokenRequestSchema)` to create a new message.
  */
 export const RevokeTokenRequestSchema: GenMessage<RevokeTokenRequest> = /*@__PURE__*/
-  messageDesc(file_platform_identity_v1_admin, 5);
+  messageDesc(file_platform_identity_v1_admin, 8);
 
 /**
  * RevokeTokenResponse returns the revoked token.
@@ -236,7 +369,7 @@ export type RevokeTokenResponse = Message<"platform.identity.v1.RevokeTokenRespo
  * Use `create(RevokeTokenResponseSchema)` to create a new message.
  */
 export const RevokeTokenResponseSchema: GenMessage<RevokeTokenResponse> = /*@__PURE__*/
-  messageDesc(file_platform_identity_v1_admin, 6);
+  messageDesc(file_platform_identity_v1_admin, 9);
 
 /**
  * ListOrganizationsRequest asks for every organization.
@@ -251,7 +384,7 @@ export type ListOrganizationsRequest = Message<"platform.identity.v1.ListOrganiz
  * Use `create(ListOrganizationsRequestSchema)` to create a new message.
  */
 export const ListOrganizationsRequestSchema: GenMessage<ListOrganizationsRequest> = /*@__PURE__*/
-  messageDesc(file_platform_identity_v1_admin, 7);
+  messageDesc(file_platform_identity_v1_admin, 10);
 
 /**
  * ListOrganizationsResponse lists organizations.
@@ -272,7 +405,7 @@ export type ListOrganizationsResponse = Message<"platform.identity.v1.ListOrgani
  * Use `create(ListOrganizationsResponseSchema)` to create a new message.
  */
 export const ListOrganizationsResponseSchema: GenMessage<ListOrganizationsResponse> = /*@__PURE__*/
-  messageDesc(file_platform_identity_v1_admin, 8);
+  messageDesc(file_platform_identity_v1_admin, 11);
 
 /**
  * OrganizationSummary is an admin-plane view of an organization.
@@ -314,7 +447,7 @@ export type OrganizationSummary = Message<"platform.identity.v1.OrganizationSumm
  * Use `create(OrganizationSummarySchema)` to create a new message.
  */
 export const OrganizationSummarySchema: GenMessage<OrganizationSummary> = /*@__PURE__*/
-  messageDesc(file_platform_identity_v1_admin, 9);
+  messageDesc(file_platform_identity_v1_admin, 12);
 
 /**
  * SetPartnerGrantRequest names the relationship and its grant.
@@ -349,7 +482,7 @@ export type SetPartnerGrantRequest = Message<"platform.identity.v1.SetPartnerGra
  * Use `create(SetPartnerGrantRequestSchema)` to create a new message.
  */
 export const SetPartnerGrantRequestSchema: GenMessage<SetPartnerGrantRequest> = /*@__PURE__*/
-  messageDesc(file_platform_identity_v1_admin, 10);
+  messageDesc(file_platform_identity_v1_admin, 13);
 
 /**
  * SetPartnerGrantResponse echoes the relationship.
@@ -370,7 +503,7 @@ export type SetPartnerGrantResponse = Message<"platform.identity.v1.SetPartnerGr
  * Use `create(SetPartnerGrantResponseSchema)` to create a new message.
  */
 export const SetPartnerGrantResponseSchema: GenMessage<SetPartnerGrantResponse> = /*@__PURE__*/
-  messageDesc(file_platform_identity_v1_admin, 11);
+  messageDesc(file_platform_identity_v1_admin, 14);
 
 /**
  * RevokePartnerGrantRequest names the relationship.
@@ -398,7 +531,7 @@ export type RevokePartnerGrantRequest = Message<"platform.identity.v1.RevokePart
  * Use `create(RevokePartnerGrantRequestSchema)` to create a new message.
  */
 export const RevokePartnerGrantRequestSchema: GenMessage<RevokePartnerGrantRequest> = /*@__PURE__*/
-  messageDesc(file_platform_identity_v1_admin, 12);
+  messageDesc(file_platform_identity_v1_admin, 15);
 
 /**
  * RevokePartnerGrantResponse echoes the relationship.
@@ -419,7 +552,7 @@ export type RevokePartnerGrantResponse = Message<"platform.identity.v1.RevokePar
  * Use `create(RevokePartnerGrantResponseSchema)` to create a new message.
  */
 export const RevokePartnerGrantResponseSchema: GenMessage<RevokePartnerGrantResponse> = /*@__PURE__*/
-  messageDesc(file_platform_identity_v1_admin, 13);
+  messageDesc(file_platform_identity_v1_admin, 16);
 
 /**
  * PartnerRelationship links a parent to a child organization.
@@ -475,7 +608,7 @@ export type PartnerRelationship = Message<"platform.identity.v1.PartnerRelations
  * Use `create(PartnerRelationshipSchema)` to create a new message.
  */
 export const PartnerRelationshipSchema: GenMessage<PartnerRelationship> = /*@__PURE__*/
-  messageDesc(file_platform_identity_v1_admin, 14);
+  messageDesc(file_platform_identity_v1_admin, 17);
 
 /**
  * ListSandboxKeysRequest asks for the sandbox keys.
@@ -490,7 +623,7 @@ export type ListSandboxKeysRequest = Message<"platform.identity.v1.ListSandboxKe
  * Use `create(ListSandboxKeysRequestSchema)` to create a new message.
  */
 export const ListSandboxKeysRequestSchema: GenMessage<ListSandboxKeysRequest> = /*@__PURE__*/
-  messageDesc(file_platform_identity_v1_admin, 15);
+  messageDesc(file_platform_identity_v1_admin, 18);
 
 /**
  * ListSandboxKeysResponse lists the sandbox keys.
@@ -511,7 +644,7 @@ export type ListSandboxKeysResponse = Message<"platform.identity.v1.ListSandboxK
  * Use `create(ListSandboxKeysResponseSchema)` to create a new message.
  */
 export const ListSandboxKeysResponseSchema: GenMessage<ListSandboxKeysResponse> = /*@__PURE__*/
-  messageDesc(file_platform_identity_v1_admin, 16);
+  messageDesc(file_platform_identity_v1_admin, 19);
 
 /**
  * SandboxKey is a named sandbox token with its key.
@@ -581,7 +714,7 @@ export type SandboxKey = Message<"platform.identity.v1.SandboxKey"> & {
  * Use `create(SandboxKeySchema)` to create a new message.
  */
 export const SandboxKeySchema: GenMessage<SandboxKey> = /*@__PURE__*/
-  messageDesc(file_platform_identity_v1_admin, 17);
+  messageDesc(file_platform_identity_v1_admin, 20);
 
 /**
  * IdentityAdminService is the admin plane: token and partner management, served on its own port behind the admin secret.
@@ -658,6 +791,16 @@ export const IdentityAdminService: GenService<{
     methodKind: "unary";
     input: typeof ListSandboxKeysRequestSchema;
     output: typeof ListSandboxKeysResponseSchema;
+  },
+  /**
+   * ListDelegationAudit lists delegated requests, newest first.
+   *
+   * @generated from rpc platform.identity.v1.IdentityAdminService.ListDelegationAudit
+   */
+  listDelegationAudit: {
+    methodKind: "unary";
+    input: typeof ListDelegationAuditRequestSchema;
+    output: typeof ListDelegationAuditResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_platform_identity_v1_admin, 0);

@@ -12,7 +12,84 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file platform/identity/v1/organization.proto.
  */
 export const file_platform_identity_v1_organization: GenFile = /*@__PURE__*/
-  fileDesc("CidwbGF0Zm9ybS9pZGVudGl0eS92MS9vcmdhbml6YXRpb24ucHJvdG8SFHBsYXRmb3JtLmlkZW50aXR5LnYxIigKFkdldE9yZ2FuaXphdGlvblJlcXVlc3QSDgoGb3JnX2lkGAEgASgJIlMKF0dldE9yZ2FuaXphdGlvblJlc3BvbnNlEjgKDG9yZ2FuaXphdGlvbhgBIAEoCzIiLnBsYXRmb3JtLmlkZW50aXR5LnYxLk9yZ2FuaXphdGlvbiIYChZHZXRFbnRpdGxlbWVudHNSZXF1ZXN0IlMKF0dldEVudGl0bGVtZW50c1Jlc3BvbnNlEjgKDGVudGl0bGVtZW50cxgBIAEoCzIiLnBsYXRmb3JtLmlkZW50aXR5LnYxLkVudGl0bGVtZW50cyKXAwoMT3JnYW5pemF0aW9uEgoKAmlkGAEgASgJEgwKBG5hbWUYAiABKAkSHAoUcHJpbWFyeV9lbWFpbF9kb21haW4YAyABKAkSFQoNZW1haWxfZG9tYWlucxgEIAMoCRI0Cg1hZG1pbmlzdHJhdG9yGAUgASgLMh0ucGxhdGZvcm0uaWRlbnRpdHkudjEuVXNlclJlZhIQCghpbmR1c3RyeRgGIAEoCRIWCg5lbXBsb3llZV9jb3VudBgHIAEoBRIVCghsb2dvX3VybBgIIAEoCUgAiAEBEkEKC3NvdXJjZV9yZWZzGAkgASgLMiwucGxhdGZvcm0uaWRlbnRpdHkudjEuT3JnYW5pemF0aW9uU291cmNlUmVmcxIvCgtjcmVhdGVfdGltZRgKIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLwoLdXBkYXRlX3RpbWUYCyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEg8KB3ZlcnNpb24YDCABKANCCwoJX2xvZ29fdXJsIjAKB1VzZXJSZWYSDwoHdXNlcl9pZBgBIAEoCRIUCgxkaXNwbGF5X25hbWUYAiABKAkiXAoWT3JnYW5pemF0aW9uU291cmNlUmVmcxI6CgNjcm0YASABKAsyKC5wbGF0Zm9ybS5pZGVudGl0eS52MS5Pcmdhbml6YXRpb25Dcm1SZWZIAIgBAUIGCgRfY3JtIiQKEk9yZ2FuaXphdGlvbkNybVJlZhIOCgZvcmdfaWQYASABKAki4AEKDEVudGl0bGVtZW50cxIOCgZvcmdfaWQYASABKAkSMAoIZmVhdHVyZXMYAiABKAsyHi5wbGF0Zm9ybS5pZGVudGl0eS52MS5GZWF0dXJlcxIqCgVzZWF0cxgDIAEoCzIbLnBsYXRmb3JtLmlkZW50aXR5LnYxLlNlYXRzEjcKDGxpY2Vuc2VfdGllchgEIAEoCzIhLnBsYXRmb3JtLmlkZW50aXR5LnYxLkxpY2Vuc2VUaWVyEikKBWFzX29mGAUgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCKfAQoIRmVhdHVyZXMSGAoQc21hcnRfc2NoZWR1bGluZxgBIAEoCBIgChh0ZWFtX2NhbGVuZGFyX3NjaGVkdWxpbmcYAiABKAgSFgoOcmVwbHlfdHJhY2tpbmcYAyABKAgSEwoLZW1haWxfYmxhc3QYBCABKAgSFgoOZGVhbF9pbnRlbF9hcHAYBSABKAgSEgoKbWVldGluZ19haRgGIAEoCCI3CgVTZWF0cxINCgV0b3RhbBgBIAEoBRIMCgR1c2VkGAIgASgFEhEKCWF2YWlsYWJsZRgDIAEoBSIpCgtMaWNlbnNlVGllchIMCgRzbHVnGAEgASgJEgwKBG5hbWUYAiABKAky9QEKE09yZ2FuaXphdGlvblNlcnZpY2USbgoPR2V0T3JnYW5pemF0aW9uEiwucGxhdGZvcm0uaWRlbnRpdHkudjEuR2V0T3JnYW5pemF0aW9uUmVxdWVzdBotLnBsYXRmb3JtLmlkZW50aXR5LnYxLkdldE9yZ2FuaXphdGlvblJlc3BvbnNlEm4KD0dldEVudGl0bGVtZW50cxIsLnBsYXRmb3JtLmlkZW50aXR5LnYxLkdldEVudGl0bGVtZW50c1JlcXVlc3QaLS5wbGF0Zm9ybS5pZGVudGl0eS52MS5HZXRFbnRpdGxlbWVudHNSZXNwb25zZWIGcHJvdG8z", [file_google_protobuf_timestamp]);
+  fileDesc("CidwbGF0Zm9ybS9pZGVudGl0eS92MS9vcmdhbml6YXRpb24ucHJvdG8SFHBsYXRmb3JtLmlkZW50aXR5LnYxIvEBChlVcGRhdGVPcmdhbml6YXRpb25SZXF1ZXN0Eg4KBm9yZ19pZBgBIAEoCRIYChBleHBlY3RlZF92ZXJzaW9uGAIgASgDEhEKBG5hbWUYAyABKAlIAIgBARIhChRwcmltYXJ5X2VtYWlsX2RvbWFpbhgEIAEoCUgBiAEBEhUKCGluZHVzdHJ5GAUgASgJSAKIAQESGwoOZW1wbG95ZWVfY291bnQYBiABKAVIA4gBAUIHCgVfbmFtZUIXChVfcHJpbWFyeV9lbWFpbF9kb21haW5CCwoJX2luZHVzdHJ5QhEKD19lbXBsb3llZV9jb3VudCJWChpVcGRhdGVPcmdhbml6YXRpb25SZXNwb25zZRI4Cgxvcmdhbml6YXRpb24YASABKAsyIi5wbGF0Zm9ybS5pZGVudGl0eS52MS5Pcmdhbml6YXRpb24iKAoWR2V0T3JnYW5pemF0aW9uUmVxdWVzdBIOCgZvcmdfaWQYASABKAkiUwoXR2V0T3JnYW5pemF0aW9uUmVzcG9uc2USOAoMb3JnYW5pemF0aW9uGAEgASgLMiIucGxhdGZvcm0uaWRlbnRpdHkudjEuT3JnYW5pemF0aW9uIhgKFkdldEVudGl0bGVtZW50c1JlcXVlc3QiUwoXR2V0RW50aXRsZW1lbnRzUmVzcG9uc2USOAoMZW50aXRsZW1lbnRzGAEgASgLMiIucGxhdGZvcm0uaWRlbnRpdHkudjEuRW50aXRsZW1lbnRzIpcDCgxPcmdhbml6YXRpb24SCgoCaWQYASABKAkSDAoEbmFtZRgCIAEoCRIcChRwcmltYXJ5X2VtYWlsX2RvbWFpbhgDIAEoCRIVCg1lbWFpbF9kb21haW5zGAQgAygJEjQKDWFkbWluaXN0cmF0b3IYBSABKAsyHS5wbGF0Zm9ybS5pZGVudGl0eS52MS5Vc2VyUmVmEhAKCGluZHVzdHJ5GAYgASgJEhYKDmVtcGxveWVlX2NvdW50GAcgASgFEhUKCGxvZ29fdXJsGAggASgJSACIAQESQQoLc291cmNlX3JlZnMYCSABKAsyLC5wbGF0Zm9ybS5pZGVudGl0eS52MS5Pcmdhbml6YXRpb25Tb3VyY2VSZWZzEi8KC2NyZWF0ZV90aW1lGAogASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIvCgt1cGRhdGVfdGltZRgLIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASDwoHdmVyc2lvbhgMIAEoA0ILCglfbG9nb191cmwiMAoHVXNlclJlZhIPCgd1c2VyX2lkGAEgASgJEhQKDGRpc3BsYXlfbmFtZRgCIAEoCSJcChZPcmdhbml6YXRpb25Tb3VyY2VSZWZzEjoKA2NybRgBIAEoCzIoLnBsYXRmb3JtLmlkZW50aXR5LnYxLk9yZ2FuaXphdGlvbkNybVJlZkgAiAEBQgYKBF9jcm0iJAoST3JnYW5pemF0aW9uQ3JtUmVmEg4KBm9yZ19pZBgBIAEoCSLgAQoMRW50aXRsZW1lbnRzEg4KBm9yZ19pZBgBIAEoCRIwCghmZWF0dXJlcxgCIAEoCzIeLnBsYXRmb3JtLmlkZW50aXR5LnYxLkZlYXR1cmVzEioKBXNlYXRzGAMgASgLMhsucGxhdGZvcm0uaWRlbnRpdHkudjEuU2VhdHMSNwoMbGljZW5zZV90aWVyGAQgASgLMiEucGxhdGZvcm0uaWRlbnRpdHkudjEuTGljZW5zZVRpZXISKQoFYXNfb2YYBSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIp8BCghGZWF0dXJlcxIYChBzbWFydF9zY2hlZHVsaW5nGAEgASgIEiAKGHRlYW1fY2FsZW5kYXJfc2NoZWR1bGluZxgCIAEoCBIWCg5yZXBseV90cmFja2luZxgDIAEoCBITCgtlbWFpbF9ibGFzdBgEIAEoCBIWCg5kZWFsX2ludGVsX2FwcBgFIAEoCBISCgptZWV0aW5nX2FpGAYgASgIIjcKBVNlYXRzEg0KBXRvdGFsGAEgASgFEgwKBHVzZWQYAiABKAUSEQoJYXZhaWxhYmxlGAMgASgFIikKC0xpY2Vuc2VUaWVyEgwKBHNsdWcYASABKAkSDAoEbmFtZRgCIAEoCTLuAgoTT3JnYW5pemF0aW9uU2VydmljZRJuCg9HZXRPcmdhbml6YXRpb24SLC5wbGF0Zm9ybS5pZGVudGl0eS52MS5HZXRPcmdhbml6YXRpb25SZXF1ZXN0Gi0ucGxhdGZvcm0uaWRlbnRpdHkudjEuR2V0T3JnYW5pemF0aW9uUmVzcG9uc2USbgoPR2V0RW50aXRsZW1lbnRzEiwucGxhdGZvcm0uaWRlbnRpdHkudjEuR2V0RW50aXRsZW1lbnRzUmVxdWVzdBotLnBsYXRmb3JtLmlkZW50aXR5LnYxLkdldEVudGl0bGVtZW50c1Jlc3BvbnNlEncKElVwZGF0ZU9yZ2FuaXphdGlvbhIvLnBsYXRmb3JtLmlkZW50aXR5LnYxLlVwZGF0ZU9yZ2FuaXphdGlvblJlcXVlc3QaMC5wbGF0Zm9ybS5pZGVudGl0eS52MS5VcGRhdGVPcmdhbml6YXRpb25SZXNwb25zZWIGcHJvdG8z", [file_google_protobuf_timestamp]);
+
+/**
+ * UpdateOrganizationRequest is a partial-merge patch at an expected version.
+ *
+ * @generated from message platform.identity.v1.UpdateOrganizationRequest
+ */
+export type UpdateOrganizationRequest = Message<"platform.identity.v1.UpdateOrganizationRequest"> & {
+  /**
+   * Organization id (org_).
+   *
+   * @generated from field: string org_id = 1;
+   */
+  orgId: string;
+
+  /**
+   * Version from the caller's If-Match.
+   *
+   * @generated from field: int64 expected_version = 2;
+   */
+  expectedVersion: bigint;
+
+  /**
+   * New name, at most 200 characters.
+   *
+   * @generated from field: optional string name = 3;
+   */
+  name?: string | undefined;
+
+  /**
+   * New primary domain; must already be verified.
+   *
+   * @generated from field: optional string primary_email_domain = 4;
+   */
+  primaryEmailDomain?: string | undefined;
+
+  /**
+   * New industry.
+   *
+   * @generated from field: optional string industry = 5;
+   */
+  industry?: string | undefined;
+
+  /**
+   * New employee count, 1 to 1,000,000.
+   *
+   * @generated from field: optional int32 employee_count = 6;
+   */
+  employeeCount?: number | undefined;
+};
+
+/**
+ * Describes the message platform.identity.v1.UpdateOrganizationRequest.
+ * Use `create(UpdateOrganizationRequestSchema)` to create a new message.
+ */
+export const UpdateOrganizationRequestSchema: GenMessage<UpdateOrganizationRequest> = /*@__PURE__*/
+  messageDesc(file_platform_identity_v1_organization, 0);
+
+/**
+ * UpdateOrganizationResponse carries the changed organization.
+ *
+ * @generated from message platform.identity.v1.UpdateOrganizationResponse
+ */
+export type UpdateOrganizationResponse = Message<"platform.identity.v1.UpdateOrganizationResponse"> & {
+  /**
+   * The organization after the change.
+   *
+   * @generated from field: platform.identity.v1.Organization organization = 1;
+   */
+  organization?: Organization | undefined;
+};
+
+/**
+ * Describes the message platform.identity.v1.UpdateOrganizationResponse.
+ * Use `create(UpdateOrganizationResponseSchema)` to create a new message.
+ */
+export const UpdateOrganizationResponseSchema: GenMessage<UpdateOrganizationResponse> = /*@__PURE__*/
+  messageDesc(file_platform_identity_v1_organization, 1);
 
 /**
  * GetOrganizationRequest names the organization; empty means the caller's own.
@@ -33,7 +110,7 @@ export type GetOrganizationRequest = Message<"platform.identity.v1.GetOrganizati
  * Use `create(GetOrganizationRequestSchema)` to create a new message.
  */
 export const GetOrganizationRequestSchema: GenMessage<GetOrganizationRequest> = /*@__PURE__*/
-  messageDesc(file_platform_identity_v1_organization, 0);
+  messageDesc(file_platform_identity_v1_organization, 2);
 
 /**
  * GetOrganizationResponse carries the organization.
@@ -54,7 +131,7 @@ export type GetOrganizationResponse = Message<"platform.identity.v1.GetOrganizat
  * Use `create(GetOrganizationResponseSchema)` to create a new message.
  */
 export const GetOrganizationResponseSchema: GenMessage<GetOrganizationResponse> = /*@__PURE__*/
-  messageDesc(file_platform_identity_v1_organization, 1);
+  messageDesc(file_platform_identity_v1_organization, 3);
 
 /**
  * GetEntitlementsRequest asks for the caller's entitlements.
@@ -69,7 +146,7 @@ export type GetEntitlementsRequest = Message<"platform.identity.v1.GetEntitlemen
  * Use `create(GetEntitlementsRequestSchema)` to create a new message.
  */
 export const GetEntitlementsRequestSchema: GenMessage<GetEntitlementsRequest> = /*@__PURE__*/
-  messageDesc(file_platform_identity_v1_organization, 2);
+  messageDesc(file_platform_identity_v1_organization, 4);
 
 /**
  * GetEntitlementsResponse carries the entitlements.
@@ -90,7 +167,7 @@ export type GetEntitlementsResponse = Message<"platform.identity.v1.GetEntitleme
  * Use `create(GetEntitlementsResponseSchema)` to create a new message.
  */
 export const GetEntitlementsResponseSchema: GenMessage<GetEntitlementsResponse> = /*@__PURE__*/
-  messageDesc(file_platform_identity_v1_organization, 3);
+  messageDesc(file_platform_identity_v1_organization, 5);
 
 /**
  * Organization is a tenant.
@@ -188,7 +265,7 @@ export type Organization = Message<"platform.identity.v1.Organization"> & {
  * Use `create(OrganizationSchema)` to create a new message.
  */
 export const OrganizationSchema: GenMessage<Organization> = /*@__PURE__*/
-  messageDesc(file_platform_identity_v1_organization, 4);
+  messageDesc(file_platform_identity_v1_organization, 6);
 
 /**
  * UserRef names a user.
@@ -216,7 +293,7 @@ export type UserRef = Message<"platform.identity.v1.UserRef"> & {
  * Use `create(UserRefSchema)` to create a new message.
  */
 export const UserRefSchema: GenMessage<UserRef> = /*@__PURE__*/
-  messageDesc(file_platform_identity_v1_organization, 5);
+  messageDesc(file_platform_identity_v1_organization, 7);
 
 /**
  * OrganizationSourceRefs holds the organization's external ids.
@@ -237,7 +314,7 @@ export type OrganizationSourceRefs = Message<"platform.identity.v1.OrganizationS
  * Use `create(OrganizationSourceRefsSchema)` to create a new message.
  */
 export const OrganizationSourceRefsSchema: GenMessage<OrganizationSourceRefs> = /*@__PURE__*/
-  messageDesc(file_platform_identity_v1_organization, 6);
+  messageDesc(file_platform_identity_v1_organization, 8);
 
 /**
  * OrganizationCrmRef is the CRM's raw org id.
@@ -258,7 +335,7 @@ export type OrganizationCrmRef = Message<"platform.identity.v1.OrganizationCrmRe
  * Use `create(OrganizationCrmRefSchema)` to create a new message.
  */
 export const OrganizationCrmRefSchema: GenMessage<OrganizationCrmRef> = /*@__PURE__*/
-  messageDesc(file_platform_identity_v1_organization, 7);
+  messageDesc(file_platform_identity_v1_organization, 9);
 
 /**
  * Entitlements is the license snapshot of an organization.
@@ -307,7 +384,7 @@ export type Entitlements = Message<"platform.identity.v1.Entitlements"> & {
  * Use `create(EntitlementsSchema)` to create a new message.
  */
 export const EntitlementsSchema: GenMessage<Entitlements> = /*@__PURE__*/
-  messageDesc(file_platform_identity_v1_organization, 8);
+  messageDesc(file_platform_identity_v1_organization, 10);
 
 /**
  * Features is the fixed set of feature keys.
@@ -363,7 +440,7 @@ export type Features = Message<"platform.identity.v1.Features"> & {
  * Use `create(FeaturesSchema)` to create a new message.
  */
 export const FeaturesSchema: GenMessage<Features> = /*@__PURE__*/
-  messageDesc(file_platform_identity_v1_organization, 9);
+  messageDesc(file_platform_identity_v1_organization, 11);
 
 /**
  * Seats counts the seat cap and its use.
@@ -398,7 +475,7 @@ export type Seats = Message<"platform.identity.v1.Seats"> & {
  * Use `create(SeatsSchema)` to create a new message.
  */
 export const SeatsSchema: GenMessage<Seats> = /*@__PURE__*/
-  messageDesc(file_platform_identity_v1_organization, 10);
+  messageDesc(file_platform_identity_v1_organization, 12);
 
 /**
  * LicenseTier names the license.
@@ -426,7 +503,7 @@ export type LicenseTier = Message<"platform.identity.v1.LicenseTier"> & {
  * Use `create(LicenseTierSchema)` to create a new message.
  */
 export const LicenseTierSchema: GenMessage<LicenseTier> = /*@__PURE__*/
-  messageDesc(file_platform_identity_v1_organization, 11);
+  messageDesc(file_platform_identity_v1_organization, 13);
 
 /**
  * OrganizationService serves the organization resources of the public API.
@@ -453,6 +530,16 @@ export const OrganizationService: GenService<{
     methodKind: "unary";
     input: typeof GetEntitlementsRequestSchema;
     output: typeof GetEntitlementsResponseSchema;
+  },
+  /**
+   * UpdateOrganization changes the caller's organization at the expected version; idempotent by the context's key.
+   *
+   * @generated from rpc platform.identity.v1.OrganizationService.UpdateOrganization
+   */
+  updateOrganization: {
+    methodKind: "unary";
+    input: typeof UpdateOrganizationRequestSchema;
+    output: typeof UpdateOrganizationResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_platform_identity_v1_organization, 0);

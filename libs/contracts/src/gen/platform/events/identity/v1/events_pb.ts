@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file platform/events/identity/v1/events.proto.
  */
 export const file_platform_events_identity_v1_events: GenFile = /*@__PURE__*/
-  fileDesc("CihwbGF0Zm9ybS9ldmVudHMvaWRlbnRpdHkvdjEvZXZlbnRzLnByb3RvEhtwbGF0Zm9ybS5ldmVudHMuaWRlbnRpdHkudjEiQAoMVG9rZW5DcmVhdGVkEhAKCHRva2VuX2lkGAEgASgJEg4KBm9yZ19pZBgCIAEoCRIOCgZzY29wZXMYAyADKAkicwoMVG9rZW5SZXZva2VkEhAKCHRva2VuX2lkGAEgASgJEg4KBm9yZ19pZBgCIAEoCRIQCghrZXlfaGFzaBgDIAEoCRIvCgtyZXZva2VfdGltZRgEIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAiawoTUGFydG5lckdyYW50Q2hhbmdlZBIVCg1wYXJlbnRfb3JnX2lkGAEgASgJEhQKDGNoaWxkX29yZ19pZBgCIAEoCRIWCg5ncmFudGVkX3Njb3BlcxgDIAMoCRIPCgdyZXZva2VkGAQgASgIYgZwcm90bzM", [file_google_protobuf_timestamp]);
+  fileDesc("CihwbGF0Zm9ybS9ldmVudHMvaWRlbnRpdHkvdjEvZXZlbnRzLnByb3RvEhtwbGF0Zm9ybS5ldmVudHMuaWRlbnRpdHkudjEiQAoMVG9rZW5DcmVhdGVkEhAKCHRva2VuX2lkGAEgASgJEg4KBm9yZ19pZBgCIAEoCRIOCgZzY29wZXMYAyADKAkicwoMVG9rZW5SZXZva2VkEhAKCHRva2VuX2lkGAEgASgJEg4KBm9yZ19pZBgCIAEoCRIQCghrZXlfaGFzaBgDIAEoCRIvCgtyZXZva2VfdGltZRgEIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAiawoTUGFydG5lckdyYW50Q2hhbmdlZBIVCg1wYXJlbnRfb3JnX2lkGAEgASgJEhQKDGNoaWxkX29yZ19pZBgCIAEoCRIWCg5ncmFudGVkX3Njb3BlcxgDIAMoCRIPCgdyZXZva2VkGAQgASgIIk4KE09yZ2FuaXphdGlvblVwZGF0ZWQSDgoGb3JnX2lkGAEgASgJEg8KB3ZlcnNpb24YAiABKAMSFgoOY2hhbmdlZF9maWVsZHMYAyADKAkiSwoLVXNlckludml0ZWQSDwoHdXNlcl9pZBgBIAEoCRIOCgZvcmdfaWQYAiABKAkSDQoFZW1haWwYAyABKAkSDAoEcm9sZRgEIAEoCSJnCgtVc2VyVXBkYXRlZBIPCgd1c2VyX2lkGAEgASgJEg4KBm9yZ19pZBgCIAEoCRIPCgd2ZXJzaW9uGAMgASgDEhYKDmNoYW5nZWRfZmllbGRzGAQgAygJEg4KBmFjdGl2ZRgFIAEoCGIGcHJvdG8z", [file_google_protobuf_timestamp]);
 
 /**
  * TokenCreated is published when an API token is issued.
@@ -132,4 +132,130 @@ export type PartnerGrantChanged = Message<"platform.events.identity.v1.PartnerGr
  */
 export const PartnerGrantChangedSchema: GenMessage<PartnerGrantChanged> = /*@__PURE__*/
   messageDesc(file_platform_events_identity_v1_events, 2);
+
+/**
+ * OrganizationUpdated is published when an organization changes.
+ *
+ * @generated from message platform.events.identity.v1.OrganizationUpdated
+ */
+export type OrganizationUpdated = Message<"platform.events.identity.v1.OrganizationUpdated"> & {
+  /**
+   * Organization id.
+   *
+   * @generated from field: string org_id = 1;
+   */
+  orgId: string;
+
+  /**
+   * New version.
+   *
+   * @generated from field: int64 version = 2;
+   */
+  version: bigint;
+
+  /**
+   * Names of the changed fields (camelCase, as in the API).
+   *
+   * @generated from field: repeated string changed_fields = 3;
+   */
+  changedFields: string[];
+};
+
+/**
+ * Describes the message platform.events.identity.v1.OrganizationUpdated.
+ * Use `create(OrganizationUpdatedSchema)` to create a new message.
+ */
+export const OrganizationUpdatedSchema: GenMessage<OrganizationUpdated> = /*@__PURE__*/
+  messageDesc(file_platform_events_identity_v1_events, 3);
+
+/**
+ * UserInvited is published when a user is invited; the invitation email is sent from it.
+ *
+ * @generated from message platform.events.identity.v1.UserInvited
+ */
+export type UserInvited = Message<"platform.events.identity.v1.UserInvited"> & {
+  /**
+   * User id.
+   *
+   * @generated from field: string user_id = 1;
+   */
+  userId: string;
+
+  /**
+   * Organization id.
+   *
+   * @generated from field: string org_id = 2;
+   */
+  orgId: string;
+
+  /**
+   * Lower-case email.
+   *
+   * @generated from field: string email = 3;
+   */
+  email: string;
+
+  /**
+   * Role.
+   *
+   * @generated from field: string role = 4;
+   */
+  role: string;
+};
+
+/**
+ * Describes the message platform.events.identity.v1.UserInvited.
+ * Use `create(UserInvitedSchema)` to create a new message.
+ */
+export const UserInvitedSchema: GenMessage<UserInvited> = /*@__PURE__*/
+  messageDesc(file_platform_events_identity_v1_events, 4);
+
+/**
+ * UserUpdated is published when a user changes.
+ *
+ * @generated from message platform.events.identity.v1.UserUpdated
+ */
+export type UserUpdated = Message<"platform.events.identity.v1.UserUpdated"> & {
+  /**
+   * User id.
+   *
+   * @generated from field: string user_id = 1;
+   */
+  userId: string;
+
+  /**
+   * Organization id.
+   *
+   * @generated from field: string org_id = 2;
+   */
+  orgId: string;
+
+  /**
+   * New version.
+   *
+   * @generated from field: int64 version = 3;
+   */
+  version: bigint;
+
+  /**
+   * Names of the changed fields (camelCase, as in the API).
+   *
+   * @generated from field: repeated string changed_fields = 4;
+   */
+  changedFields: string[];
+
+  /**
+   * Active after the change.
+   *
+   * @generated from field: bool active = 5;
+   */
+  active: boolean;
+};
+
+/**
+ * Describes the message platform.events.identity.v1.UserUpdated.
+ * Use `create(UserUpdatedSchema)` to create a new message.
+ */
+export const UserUpdatedSchema: GenMessage<UserUpdated> = /*@__PURE__*/
+  messageDesc(file_platform_events_identity_v1_events, 5);
 
