@@ -8,6 +8,7 @@ import { adminClientInterceptor, httpTransport } from "@platform/kit/connect";
 import { ALL_SCOPES, PARTNER_SCOPE, READ_SCOPES } from "@platform/kit/scopes";
 import { Command, CommanderError } from "commander";
 import {
+  auditEntryJson,
   offlineSandboxKeyJson,
   organizationJson,
   relationshipJson,
@@ -50,6 +51,16 @@ function parseScopes(raw: string, all: readonly string[]): string[] {
     .filter(Boolean);
 }
 
+const MAX_AUDIT_LIMIT = 500;
+
+function parseAuditLimit(raw: string): number {
+  const n = /^\d+$/.test(raw.trim()) ? Number(raw) : Number.NaN;
+  if (!(n >= 1 && n <= MAX_AUDIT_LIMIT)) {
+    throw new CliError(`--limit must be an integer from 1 to ${MAX_AUDIT_LIMIT}, not '${raw}'`);
+  }
+  return n;
+}
+
 function parseTime(raw: string, flag: string): Date {
   const ms = Date.parse(raw);
   if (Number.isNaN(ms))
@@ -85,6 +96,7 @@ Examples:
   $ platform tokens create --org org_… --scopes deals:read,deals:write --expires-at 2026-12-31T00:00:00Z --json
   $ platform tokens revoke tok_…
   $ platform partners grant --parent org_… --child org_… --scopes organizations:read,users:read
+  $ platform audit list --parent org_… --limit 20
 
 Environment:
   PLATFORM_ADMIN_URL     admin plane address (default ${DEFAULT_ADMIN_URL}); --admin-url overrides it
@@ -113,7 +125,9 @@ export async function run(argv: readonly string[], io: CliIo): Promise<number> {
   const call = { timeoutMs: CALL_TIMEOUT_MS };
 
   const program = new Command("platform")
-    .description("Administer the Platform Integration API: API tokens, organizations, partner grants, sandbox keys.")
+    .description(
+      "Administer the Platform Integration API: API tokens, organizations, partner grants, the delegation audit, sandbox keys.",
+    )
     .option("--admin-url <url>", "admin plane address (env PLATFORM_ADMIN_URL)", adminUrl)
     .exitOverride()
     .configureOutput({ writeOut: io.stdout, writeErr: io.stderr })
@@ -272,6 +286,44 @@ Examples:
       );
       if (!relationship) throw new CliError("the admin plane returned no relationship");
       printRelationship(relationshipJson(relationship), opts.json, "Revoked");
+    });
+
+  program
+    .command("audit")
+    .description("the delegation audit: requests partners made on behalf of their child organizations")
+    .command("list")
+    .description("list delegated requests, newest first")
+    .option("--parent <orgId>", "only requests of this partner organization (org_…)")
+    .option("--org <orgId>", "only requests acting on this child organization (org_…)")
+    .option("--limit <n>", `at most this many entries, 1 to ${MAX_AUDIT_LIMIT}`, "50")
+    .option("--json", "print a JSON array of {id, parentOrgId, orgId, tokenId, method, path, status, requestId, time}")
+    .addHelpText(
+      "after",
+      "\nExamples:\n  $ platform audit list --parent org_…\n  $ platform audit list --org org_… --limit 200 --json",
+    )
+    .action(async (opts: { parent?: string; org?: string; limit: string; json?: boolean }) => {
+      const limit = parseAuditLimit(opts.limit);
+      const { entries } = await admin().listDelegationAudit(
+        { parentOrgId: opts.parent ?? "", orgId: opts.org ?? "", limit },
+        call,
+      );
+      const rows = entries.map(auditEntryJson);
+      if (opts.json) return json(rows);
+      out(
+        table(
+          ["TIME", "PARENT", "ORG", "METHOD", "PATH", "STATUS", "TOKEN", "REQUEST"],
+          rows.map((e) => [
+            e.time ?? "",
+            e.parentOrgId,
+            e.orgId,
+            e.method,
+            e.path,
+            String(e.status),
+            e.tokenId,
+            e.requestId,
+          ]),
+        ),
+      );
     });
 
   program

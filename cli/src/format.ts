@@ -1,6 +1,12 @@
 import type { Timestamp } from "@bufbuild/protobuf/wkt";
 import { timestampDate } from "@bufbuild/protobuf/wkt";
-import type { ApiToken, OrganizationSummary, PartnerRelationship, SandboxKey } from "@platform/contracts/identity";
+import type {
+  ApiToken,
+  DelegationAuditEntry,
+  OrganizationSummary,
+  PartnerRelationship,
+  SandboxKey,
+} from "@platform/contracts/identity";
 import { tokenState } from "@platform/identity/domain/tokens";
 import { sandboxKeyMessage } from "@platform/identity/proto";
 import type { SandboxKeyInfo } from "@platform/identity/sandbox";
@@ -34,6 +40,20 @@ export function relationshipJson(r: PartnerRelationship) {
     createdAt: iso(r.createTime),
     updatedAt: iso(r.updateTime),
     revokedAt: iso(r.revokeTime),
+  };
+}
+
+export function auditEntryJson(e: DelegationAuditEntry) {
+  return {
+    id: e.id,
+    parentOrgId: e.parentOrgId,
+    orgId: e.orgId,
+    tokenId: e.tokenId,
+    method: e.method,
+    path: e.path,
+    status: e.status,
+    requestId: e.requestId,
+    time: iso(e.time),
   };
 }
 

@@ -1,9 +1,10 @@
 import { sandboxKeysOffline, sandboxOrgId } from "@platform/identity/sandbox";
 import { build, identityMigrations, seedSandbox } from "@platform/identity/server";
+import { pgIdentityStore } from "@platform/identity/store/identity.store";
 import { isApiKeyShape } from "@platform/kit/api-keys";
 import { ManualClock } from "@platform/kit/clock";
 import { adminSecretInterceptor, errorInterceptor, type RunningServer, serveConnect } from "@platform/kit/connect";
-import { openPglite, pgliteDb } from "@platform/kit/db";
+import { type Db, openPglite, pgliteDb } from "@platform/kit/db";
 import { createLogger } from "@platform/kit/logger";
 import { kitMigrations, migrate } from "@platform/kit/migrate";
 import { PARTNER_SCOPE, READ_SCOPES } from "@platform/kit/scopes";
@@ -17,14 +18,15 @@ const logger = createLogger("cli-test", "silent");
 let pglite: Awaited<ReturnType<typeof openPglite>>;
 let server: RunningServer;
 let env: Record<string, string>;
+let db: Db;
 
 beforeAll(async () => {
   pglite = await openPglite();
-  const db = pgliteDb(pglite, "identity");
+  db = pgliteDb(pglite, "identity");
   await migrate(db, [kitMigrations, identityMigrations]);
   const clock = new ManualClock("2026-01-15T12:00:00Z");
   await seedSandbox(db, clock, SEED);
-  const { adminRoutes } = build({ db, clock, logger, sandboxSeed: SEED });
+  const { adminRoutes } = build({ db, clock, logger, sandboxSeed: SEED, cursorSecret: "cli-test-cursor-secret" });
   server = await serveConnect({
     routes: adminRoutes,
     interceptors: [errorInterceptor(logger), adminSecretInterceptor(SECRET)],
@@ -151,6 +153,57 @@ describe("platform CLI against the admin plane", () => {
 
     const badTime = await platform(["tokens", "create", "--org", acme(), "--scopes", "none", "--expires-at", "soon"]);
     expect(badTime).toMatchObject({ code: 1, stderr: expect.stringContaining("--expires-at") });
+  });
+
+  it("lists the delegation audit, newest first, as a table or JSON", async () => {
+    await pgIdentityStore(db).tx(async (w) => {
+      for (const [i, parentOrgId] of ["org_p1", "org_p1", "org_p2"].entries()) {
+        await w.insertDelegationAudit({
+          id: `ev-${i}`,
+          parentOrgId,
+          orgId: "org_child",
+          tokenId: "tok_partner",
+          method: "PATCH",
+          path: "/api/v1alpha1/users/usr_1",
+          status: 200 + i,
+          requestId: `req_${i}`,
+          time: new Date(Date.UTC(2026, 0, 15, 12, i)),
+        });
+      }
+    });
+    const listed = await platform(["audit", "list", "--parent", "org_p1", "--json"]);
+    expect(listed).toMatchObject({ code: 0, stderr: "" });
+    expect(listed.json()).toEqual([
+      {
+        id: "ev-1",
+        parentOrgId: "org_p1",
+        orgId: "org_child",
+        tokenId: "tok_partner",
+        method: "PATCH",
+        path: "/api/v1alpha1/users/usr_1",
+        status: 201,
+        requestId: "req_1",
+        time: "2026-01-15T12:01:00.000Z",
+      },
+      expect.objectContaining({ id: "ev-0" }),
+    ]);
+
+    const table = await platform(["audit", "list", "--limit", "1"]);
+    expect(table.stdout).toMatch(/^TIME\s+PARENT\s+ORG\s+METHOD\s+PATH\s+STATUS/);
+    expect(table.stdout).toMatch(
+      /2026-01-15T12:02:00.000Z\s+org_p2\s+org_child\s+PATCH\s+\/api\/v1alpha1\/users\/usr_1\s+202/,
+    );
+    expect(table.stdout.trim().split("\n")).toHaveLength(2);
+    expect((await platform(["audit", "list", "--org", "org_nobody"])).stdout).toBe("(none)\n");
+
+    for (const limit of ["0", "501", "ten"]) {
+      const bad = await platform(["audit", "list", "--limit", limit]);
+      expect(bad).toMatchObject({ code: 1, stdout: "" });
+      expect(bad.stderr).toContain("--limit");
+    }
+    const help = await platform(["audit", "list", "--help"]);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toContain("--parent <orgId>");
   });
 
   it("answers --help and usage errors through commander", async () => {

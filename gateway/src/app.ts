@@ -5,6 +5,7 @@ import { createCursorCodec } from "@platform/kit/cursor";
 import type { Logger } from "@platform/kit/logger";
 import Fastify, { type FastifyInstance, LogController } from "fastify";
 import { AllowedMethods } from "./allowed-methods.js";
+import { installDelegationAudit } from "./audit.js";
 import { ApiKeyAuthenticator, type KeyRecord } from "./auth.js";
 import { type CachePurge, startCachePurge } from "./cache-purge.js";
 import type { GatewayConfig } from "./config.js";
@@ -20,7 +21,13 @@ import { REQUEST_ID_HEADER, requestId } from "./request-id.js";
 import { API_PREFIX, type JsonSchema, type RouteSpec } from "./route.js";
 import { announcedRoutes } from "./routes/announced.js";
 import { identityRoutes } from "./routes/identity.js";
-import { entitlementsSchema, organizationSchema } from "./schemas/identity.js";
+import {
+  entitlementsSchema,
+  managedOrganizationSchema,
+  organizationSchema,
+  userListItemSchema,
+  userSchema,
+} from "./schemas/identity.js";
 import { problemSchema } from "./schemas/problem.js";
 import { contextSigner, createServiceClients } from "./services.js";
 import { validatorCompiler } from "./validation.js";
@@ -37,7 +44,10 @@ export interface GatewayDeps {
   /** In-process transports in the embedded runtime, HTTP/2 ones in the distributed one. */
   transports: { identity: Transport };
   rateLimitStore: RateLimitStore;
-  /** When given, identity's events purge the token and delegation caches. */
+  /**
+   * When given, identity's events purge the token and delegation caches, and requests made
+   * on behalf of a child organization are audited on it.
+   */
   bus?: EventBus;
 }
 
@@ -124,6 +134,8 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
     }
   });
 
+  if (deps.bus) installDelegationAudit(app, { bus: deps.bus, clock, logger });
+
   const clients = createServiceClients(deps.transports);
   const sign = contextSigner(config.PLATFORM_CONTEXT_SECRET, clock);
   const now = () => clock.now().getTime();
@@ -152,7 +164,16 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
     cursors: createCursorCodec(config.PLATFORM_CURSOR_SECRET),
   };
 
-  for (const schema of [problemSchema, organizationSchema, entitlementsSchema]) app.addSchema(schema);
+  for (const schema of [
+    problemSchema,
+    organizationSchema,
+    entitlementsSchema,
+    userSchema,
+    userListItemSchema,
+    managedOrganizationSchema,
+  ]) {
+    app.addSchema(schema);
+  }
   await registerOpenApi(app, { docsUrl });
   registerHealth(app, { clients, sign, docsUrl });
   for (const spec of [...identityRoutes(clients), ...announcedRoutes]) registerApiRoute(app, spec, guard);

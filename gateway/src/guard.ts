@@ -9,11 +9,17 @@ import type { ApiKeyAuthenticator, Token } from "./auth.js";
 import { ACTING_ON_HEADER, type Delegation, type DelegationResolver } from "./delegation.js";
 import type { RateLimiter } from "./rate-limit/limiter.js";
 import { type ApiCall, type RouteSpec, requiredScopes } from "./route.js";
-import type { ContextSigner } from "./services.js";
+import { type ContextSigner, forwardReplay } from "./services.js";
 
 const API_KEY_HEADER = "x-platform-api-key";
 const IDEMPOTENCY_KEY_HEADER = "idempotency-key";
 const IDEMPOTENCY_KEY_MAX = 255;
+const IF_MATCH_HEADER = "if-match";
+/** What a client sends back of the ETag W/"<version>"; the strong form is accepted too. */
+const VERSION_ETAG = /^(?:W\/)?"(\d{1,18})"$/;
+
+/** Response header of a write answered from the service's idempotency record. */
+const IDEMPOTENT_REPLAY_RESPONSE_HEADER = "x-idempotent-replay";
 
 declare module "fastify" {
   interface FastifyRequest {
@@ -96,10 +102,28 @@ function idempotencyKey(spec: RouteSpec, header: string | string[] | undefined):
   return header;
 }
 
+function expectedVersion(spec: RouteSpec, header: string | string[] | undefined): bigint | undefined {
+  if (spec.ifMatch !== "required") return undefined;
+  if (header === undefined || header === "") {
+    throw problem(
+      "precondition-failed",
+      'This endpoint requires an If-Match header with the ETag W/"<version>" of the resource.',
+    );
+  }
+  const version = typeof header === "string" ? VERSION_ETAG.exec(header.trim())?.[1] : undefined;
+  if (version === undefined) {
+    throw problem(
+      "precondition-failed",
+      'If-Match must be the single ETag W/"<version>" of the resource, as its GET returned it.',
+    );
+  }
+  return BigInt(version);
+}
+
 /**
  * Everything a request must pass before its body is validated and its handler runs, in the
  * spec's order: API key (401), delegation header (400/403), scopes (403), rate limits (429),
- * path ids (400), Idempotency-Key (400).
+ * path ids (400), pagination (400), Idempotency-Key (400), If-Match (412).
  */
 export function guardFor(spec: RouteSpec, deps: GuardDeps) {
   return async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
@@ -118,6 +142,7 @@ export function guardFor(spec: RouteSpec, deps: GuardDeps) {
     checkIds(spec, request.params);
     checkPage(spec, request.query, deps.cursors);
     const key = idempotencyKey(spec, request.headers[IDEMPOTENCY_KEY_HEADER]);
+    const version = expectedVersion(spec, request.headers[IF_MATCH_HEADER]);
     const context: RequestContext = {
       principal: "api",
       requestId: request.id,
@@ -131,7 +156,9 @@ export function guardFor(spec: RouteSpec, deps: GuardDeps) {
       token,
       actingOn: delegation?.childOrgId,
       context,
-      callOptions: () => deps.sign(context),
+      expectedVersion: version,
+      callOptions: () =>
+        forwardReplay(deps.sign(context), () => reply.header(IDEMPOTENT_REPLAY_RESPONSE_HEADER, "true")),
     };
   };
 }

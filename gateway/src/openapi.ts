@@ -30,7 +30,12 @@ function problemsOf(spec: RouteSpec): ProblemName[] {
   if (spec.readOnlyTokenProblem) names.push(spec.readOnlyTokenProblem);
   if (spec.ids) names.push("invalid-resource-id");
   if (spec.schema?.querystring || spec.schema?.body || spec.idempotencyKey) names.push("invalid-field");
-  if (spec.idempotencyKey) names.push("idempotency-key-required");
+  if (spec.idempotencyKey) names.push("idempotency-key-required", "idempotency-key-conflict");
+  if (spec.ifMatch) names.push("precondition-failed");
+  if (spec.page) {
+    names.push("invalid-cursor", "invalid-sort-field");
+    if (spec.page.filters.length > 0) names.push("invalid-filter");
+  }
   if (spec.method !== "GET" && spec.method !== "DELETE") {
     names.push("malformed-json", "unsupported-media-type", "payload-too-large");
   }
@@ -67,6 +72,9 @@ function documented(schema: FastifySchema, spec: RouteSpec): FastifySchema {
     ...(spec.actingOn !== "forbidden"
       ? { "Platform-Acting-On": header("The child organization, when the request sent X-Platform-Acting-On") }
       : {}),
+    ...(spec.idempotencyKey
+      ? { "X-Idempotent-Replay": header("true when this is the stored response of an earlier request with the key") }
+      : {}),
     ...Object.fromEntries(Object.entries(spec.headers ?? {}).map(([name, text]) => [name, header(text)])),
   };
   const success = Object.fromEntries(
@@ -90,6 +98,12 @@ function documented(schema: FastifySchema, spec: RouteSpec): FastifySchema {
   if (spec.idempotencyKey) {
     requestHeaders["Idempotency-Key"] = { ...header("Opaque key, at most 255 characters"), maxLength: 255 };
   }
+  if (spec.ifMatch) {
+    requestHeaders["If-Match"] = header(
+      'The ETag W/"<version>" of the resource as last read; 412 when it changed since',
+    );
+  }
+  const requiredHeaders = [...(spec.idempotencyKey ? ["Idempotency-Key"] : []), ...(spec.ifMatch ? ["If-Match"] : [])];
   const scopes = requiredScopes(spec)
     .map((s) => `\`${s}\``)
     .join(" and ");
@@ -99,13 +113,14 @@ function documented(schema: FastifySchema, spec: RouteSpec): FastifySchema {
       `Requires scope ${scopes}.`,
       `Rate-limit tier: ${spec.tier} (${TIER_LIMITS[spec.tier]} requests per minute, ${DAILY_QUOTA} per UTC day, per token).`,
       spec.idempotencyKey ? "Idempotency-Key required." : "",
+      spec.ifMatch ? "If-Match required." : "",
     ]
       .filter(Boolean)
       .join(" "),
     headers: {
       type: "object",
       properties: requestHeaders,
-      ...(spec.idempotencyKey ? { required: ["Idempotency-Key"] } : {}),
+      ...(requiredHeaders.length > 0 ? { required: requiredHeaders } : {}),
     },
     response: { ...success, ...errorResponses(spec) },
   } as FastifySchema;

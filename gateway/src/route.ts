@@ -19,7 +19,12 @@ export interface ApiCall {
   actingOn: string | undefined;
   /** The signed context services receive (orgId is the child when delegating). */
   context: RequestContext;
-  /** Options for a Connect call on behalf of this request. */
+  /** The version in If-Match, on routes that require one. */
+  expectedVersion: bigint | undefined;
+  /**
+   * Options for a Connect call on behalf of this request. A response the service replays
+   * from its idempotency record marks the reply with X-Idempotent-Replay: true.
+   */
   callOptions(): CallOptions;
 }
 
@@ -43,6 +48,8 @@ export interface RouteSpec {
    */
   readOnlyTokenProblem?: "write-scope-required";
   idempotencyKey?: "required";
+  /** Optimistic concurrency: If-Match carries the ETag W/"<version>" the write expects. */
+  ifMatch?: "required";
   /** The delegation list itself must not be called on behalf of a child. */
   actingOn?: "forbidden";
   /** List endpoints: the sort allowlist the guard checks sort and cursor against. */
@@ -56,6 +63,11 @@ export interface RouteSpec {
     /** Success responses by status; error responses are documented for every route. */
     response?: Record<number, JsonSchema>;
   };
+  /**
+   * Resource fields a write body may not carry, with the reason its 400 invalid-field gives
+   * (the body schema leaves them out, like any unknown field).
+   */
+  notWritable?: Record<string, string>;
   /** The problem a body that fails its schema becomes; invalid-field unless the spec says otherwise. */
   invalidBody?: ProblemName;
   /** Route-specific problems, for the documentation of the error responses. */

@@ -1,7 +1,7 @@
 import { type CallOptions, type Client, createClient, type Transport } from "@connectrpc/connect";
-import { GatewayAuthService, OrganizationService } from "@platform/contracts/identity";
+import { GatewayAuthService, OrganizationService, PartnerService, UserService } from "@platform/contracts/identity";
 import type { Clock } from "@platform/kit/clock";
-import { CONTEXT_HEADER, type RequestContext, signContext } from "@platform/kit/context";
+import { CONTEXT_HEADER, IDEMPOTENT_REPLAY_HEADER, type RequestContext, signContext } from "@platform/kit/context";
 
 /** How the gateway reaches each bounded context. */
 export interface ServiceTransports {
@@ -12,12 +12,16 @@ export interface ServiceTransports {
 export interface ServiceClients {
   gatewayAuth: Client<typeof GatewayAuthService>;
   organizations: Client<typeof OrganizationService>;
+  users: Client<typeof UserService>;
+  partners: Client<typeof PartnerService>;
 }
 
 export function createServiceClients(transports: ServiceTransports): ServiceClients {
   return {
     gatewayAuth: createClient(GatewayAuthService, transports.identity),
     organizations: createClient(OrganizationService, transports.identity),
+    users: createClient(UserService, transports.identity),
+    partners: createClient(PartnerService, transports.identity),
   };
 }
 
@@ -37,4 +41,18 @@ export function contextSigner(secret: string, clock: Clock): ContextSigner {
       ...(ctx.orgId ? { [ORG_ID_HEADER]: ctx.orgId } : {}),
     },
   });
+}
+
+/**
+ * Calls `onReplay` when the service answered a write from its idempotency record, so every
+ * route passes the replay on without knowing about it. The replayed body is the original
+ * one, and each route answers with its one success status, so the status matches too.
+ */
+export function forwardReplay(options: CallOptions, onReplay: () => void): CallOptions {
+  return {
+    ...options,
+    onHeader(headers) {
+      if (headers.get(IDEMPOTENT_REPLAY_HEADER) === "true") onReplay();
+    },
+  };
 }

@@ -1,5 +1,4 @@
-import type { ProblemError } from "@platform/kit/problems";
-import { problem } from "@platform/kit/problems";
+import { type ProblemError, type ProblemName, problem } from "@platform/kit/problems";
 import { Ajv, type ErrorObject, type Options } from "ajv";
 import type { FastifySchemaCompiler } from "fastify";
 import type { RouteSpec } from "./route.js";
@@ -42,12 +41,22 @@ export function validationProblem(
   const error = errors[0];
   const field = error ? fieldPath(error) : "";
   const where = part === "querystring" ? "Query parameter" : part === "params" ? "Path parameter" : "Field";
+  const notWritable =
+    part === "body" && route?.notWritable && Object.hasOwn(route.notWritable, field)
+      ? route.notWritable[field]
+      : undefined;
   let detail: string;
   if (!error || field === "")
     detail = `The request ${part === "body" ? "body" : part} ${error?.message ?? "is invalid"}.`;
-  else if (error.keyword === "additionalProperties") detail = `${where} '${field}' is not accepted here.`;
+  else if (error.keyword === "additionalProperties")
+    detail = notWritable ?? `${where} '${field}' is not accepted here.`;
   else if (error.keyword === "required") detail = `${where} '${field}' is required.`;
   else detail = `${where} '${field}' ${error.message}.`;
-  const name = part === "body" && route?.invalidBody ? route.invalidBody : "invalid-field";
-  return problem(name, detail, field ? { field } : {});
+  return problem(problemName(part, field, route), detail, field ? { field } : {});
+}
+
+function problemName(part: string | undefined, field: string, route: RouteSpec | undefined): ProblemName {
+  if (part === "body" && route?.invalidBody) return route.invalidBody;
+  if (part === "querystring" && route?.page?.filters.includes(field)) return "invalid-filter";
+  return "invalid-field";
 }

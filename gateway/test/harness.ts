@@ -1,16 +1,23 @@
 import { create } from "@bufbuild/protobuf";
-import { timestampFromDate } from "@bufbuild/protobuf/wkt";
-import type { ConnectRouter } from "@connectrpc/connect";
+import { type Timestamp, timestampDate, timestampFromDate } from "@bufbuild/protobuf/wkt";
+import type { ConnectRouter, HandlerContext } from "@connectrpc/connect";
 import {
   EntitlementsSchema,
   GatewayAuthService,
+  type ManagedOrganization,
+  ManagedOrganizationSchema,
   type Organization,
   OrganizationSchema,
   OrganizationService,
+  PartnerService,
+  type User,
+  UserPatchSchema,
+  UserSchema,
+  UserService,
 } from "@platform/contracts/identity";
 import { hashApiKey, seededApiKey } from "@platform/kit/api-keys";
 import type { EventBus } from "@platform/kit/bus";
-import { ManualClock } from "@platform/kit/clock";
+import { type Clock, ManualClock } from "@platform/kit/clock";
 import { loadConfig } from "@platform/kit/config";
 import {
   apiContext,
@@ -20,8 +27,11 @@ import {
   trustInterceptor,
 } from "@platform/kit/connect";
 import type { RequestContext } from "@platform/kit/context";
-import { seededId } from "@platform/kit/ids";
-import { createLogger } from "@platform/kit/logger";
+import { IDEMPOTENT_REPLAY_HEADER } from "@platform/kit/context";
+import { type CursorCodec, createCursorCodec } from "@platform/kit/cursor";
+import { newId, seededId } from "@platform/kit/ids";
+import { createLogger, type Logger } from "@platform/kit/logger";
+import { pageOf } from "@platform/kit/pagination";
 import { PROBLEM_CATALOG, type ProblemName, problem } from "@platform/kit/problems";
 import type { FastifyInstance, LightMyRequestResponse } from "fastify";
 import { expect } from "vitest";
@@ -34,9 +44,16 @@ export const API = "/api/v1alpha1";
 export const ORG = seededId("org_", "gw-test", "acme");
 export const PARTNER_ORG = seededId("org_", "gw-test", "partner");
 export const CHILD_ORG = seededId("org_", "gw-test", "child");
+export const SECOND_CHILD_ORG = seededId("org_", "gw-test", "second-child");
 export const REVOKED_CHILD_ORG = seededId("org_", "gw-test", "revoked-child");
 export const STRANGER_ORG = seededId("org_", "gw-test", "stranger");
 export const UNKNOWN_ORG = seededId("org_", "gw-test", "nobody");
+
+/** Users of ORG (ADA, BEN, CAROL) and of CHILD_ORG (DAN). */
+export const ADA = seededId("usr_", "gw-test", "ada");
+export const BEN = seededId("usr_", "gw-test", "ben");
+export const CAROL = seededId("usr_", "gw-test", "carol");
+export const DAN = seededId("usr_", "gw-test", "dan");
 
 interface FakeToken {
   tokenId: string;
@@ -62,9 +79,135 @@ function organization(id: string, name: string, crm?: string): Organization {
   });
 }
 
+const ts = (iso: string) => timestampFromDate(new Date(iso));
+
+function seedUsers(): User[] {
+  return [
+    create(UserSchema, {
+      id: ADA,
+      orgId: ORG,
+      email: "ada@acme.example",
+      firstName: "Ada",
+      lastName: "Admin",
+      displayName: "Ada Admin",
+      title: "CEO",
+      department: "Management",
+      phoneNumber: "+1 555 0100",
+      profileImageUrl: "https://cdn.example/ada.png",
+      role: "Admin",
+      active: true,
+      invitationStatus: "accepted",
+      lastLoginTime: ts("2026-01-14T08:00:00Z"),
+      twoFactorEnabled: true,
+      crmUserId: "0055g00000AdA",
+      createTime: ts("2025-03-01T09:30:00Z"),
+      updateTime: ts("2025-12-01T10:00:00Z"),
+      version: 3n,
+    }),
+    create(UserSchema, {
+      id: BEN,
+      orgId: ORG,
+      email: "ben@acme.example",
+      firstName: "Ben",
+      displayName: "Ben",
+      role: "User",
+      active: true,
+      invitationStatus: "pending",
+      invitedBy: { userId: "", displayName: "Acme API" },
+      inviteTime: ts("2026-01-10T12:00:00Z"),
+      createTime: ts("2026-01-10T12:00:00Z"),
+      updateTime: ts("2026-01-10T12:00:00Z"),
+      version: 1n,
+    }),
+    create(UserSchema, {
+      id: CAROL,
+      orgId: ORG,
+      email: "carol@acme.example",
+      firstName: "Carol",
+      lastName: "Former",
+      displayName: "Carol Former",
+      role: "User",
+      active: false,
+      invitationStatus: "accepted",
+      invitedBy: { userId: ADA, displayName: "Ada Admin" },
+      inviteTime: ts("2025-06-01T09:00:00Z"),
+      createTime: ts("2025-06-01T09:00:00Z"),
+      updateTime: ts("2025-11-01T09:00:00Z"),
+      version: 5n,
+    }),
+    create(UserSchema, {
+      id: DAN,
+      orgId: CHILD_ORG,
+      email: "dan@child.example",
+      displayName: "Dan",
+      role: "Admin",
+      active: true,
+      invitationStatus: "accepted",
+      createTime: ts("2025-04-01T09:00:00Z"),
+      updateTime: ts("2025-04-01T09:00:00Z"),
+      version: 1n,
+    }),
+  ];
+}
+
+/** What a partner sees of each child beyond the organization itself. */
+interface ChildState {
+  licenseTier: { slug: string; name: string };
+  seats: { total: number; used: number };
+  hasActiveIssues: boolean;
+  relationshipCreateTime: Timestamp;
+}
+
+const ROLES = ["User", "Admin", "Partner Admin"];
+const LICENSE_TIERS = ["starter", "professional", "enterprise"];
+const EMAIL = /^[^@\s]+@[^@\s]+\.[^@\s]+$/;
+
+const millis = (t: Timestamp | undefined) => (t ? timestampDate(t).getTime() : Number.NEGATIVE_INFINITY);
+
+/** Sort keys of the fake lists: the REST name → the value it orders by. */
+const USER_SORT: Record<string, (u: User) => string | number> = {
+  createdAt: (u) => millis(u.createTime),
+  updatedAt: (u) => millis(u.updateTime),
+  lastLoginAt: (u) => millis(u.lastLoginTime),
+  email: (u) => u.email,
+  firstName: (u) => u.firstName ?? "",
+  lastName: (u) => u.lastName ?? "",
+};
+const MANAGED_SORT: Record<string, (m: ManagedOrganization) => string | number> = {
+  updatedAt: (m) => millis(m.updateTime),
+  createdAt: (m) => millis(m.relationshipCreateTime),
+  name: (m) => m.name,
+  "seats.total": (m) => m.seats?.total ?? 0,
+};
+
+/** A keyset page over rows sorted in memory, with cursors the gateway can verify. */
+function fakePage<T extends { id: string }>(
+  rows: T[],
+  req: { cursor: string; limit: number; sort: string },
+  keys: Record<string, (row: T) => string | number>,
+  codec: CursorCodec,
+): { items: T[]; nextCursor: string } {
+  const descending = req.sort.startsWith("-");
+  const key = keys[descending ? req.sort.slice(1) : req.sort];
+  if (!key) throw new Error(`fake cannot sort by ${req.sort}`);
+  const sorted = [...rows].sort((a, b) => {
+    const [x, y] = [key(a), key(b)];
+    const order = x < y ? -1 : x > y ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
+    return descending ? -order : order;
+  });
+  const after = req.cursor ? String(codec.decode(req.cursor, req.sort)[1]) : undefined;
+  const start = after === undefined ? 0 : sorted.findIndex((r) => r.id === after) + 1;
+  const page = pageOf(sorted.slice(start, start + req.limit + 1), req.limit, (r) => [key(r), r.id], codec, req.sort);
+  return { items: page.items, nextCursor: page.nextCursor ?? "" };
+}
+
+const stable = (value: unknown) => JSON.stringify(value, (_k, v) => (typeof v === "bigint" ? `${v}n` : v));
+
 /**
- * Identity as the gateway sees it: the two services in memory, behind the real trust
- * interceptor, so every call must carry a correctly signed context.
+ * Identity as the gateway sees it: the services in memory, behind the real trust
+ * interceptor, so every call must carry a correctly signed context. Writes behave like
+ * identity's: versions, 412 on a stale one, replays of an Idempotency-Key (with the replay
+ * header) and 422 for the same key with another request.
  */
 export class FakeIdentity {
   readonly tokens = new Map<string, FakeToken>();
@@ -72,7 +215,37 @@ export class FakeIdentity {
     [ORG, organization(ORG, "Acme", "0015g00000XyZ")],
     [CHILD_ORG, organization(CHILD_ORG, "Child")],
     [PARTNER_ORG, organization(PARTNER_ORG, "Partner")],
+    [SECOND_CHILD_ORG, organization(SECOND_CHILD_ORG, "Beta")],
   ]);
+  readonly users = new Map(seedUsers().map((u) => [u.id, u]));
+  /** Seat cap per org; seats used are the active and pending users. */
+  readonly seatLimits = new Map<string, number>([[ORG, 10]]);
+  readonly children = new Map<string, ChildState>([
+    [
+      CHILD_ORG,
+      {
+        licenseTier: { slug: "professional", name: "Professional" },
+        seats: { total: 25, used: 20 },
+        hasActiveIssues: false,
+        relationshipCreateTime: ts("2025-05-01T00:00:00Z"),
+      },
+    ],
+    [
+      SECOND_CHILD_ORG,
+      {
+        licenseTier: { slug: "starter", name: "Starter" },
+        seats: { total: 5, used: 5 },
+        hasActiveIssues: true,
+        relationshipCreateTime: ts("2025-09-01T00:00:00Z"),
+      },
+    ],
+  ]);
+  /** Every integrator RPC as identity received it, in order. */
+  readonly received: { method: string; message: unknown }[] = [];
+  readonly #idempotency = new Map<string, { request: string; response: unknown }>();
+  readonly #clock: Clock;
+  /** Set by the harness: cursors must verify with the gateway's secret. */
+  cursors: CursorCodec = createCursorCodec("unset");
   /** parent|child → granted scopes; a revoked relationship is kept with revoked: true. */
   readonly grants = new Map<string, { scopes: string[]; revoked: boolean }>([
     [
@@ -80,6 +253,7 @@ export class FakeIdentity {
       { scopes: ["organizations:read", "deals:read", "deals:write", "webhooks:read"], revoked: false },
     ],
     [`${PARTNER_ORG}|${REVOKED_CHILD_ORG}`, { scopes: ["organizations:read"], revoked: true }],
+    [`${PARTNER_ORG}|${SECOND_CHILD_ORG}`, { scopes: ["users:read", "users:write"], revoked: false }],
   ]);
   readonly calls = { resolveApiKey: 0, resolveDelegation: 0 };
   /** Contexts of the integrator calls, as the service verified them. */
@@ -89,6 +263,15 @@ export class FakeIdentity {
   /** Makes the next call of either service throw this. */
   failNext: Error | undefined;
   #keys = 0;
+
+  constructor(clock: Clock) {
+    this.#clock = clock;
+  }
+
+  /** The last request identity received for one RPC (e.g. "listUsers"). */
+  lastRequest<T>(method: string): T | undefined {
+    return this.received.findLast((r) => r.method === method)?.message as T | undefined;
+  }
 
   addToken(t: Omit<FakeToken, "tokenId">): string {
     this.#keys += 1;
@@ -129,19 +312,38 @@ export class FakeIdentity {
     });
     router.service(OrganizationService, {
       getOrganization: async (req, ctx) => {
-        const c = apiContext(ctx);
-        this.contexts.push(c);
-        this.orgIdHeaders.push(ctx.requestHeader.get("x-platform-org-id"));
-        this.#maybeFail();
+        const c = this.#call(ctx, "getOrganization", req);
         const id = req.orgId || c.orgId;
         const org = this.orgs.get(id);
         if (id !== c.orgId || !org) throw problem("organization-not-found", "No such organization.");
         return { organization: org };
       },
-      getEntitlements: async (_req, ctx) => {
-        const c = apiContext(ctx);
-        this.contexts.push(c);
-        this.#maybeFail();
+      updateOrganization: async (req, ctx) => {
+        const c = this.#call(ctx, "updateOrganization", req);
+        return this.#idempotent(ctx, "updateOrganization", req, () => {
+          const org = this.orgs.get(req.orgId);
+          if (req.orgId !== c.orgId || !org) throw problem("organization-not-found", "No such organization.");
+          if (org.version !== req.expectedVersion) {
+            throw problem("precondition-failed", `The organization is at version ${org.version}.`);
+          }
+          if (req.primaryEmailDomain !== undefined && !org.emailDomains.includes(req.primaryEmailDomain)) {
+            throw problem("email-domain-not-verified", `${req.primaryEmailDomain} is not a verified domain.`);
+          }
+          const updated = create(OrganizationSchema, {
+            ...org,
+            ...(req.name !== undefined ? { name: req.name } : {}),
+            ...(req.primaryEmailDomain !== undefined ? { primaryEmailDomain: req.primaryEmailDomain } : {}),
+            ...(req.industry !== undefined ? { industry: req.industry } : {}),
+            ...(req.employeeCount !== undefined ? { employeeCount: req.employeeCount } : {}),
+            updateTime: timestampFromDate(this.#clock.now()),
+            version: org.version + 1n,
+          });
+          this.orgs.set(org.id, updated);
+          return { organization: updated };
+        });
+      },
+      getEntitlements: async (req, ctx) => {
+        const c = this.#call(ctx, "getEntitlements", req);
         return {
           entitlements: create(EntitlementsSchema, {
             orgId: c.orgId,
@@ -153,7 +355,190 @@ export class FakeIdentity {
         };
       },
     });
+    router.service(UserService, {
+      listUsers: async (req, ctx) => {
+        const c = this.#call(ctx, "listUsers", req);
+        if (req.role !== "" && !ROLES.includes(req.role)) {
+          throw problem("invalid-filter", `role must be one of ${ROLES.join(", ")}.`, { field: "role" });
+        }
+        if (!["true", "false", "all"].includes(req.active)) {
+          throw problem("invalid-filter", "active must be true, false or all.", { field: "active" });
+        }
+        const search = req.search.toLowerCase();
+        const rows = [...this.users.values()].filter(
+          (u) =>
+            u.orgId === c.orgId &&
+            (req.role === "" || u.role === req.role) &&
+            (req.active === "all" || String(u.active) === req.active) &&
+            (!req.since || millis(u.updateTime) >= millis(req.since)) &&
+            [u.email, u.firstName, u.lastName, u.displayName].some((v) => v?.toLowerCase().includes(search)),
+        );
+        const page = fakePage(rows, req, USER_SORT, this.cursors);
+        return { users: page.items, nextCursor: page.nextCursor };
+      },
+      getUser: async (req, ctx) => {
+        const c = this.#call(ctx, "getUser", req);
+        return { user: this.#user(req.userId, c.orgId) };
+      },
+      inviteUser: async (req, ctx) => {
+        const c = this.#call(ctx, "inviteUser", req);
+        return this.#idempotent(ctx, "inviteUser", req, () => {
+          if (!EMAIL.test(req.email)) throw problem("invalid-email", "The email is not valid.");
+          this.#checkRole(req.role, c.orgId);
+          const email = req.email.toLowerCase();
+          const existing = [...this.users.values()].find((u) => u.orgId === c.orgId && u.email === email);
+          if (existing) {
+            throw problem("email-already-in-use", "A user with this email exists.", { existingUserId: existing.id });
+          }
+          const seatLimit = this.seatLimits.get(c.orgId) ?? 10;
+          const used = [...this.users.values()].filter(
+            (u) => u.orgId === c.orgId && (u.active || u.invitationStatus === "pending"),
+          ).length;
+          if (used >= seatLimit) {
+            throw problem("seat-limit-exceeded", "No seat is left.", { seatLimit, remainingSeats: 0 });
+          }
+          const now = timestampFromDate(this.#clock.now());
+          const user = create(UserSchema, {
+            id: newId("usr_"),
+            orgId: c.orgId,
+            email,
+            firstName: req.firstName,
+            lastName: req.lastName,
+            displayName: [req.firstName, req.lastName].filter(Boolean).join(" ") || email,
+            title: req.title,
+            department: req.department,
+            role: req.role,
+            active: true,
+            invitationStatus: "pending",
+            invitedBy: { userId: "", displayName: "Acme API" },
+            inviteTime: now,
+            createTime: now,
+            updateTime: now,
+            version: 1n,
+          });
+          this.users.set(user.id, user);
+          return { user };
+        });
+      },
+      updateUser: async (req, ctx) => {
+        const c = this.#call(ctx, "updateUser", req);
+        return this.#idempotent(ctx, "updateUser", req, () => {
+          const user = this.#user(req.userId, c.orgId);
+          if (user.version !== req.expectedVersion) {
+            throw problem("precondition-failed", `The user is at version ${user.version}.`);
+          }
+          const patch = req.patch ?? create(UserPatchSchema);
+          if (patch.role !== undefined) this.#checkRole(patch.role, c.orgId);
+          const updated = create(UserSchema, { ...user });
+          for (const field of ["firstName", "lastName", "title", "department", "phoneNumber", "role"] as const) {
+            if (patch[field] !== undefined) updated[field] = patch[field];
+          }
+          if (patch.active !== undefined) updated.active = patch.active;
+          for (const name of patch.cleared) {
+            const field = UserPatchSchema.fields.find((f) => f.name === name)?.localName;
+            if (!field || !["firstName", "lastName", "title", "department", "phoneNumber"].includes(field)) {
+              throw problem("invalid-field", `${name} cannot be cleared.`, { field: name });
+            }
+            (updated as unknown as Record<string, unknown>)[field] = undefined;
+          }
+          const admins = [...this.users.values()].filter(
+            (u) => u.orgId === c.orgId && u.id !== user.id && u.active && u.role === "Admin",
+          );
+          if (user.role === "Admin" && (updated.role !== "Admin" || !updated.active) && admins.length === 0) {
+            throw problem("last-administrator", "The organization would have no administrator left.");
+          }
+          updated.updateTime = timestampFromDate(this.#clock.now());
+          updated.version = user.version + 1n;
+          this.users.set(updated.id, updated);
+          return { user: updated };
+        });
+      },
+    });
+    router.service(PartnerService, {
+      listManagedOrganizations: async (req, ctx) => {
+        const c = this.#call(ctx, "listManagedOrganizations", req);
+        if (req.licenseTier !== "" && !LICENSE_TIERS.includes(req.licenseTier)) {
+          throw problem("invalid-filter", `licenseTier must be one of ${LICENSE_TIERS.join(", ")}.`, {
+            field: "licenseTier",
+          });
+        }
+        const rows: ManagedOrganization[] = [];
+        for (const [key, grant] of this.grants) {
+          const [parent, child = ""] = key.split("|");
+          const org = this.orgs.get(child);
+          const state = this.children.get(child);
+          if (parent !== c.orgId || grant.revoked || !org || !state) continue;
+          rows.push(
+            create(ManagedOrganizationSchema, {
+              id: org.id,
+              name: org.name,
+              primaryEmailDomain: org.primaryEmailDomain,
+              industry: org.industry,
+              licenseTier: state.licenseTier,
+              seats: { ...state.seats, available: state.seats.total - state.seats.used },
+              grantedScopes: c.scopes.filter((s) => grant.scopes.includes(s)),
+              hasActiveIssues: state.hasActiveIssues,
+              relationshipCreateTime: state.relationshipCreateTime,
+              updateTime: org.updateTime,
+            }),
+          );
+        }
+        const filtered = rows.filter(
+          (m) =>
+            m.name.toLowerCase().includes(req.search.toLowerCase()) &&
+            (req.industry === "" || m.industry === req.industry) &&
+            (req.licenseTier === "" || m.licenseTier?.slug === req.licenseTier) &&
+            (req.hasActiveIssues === undefined || m.hasActiveIssues === req.hasActiveIssues),
+        );
+        const page = fakePage(filtered, req, MANAGED_SORT, this.cursors);
+        return { organizations: page.items, nextCursor: page.nextCursor };
+      },
+    });
   };
+
+  /** Records an integrator RPC and verifies its context. */
+  #call(ctx: HandlerContext, method: string, message: unknown) {
+    const c = apiContext(ctx);
+    this.contexts.push(c);
+    this.orgIdHeaders.push(ctx.requestHeader.get("x-platform-org-id"));
+    this.received.push({ method, message });
+    this.#maybeFail();
+    return c;
+  }
+
+  /** Like identity's idempotentRpc: one outcome per (token, acting-on org, key). */
+  #idempotent<T>(ctx: HandlerContext, method: string, request: unknown, run: () => T): T {
+    const c = apiContext(ctx);
+    if (!c.idempotencyKey) throw problem("idempotency-key-required", "This write requires an Idempotency-Key.");
+    const scope = `${c.tokenId}|${c.parentOrgId ? c.orgId : ""}|${c.idempotencyKey}`;
+    const fingerprint = stable({ method, request });
+    const stored = this.#idempotency.get(scope);
+    if (stored) {
+      if (stored.request !== fingerprint) {
+        throw problem("idempotency-key-conflict", "The Idempotency-Key was used for another request.");
+      }
+      ctx.responseHeader.set(IDEMPOTENT_REPLAY_HEADER, "true");
+      return stored.response as T;
+    }
+    const response = run();
+    this.#idempotency.set(scope, { request: fingerprint, response });
+    return response;
+  }
+
+  #user(id: string, orgId: string): User {
+    const user = this.users.get(id);
+    if (!user || user.orgId !== orgId) throw problem("user-not-found", "No such user.");
+    return user;
+  }
+
+  #checkRole(role: string, orgId: string): void {
+    if (!ROLES.includes(role) || (role === "Partner Admin" && orgId !== PARTNER_ORG)) {
+      throw problem(
+        "invalid-role",
+        `role must be one of ${ROLES.join(", ")}; Partner Admin on partner organizations only.`,
+      );
+    }
+  }
 
   #maybeFail(): void {
     const err = this.failNext;
@@ -176,15 +561,18 @@ export async function buildTestGateway(
     bus?: EventBus;
     /** The secret identity verifies contexts with; the gateway's own unless a test breaks it. */
     serviceSecret?: string;
+    /** The gateway's logger, for tests that read what it logs; silent otherwise. */
+    logger?: Logger;
   } = {},
 ): Promise<TestGateway> {
   const clock = new ManualClock("2026-01-15T12:00:00Z");
-  const identity = new FakeIdentity();
+  const identity = new FakeIdentity(clock);
   const config = {
     ...loadConfig(gatewayConfigSpec, { PLATFORM_DOCS_URL: DOCS_URL, LOG_LEVEL: "silent" }),
     ...opts.config,
   };
-  const logger = createLogger("gateway-test", "silent");
+  identity.cursors = createCursorCodec(config.PLATFORM_CURSOR_SECRET);
+  const logger = opts.logger ?? createLogger("gateway-test", "silent");
   const transport = inProcessTransport(identity.routes, [
     errorInterceptor(logger),
     trustInterceptor(opts.serviceSecret ?? config.PLATFORM_CONTEXT_SECRET, clock),

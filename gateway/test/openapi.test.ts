@@ -58,7 +58,14 @@ describe("OpenAPI document", () => {
     });
     expect(doc.security).toEqual([{ apiKey: [] }]);
     expect(Object.keys(doc.components.schemas)).toEqual(
-      expect.arrayContaining(["Problem", "Organization", "Entitlements"]),
+      expect.arrayContaining([
+        "Problem",
+        "Organization",
+        "Entitlements",
+        "User",
+        "UserListItem",
+        "ManagedOrganization",
+      ]),
     );
   });
 
@@ -79,6 +86,44 @@ describe("OpenAPI document", () => {
     const entitlements = op(`${API}/organizations/me/entitlements`, "get");
     expect(response(entitlements, "200").headers?.["Cache-Control"]).toBeDefined();
     expect(doc.components.schemas.Organization?.properties.logoUrl?.type).toEqual(["string", "null"]);
+  });
+
+  it("documents the user and partner routes with list and detail shapes, If-Match and replays", () => {
+    const list = op(`${API}/users`, "get");
+    expect(response(list, "200").content?.["application/json"]?.schema).toMatchObject({
+      required: ["items", "nextCursor"],
+      properties: { items: { items: { $ref: "#/components/schemas/UserListItem" } } },
+    });
+    expect(response(list, "400").description).toEqual(expect.stringContaining("invalid-filter"));
+    expect(list.responses["501"]).toBeUndefined();
+    expect(doc.components.schemas.UserListItem?.properties.phoneNumber).toBeUndefined();
+    expect(doc.components.schemas.User?.properties.phoneNumber?.type).toEqual(["string", "null"]);
+
+    const invite = op(`${API}/users`, "post");
+    expect(response(invite, "201").content?.["application/json"]?.schema).toEqual({
+      $ref: "#/components/schemas/User",
+    });
+    expect(Object.keys(response(invite, "201").headers ?? {})).toEqual(
+      expect.arrayContaining(["ETag", "X-Idempotent-Replay"]),
+    );
+
+    for (const path of [`${API}/users/{userId}`, `${API}/organizations/{orgId}`]) {
+      const update = op(path, "patch");
+      expect(update.parameters).toEqual(
+        expect.arrayContaining([
+          expect.objectContaining({ in: "header", name: "If-Match", required: true }),
+          expect.objectContaining({ in: "header", name: "Idempotency-Key", required: true }),
+        ]),
+      );
+      expect(response(update, "412").description).toContain("precondition-failed");
+      expect(response(update, "200").headers?.["X-Idempotent-Replay"]).toBeDefined();
+    }
+    expect(response(op(`${API}/organizations/{orgId}`, "patch"), "403").description).toContain("write-scope-required");
+
+    const managed = op(`${API}/partner/managed-organizations`, "get");
+    expect(response(managed, "200").content?.["application/json"]?.schema).toMatchObject({
+      properties: { items: { items: { $ref: "#/components/schemas/ManagedOrganization" } } },
+    });
   });
 
   it("lists every announced route", () => {

@@ -99,6 +99,7 @@ describe("routing errors", () => {
 
   it("answers 400 invalid-field naming the field for a body that fails its schema", async () => {
     const url = `${API}/organizations/${ORG}`;
+    const json = { "content-type": "application/json", "if-match": 'W/"7"' };
     const wrongType = expectProblem(
       await send("PATCH", url, { body: JSON.stringify({ employeeCount: "many" }), headers: json }),
       "invalid-field",
@@ -121,10 +122,8 @@ describe("routing errors", () => {
       { field: "administrator" },
     );
     expect(unknown.detail).toContain("administrator");
-    expectProblem(
-      await send("PATCH", url, { body: JSON.stringify({ name: "Acme 2" }), headers: json }),
-      "not-implemented",
-    );
+    const valid = await send("PATCH", url, { body: JSON.stringify({ name: "Acme 2" }), headers: json });
+    expect(valid.statusCode).toBe(200);
   });
 
   it("maps a failed body schema to the route's own problem where the spec says so", async () => {

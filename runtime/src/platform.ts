@@ -3,9 +3,11 @@ import { buildGateway, type GatewayConfig, memoryRateLimitStore } from "@platfor
 import {
   build as buildIdentity,
   identityMigrations,
+  logMailer,
   type SandboxKeyInfo,
   sandboxKeys,
   seedSandbox,
+  startIdentityConsumers,
 } from "@platform/identity/server";
 import { type Clock, systemClock } from "@platform/kit/clock";
 import {
@@ -69,8 +71,10 @@ export async function createEmbeddedPlatform(opts: EmbeddedOptions): Promise<Emb
     clock,
     logger,
     sandboxSeed: opts.sandboxSeed,
+    cursorSecret: opts.gateway.PLATFORM_CURSOR_SECRET,
     onCommit: () => identityRelay.notify(),
   });
+  const identityConsumers = await startIdentityConsumers({ db: identityDb, bus, logger, mailer: logMailer(logger) });
   const seeded = opts.seedSandbox ? await seedSandbox(identityDb, clock, opts.sandboxSeed) : false;
 
   const serverInterceptors = [errorInterceptor(logger), trustInterceptor(opts.gateway.PLATFORM_CONTEXT_SECRET, clock)];
@@ -103,6 +107,7 @@ export async function createEmbeddedPlatform(opts: EmbeddedOptions): Promise<Emb
     async close() {
       await app.close();
       await admin?.close();
+      for (const c of identityConsumers) await c.close();
       await identityRelay.stop();
       await bus.close();
       await pglite.close();

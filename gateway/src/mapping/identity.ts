@@ -1,6 +1,13 @@
-import type { Timestamp } from "@bufbuild/protobuf/wkt";
-import { timestampDate } from "@bufbuild/protobuf/wkt";
-import type { Entitlements, Organization } from "@platform/contracts/identity";
+import { create, type MessageInitShape } from "@bufbuild/protobuf";
+import { type Timestamp, TimestampSchema, timestampDate } from "@bufbuild/protobuf/wkt";
+import {
+  type Entitlements,
+  type ManagedOrganization,
+  type Organization,
+  type User,
+  UserPatchSchema,
+} from "@platform/contracts/identity";
+import { problem } from "@platform/kit/problems";
 
 // Fields the contract always sets: their absence is a service bug, so a plain Error, which
 // the error handler logs and answers with an opaque 500.
@@ -8,6 +15,15 @@ import type { Entitlements, Organization } from "@platform/contracts/identity";
 function iso(ts: Timestamp | undefined, field: string): string {
   if (!ts) throw new Error(`identity returned no ${field}`);
   return timestampDate(ts).toISOString();
+}
+
+function isoOrNull(ts: Timestamp | undefined): string | null {
+  return ts ? timestampDate(ts).toISOString() : null;
+}
+
+/** The weak validator of a resource's optimistic-concurrency version, as GET and PATCH send it. */
+export function versionEtag(resource: { version: bigint }): string {
+  return `W/"${resource.version}"`;
 }
 
 export function organizationJson(o: Organization) {
@@ -27,11 +43,6 @@ export function organizationJson(o: Organization) {
   };
 }
 
-/** The weak validator of the organization's optimistic-concurrency version. */
-export function organizationEtag(o: Organization): string {
-  return `W/"${o.version}"`;
-}
-
 export function entitlementsJson(e: Entitlements) {
   const f = e.features;
   return {
@@ -48,4 +59,127 @@ export function entitlementsJson(e: Entitlements) {
     licenseTier: { slug: e.licenseTier?.slug ?? "", name: e.licenseTier?.name ?? "" },
     asOf: iso(e.asOf, "as_of"),
   };
+}
+
+/** A user in a list: the fields both views share. */
+export function userListItemJson(u: User) {
+  return {
+    id: u.id,
+    orgId: u.orgId,
+    email: u.email,
+    firstName: u.firstName ?? null,
+    lastName: u.lastName ?? null,
+    displayName: u.displayName,
+    title: u.title ?? null,
+    department: u.department ?? null,
+    profileImageUrl: u.profileImageUrl ?? null,
+    role: u.role,
+    active: u.active,
+    invitationStatus: u.invitationStatus,
+    lastLoginAt: isoOrNull(u.lastLoginTime),
+    createdAt: iso(u.createTime, "create_time"),
+    updatedAt: iso(u.updateTime, "update_time"),
+  };
+}
+
+/** The detail view of a user. */
+export function userJson(u: User) {
+  return {
+    ...userListItemJson(u),
+    phoneNumber: u.phoneNumber ?? null,
+    // identity leaves user_id empty when an API token sent the invitation.
+    invitedBy: u.invitedBy ? { userId: u.invitedBy.userId || null, displayName: u.invitedBy.displayName } : null,
+    invitedAt: isoOrNull(u.inviteTime),
+    twoFactorEnabled: u.twoFactorEnabled,
+    sourceRefs: u.crmUserId ? { crm: { userId: u.crmUserId } } : {},
+  };
+}
+
+export function managedOrganizationJson(m: ManagedOrganization) {
+  return {
+    id: m.id,
+    name: m.name,
+    primaryEmailDomain: m.primaryEmailDomain,
+    industry: m.industry,
+    licenseTier: { slug: m.licenseTier?.slug ?? "", name: m.licenseTier?.name ?? "" },
+    seats: { total: m.seats?.total ?? 0, used: m.seats?.used ?? 0, available: m.seats?.available ?? 0 },
+    grantedScopes: m.grantedScopes,
+    hasActiveIssues: m.hasActiveIssues,
+    relationshipCreatedAt: iso(m.relationshipCreateTime, "relationship_create_time"),
+    updatedAt: iso(m.updateTime, "update_time"),
+  };
+}
+
+/** The body of PATCH /organizations/{orgId}, as its schema admits it: the proto's own field names. */
+export interface OrganizationPatchBody {
+  name?: string;
+  primaryEmailDomain?: string;
+  industry?: string;
+  employeeCount?: number;
+}
+
+/** The body of POST /users, as its schema admits it: the proto's own field names. */
+export interface UserInviteBody {
+  email: string;
+  role: string;
+  firstName?: string;
+  lastName?: string;
+  title?: string;
+  department?: string;
+}
+
+const CLEARABLE = ["firstName", "lastName", "title", "department", "phoneNumber"] as const;
+
+/** The body of PATCH /users/{userId}, as its schema admits it: null clears a text field. */
+export type UserPatchBody = { [K in (typeof CLEARABLE)[number]]?: string | null } & { role?: string; active?: boolean };
+
+/**
+ * Proto3 cannot carry "set to null" in an optional string, so each field sent as null is
+ * named in `cleared` by its proto field name (first_name, …), as the contract lists them.
+ */
+export function userPatch(body: UserPatchBody): MessageInitShape<typeof UserPatchSchema> {
+  const patch: MessageInitShape<typeof UserPatchSchema> & { cleared: string[] } = { cleared: [] };
+  for (const name of CLEARABLE) {
+    const value = body[name];
+    if (value === null) patch.cleared.push(UserPatchSchema.field[name]!.name);
+    else if (value !== undefined) patch[name] = value;
+  }
+  if (body.role !== undefined) patch.role = body.role;
+  if (body.active !== undefined) patch.active = body.active;
+  return patch;
+}
+
+// A time needs a zone: without one the instant would depend on where the server runs.
+const ISO_8601 =
+  /^(?<year>\d{4})-(?<month>\d{2})-(?<day>\d{2})(?:T(?<hour>\d{2}):(?<minute>\d{2})(?::(?<second>\d{2})(?:\.(?<fraction>\d{1,9}))?)?(?<zone>Z|(?<sign>[+-])(?<zoneHours>\d{2}):(?<zoneMinutes>\d{2})))?$/i;
+
+/** An ISO 8601 date or date-time query filter; a date alone means its start in UTC. */
+export function timestampFilter(name: string, raw: string): Timestamp {
+  const invalid = () =>
+    problem(
+      "invalid-filter",
+      `Query parameter '${name}' must be an ISO 8601 date or date-time with a zone, e.g. 2026-01-15T09:30:00Z.`,
+      { field: name },
+    );
+  const g = ISO_8601.exec(raw)?.groups;
+  if (!g) throw invalid();
+  const n = (part: string | undefined) => Number(part ?? 0);
+  const fields = [n(g.year), n(g.month) - 1, n(g.day), n(g.hour), n(g.minute), n(g.second)] as const;
+  const utc = new Date(Date.UTC(...fields));
+  // Date.UTC rolls 2026-02-30 over into March (and years below 100 into the 1900s): only a
+  // time that reads back unchanged is a real one.
+  const readBack = [
+    utc.getUTCFullYear(),
+    utc.getUTCMonth(),
+    utc.getUTCDate(),
+    utc.getUTCHours(),
+    utc.getUTCMinutes(),
+    utc.getUTCSeconds(),
+  ];
+  if (readBack.some((v, i) => v !== fields[i]) || n(g.zoneHours) > 23 || n(g.zoneMinutes) > 59) throw invalid();
+  const offsetMinutes = (g.sign === "-" ? -1 : 1) * (n(g.zoneHours) * 60 + n(g.zoneMinutes));
+  return create(TimestampSchema, {
+    seconds: BigInt(utc.getTime() / 1000 - offsetMinutes * 60),
+    nanos: Number((g.fraction ?? "").padEnd(9, "0")),
+  });
 }

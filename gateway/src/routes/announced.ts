@@ -29,17 +29,6 @@ const periodQuery = { type: "object", properties: { periodDays } };
 
 const INSIGHT_PREFIXES = ["prof_", "prob_", "pain_", "powr_", "posn_", "phas_", "proc_", "plan_"] as const;
 
-const organizationPatchBody = {
-  type: "object",
-  properties: {
-    name: { type: "string", minLength: 1, maxLength: 200 },
-    primaryEmailDomain: { type: "string", description: "Must already be a verified domain" },
-    industry: { type: "string" },
-    employeeCount: { type: "integer", minimum: 1, maximum: 1_000_000 },
-  },
-  additionalProperties: false,
-};
-
 const availabilityBody = {
   type: "object",
   required: ["formValues"],
@@ -65,76 +54,6 @@ const availabilityBody = {
 };
 
 const SECTIONS: Record<string, Announced[]> = {
-  Organizations: [
-    {
-      method: "PATCH",
-      url: "/organizations/:orgId",
-      operationId: "updateOrganization",
-      summary: "Update the organization (partial merge; If-Match required)",
-      scope: "organizations:write",
-      readOnlyTokenProblem: "write-scope-required",
-      idempotencyKey: "required",
-      ids: { orgId: "org_" },
-      body: organizationPatchBody,
-      problems: ["organization-not-found", "email-domain-not-verified", "precondition-failed"],
-    },
-  ],
-  "Partner delegation": [
-    {
-      method: "GET",
-      url: "/partner/managed-organizations",
-      operationId: "listManagedOrganizations",
-      summary: "Child organizations this partner token can act on",
-      scope: "partner:act-as-child",
-      actingOn: "forbidden",
-      ...pageQuery(["updatedAt", "createdAt", "name", "seats.total"], "-updatedAt", {
-        search: str("Case-insensitive substring of the name"),
-        industry: str(),
-        licenseTier: { type: "string", enum: ["starter", "professional", "enterprise"] },
-        hasActiveIssues: bool,
-      }),
-    },
-  ],
-  Users: [
-    {
-      method: "GET",
-      url: "/users",
-      operationId: "listUsers",
-      summary: "List users",
-      scope: "users:read",
-      ...pageQuery(["updatedAt", "createdAt", "lastLoginAt", "email", "firstName", "lastName"], "-createdAt", {
-        search: str(),
-        role: str("User, Admin or Partner Admin"),
-        active: { type: "string", enum: ["true", "false", "all"], default: "true" },
-        since: { type: "string", format: "date-time" },
-      }),
-    },
-    {
-      method: "GET",
-      url: "/users/:userId",
-      operationId: "getUser",
-      summary: "One user",
-      scope: "users:read",
-      ids: { userId: "usr_" },
-    },
-    {
-      method: "POST",
-      url: "/users",
-      operationId: "inviteUser",
-      summary: "Invite a user",
-      scope: "users:write",
-      idempotencyKey: "required",
-    },
-    {
-      method: "PATCH",
-      url: "/users/:userId",
-      operationId: "updateUser",
-      summary: "Update a user (If-Match required)",
-      scope: "users:write",
-      idempotencyKey: "required",
-      ids: { userId: "usr_" },
-    },
-  ],
   "Smart Schedules": [
     {
       method: "GET",

@@ -1,33 +1,91 @@
-import { entitlementsJson, organizationEtag, organizationJson } from "../mapping/identity.js";
-import { defineRoute, type RouteSpec } from "../route.js";
+import type { FastifyReply } from "fastify";
+import {
+  entitlementsJson,
+  managedOrganizationJson,
+  type OrganizationPatchBody,
+  organizationJson,
+  timestampFilter,
+  type UserInviteBody,
+  type UserPatchBody,
+  userJson,
+  userListItemJson,
+  userPatch,
+  versionEtag,
+} from "../mapping/identity.js";
+import { type ApiCall, defineRoute, type RouteSpec } from "../route.js";
+import { organizationPatchSchema, userInviteSchema, userPatchSchema } from "../schemas/identity.js";
+import { type PageQuery, pageQuery, pageRequest, pageSchema } from "../schemas/pagination.js";
 import type { ServiceClients } from "../services.js";
 
-const TAG = "Organizations";
 const organization = { $ref: "Organization#" };
+const user = { $ref: "User#" };
 const etag = { ETag: 'Weak validator W/"<version>"; send it as If-Match when updating' };
+const freshEtag = { ETag: 'The new W/"<version>" after the change' };
 
-/** The organization endpoints identity serves. */
+const str = (description?: string) => ({ type: "string", ...(description ? { description } : {}) });
+
+const usersPage = pageQuery(["updatedAt", "createdAt", "lastLoginAt", "email", "firstName", "lastName"], "-createdAt", {
+  search: str("Case-insensitive substring of email, firstName, lastName or displayName"),
+  // Role and active are judged by identity, so a bad value is its 400 invalid-filter, not a schema error here.
+  role: str("User, Admin or Partner Admin"),
+  active: { ...str("true (active users), false (deactivated only) or all"), default: "true" },
+  since: { ...str("ISO 8601; users with updatedAt at or after it"), format: "date-time" },
+});
+
+const managedPage = pageQuery(["updatedAt", "createdAt", "name", "seats.total"], "-updatedAt", {
+  search: str("Case-insensitive substring of the name"),
+  industry: str("Exact industry"),
+  licenseTier: str("starter, professional or enterprise"),
+  hasActiveIssues: { type: "boolean" },
+});
+
+const NOT_WRITABLE_ORGANIZATION = {
+  administrator: "administrator is the contractual owner and cannot be changed through the API.",
+  sourceRefs: "sourceRefs are maintained by the integrations and cannot be written through the API.",
+  emailDomains:
+    "emailDomains cannot be written: domains cannot be added through the API, and primaryEmailDomain must be one already verified.",
+};
+
+const NOT_WRITABLE_USER = {
+  email: "email is not mutable through the API.",
+};
+
+const withVersion = (reply: FastifyReply, resource: { version: bigint }) => reply.header("etag", versionEtag(resource));
+
+// A response without the resource it exists for is a service bug: a plain Error, which the
+// error handler logs and answers with an opaque 500.
+function required<T>(value: T | undefined, what: string): T {
+  if (value === undefined) throw new Error(`identity returned no ${what}`);
+  return value;
+}
+
+/** The If-Match version the guard parsed, on routes that declare `ifMatch: "required"`. */
+function version(call: ApiCall): bigint {
+  if (call.expectedVersion === undefined) throw new Error("route without ifMatch asked for the If-Match version");
+  return call.expectedVersion;
+}
+
+/** The organization, user and partner endpoints identity serves. */
 export function identityRoutes(clients: ServiceClients): RouteSpec[] {
-  async function getOrganization(orgId: string, call: Parameters<RouteSpec["handler"]>[0]) {
-    const { organization: org } = await clients.organizations.getOrganization({ orgId }, call.callOptions());
-    if (!org) throw new Error("identity returned no organization");
-    return org;
+  async function getOrganization(orgId: string, call: ApiCall) {
+    const res = await clients.organizations.getOrganization({ orgId }, call.callOptions());
+    return required(res.organization, "organization");
   }
 
-  return [
+  const organizations: RouteSpec[] = [
     defineRoute({
       method: "GET",
       url: "/organizations/me",
       operationId: "getMyOrganization",
       summary: "The organization of the token (or of the child in X-Platform-Acting-On)",
-      tag: TAG,
+      tag: "Organizations",
       scope: "organizations:read",
       tier: "read",
       schema: { response: { 200: organization } },
       headers: etag,
       async handler(call, _request, reply) {
         const org = await getOrganization("", call);
-        reply.header("etag", organizationEtag(org));
+        withVersion(reply, org);
         return organizationJson(org);
       },
     }),
@@ -36,7 +94,7 @@ export function identityRoutes(clients: ServiceClients): RouteSpec[] {
       url: "/organizations/:orgId",
       operationId: "getOrganization",
       summary: "One organization; any other than the caller's is 404",
-      tag: TAG,
+      tag: "Organizations",
       scope: "organizations:read",
       tier: "read",
       ids: { orgId: "org_" },
@@ -46,7 +104,34 @@ export function identityRoutes(clients: ServiceClients): RouteSpec[] {
       async handler(call, request, reply) {
         const { orgId } = request.params as { orgId: string };
         const org = await getOrganization(orgId, call);
-        reply.header("etag", organizationEtag(org));
+        withVersion(reply, org);
+        return organizationJson(org);
+      },
+    }),
+    defineRoute({
+      method: "PATCH",
+      url: "/organizations/:orgId",
+      operationId: "updateOrganization",
+      summary: "Update the organization (partial merge; If-Match required)",
+      tag: "Organizations",
+      scope: "organizations:write",
+      readOnlyTokenProblem: "write-scope-required",
+      tier: "write",
+      idempotencyKey: "required",
+      ifMatch: "required",
+      ids: { orgId: "org_" },
+      schema: { body: organizationPatchSchema, response: { 200: organization } },
+      notWritable: NOT_WRITABLE_ORGANIZATION,
+      headers: freshEtag,
+      problems: ["organization-not-found", "email-domain-not-verified"],
+      async handler(call, request, reply) {
+        const { orgId } = request.params as { orgId: string };
+        const res = await clients.organizations.updateOrganization(
+          { orgId, expectedVersion: version(call), ...(request.body as OrganizationPatchBody) },
+          call.callOptions(),
+        );
+        const org = required(res.organization, "organization");
+        withVersion(reply, org);
         return organizationJson(org);
       },
     }),
@@ -55,17 +140,145 @@ export function identityRoutes(clients: ServiceClients): RouteSpec[] {
       url: "/organizations/me/entitlements",
       operationId: "getMyEntitlements",
       summary: "Feature switches, seats and license tier of the organization",
-      tag: TAG,
+      tag: "Organizations",
       scope: "organizations:read",
       tier: "read",
       schema: { response: { 200: { $ref: "Entitlements#" } } },
       headers: { "Cache-Control": "private, max-age=60" },
       async handler(call, _request, reply) {
         const { entitlements } = await clients.organizations.getEntitlements({}, call.callOptions());
-        if (!entitlements) throw new Error("identity returned no entitlements");
         reply.header("cache-control", "private, max-age=60");
-        return entitlementsJson(entitlements);
+        return entitlementsJson(required(entitlements, "entitlements"));
       },
     }),
   ];
+
+  const users: RouteSpec[] = [
+    defineRoute({
+      method: "GET",
+      url: "/users",
+      operationId: "listUsers",
+      summary: "List users (list view)",
+      tag: "Users",
+      scope: "users:read",
+      tier: "read",
+      page: usersPage.page,
+      schema: { querystring: usersPage.query, response: { 200: pageSchema("UserListItem") } },
+      async handler(call, request) {
+        const query = request.query as PageQuery & { search?: string; role?: string; active: string; since?: string };
+        const res = await clients.users.listUsers(
+          {
+            ...pageRequest(usersPage.page, query),
+            search: query.search ?? "",
+            role: query.role ?? "",
+            active: query.active,
+            ...(query.since !== undefined ? { since: timestampFilter("since", query.since) } : {}),
+          },
+          call.callOptions(),
+        );
+        return { items: res.users.map(userListItemJson), nextCursor: res.nextCursor || null };
+      },
+    }),
+    defineRoute({
+      method: "GET",
+      url: "/users/:userId",
+      operationId: "getUser",
+      summary: "One user (detail view)",
+      tag: "Users",
+      scope: "users:read",
+      tier: "read",
+      ids: { userId: "usr_" },
+      schema: { response: { 200: user } },
+      headers: etag,
+      problems: ["user-not-found"],
+      async handler(call, request, reply) {
+        const { userId } = request.params as { userId: string };
+        const res = await clients.users.getUser({ userId }, call.callOptions());
+        const found = required(res.user, "user");
+        withVersion(reply, found);
+        return userJson(found);
+      },
+    }),
+    defineRoute({
+      method: "POST",
+      url: "/users",
+      operationId: "inviteUser",
+      summary: "Invite a user (pending until the invitation is accepted)",
+      tag: "Users",
+      scope: "users:write",
+      tier: "write",
+      idempotencyKey: "required",
+      schema: { body: userInviteSchema, response: { 201: user } },
+      headers: etag,
+      problems: ["invalid-email", "invalid-role", "seat-limit-exceeded", "email-already-in-use"],
+      async handler(call, request, reply) {
+        const res = await clients.users.inviteUser(request.body as UserInviteBody, call.callOptions());
+        const invited = required(res.user, "user");
+        withVersion(reply, invited).code(201);
+        return userJson(invited);
+      },
+    }),
+    defineRoute({
+      method: "PATCH",
+      url: "/users/:userId",
+      operationId: "updateUser",
+      summary: "Update a user (partial merge; null clears a text field; If-Match required)",
+      tag: "Users",
+      scope: "users:write",
+      tier: "write",
+      idempotencyKey: "required",
+      ifMatch: "required",
+      ids: { userId: "usr_" },
+      schema: { body: userPatchSchema, response: { 200: user } },
+      notWritable: NOT_WRITABLE_USER,
+      headers: freshEtag,
+      problems: ["invalid-role", "user-not-found", "last-administrator", "administrator-transfer-required"],
+      async handler(call, request, reply) {
+        const { userId } = request.params as { userId: string };
+        const res = await clients.users.updateUser(
+          { userId, expectedVersion: version(call), patch: userPatch(request.body as UserPatchBody) },
+          call.callOptions(),
+        );
+        const updated = required(res.user, "user");
+        withVersion(reply, updated);
+        return userJson(updated);
+      },
+    }),
+  ];
+
+  const partner: RouteSpec[] = [
+    defineRoute({
+      method: "GET",
+      url: "/partner/managed-organizations",
+      operationId: "listManagedOrganizations",
+      summary: "Child organizations this partner token can act on",
+      tag: "Partner delegation",
+      scope: "partner:act-as-child",
+      tier: "read",
+      actingOn: "forbidden",
+      page: managedPage.page,
+      schema: { querystring: managedPage.query, response: { 200: pageSchema("ManagedOrganization") } },
+      async handler(call, request) {
+        const query = request.query as PageQuery & {
+          search?: string;
+          industry?: string;
+          licenseTier?: string;
+          hasActiveIssues?: boolean;
+        };
+        const res = await clients.partners.listManagedOrganizations(
+          {
+            ...pageRequest(managedPage.page, query),
+            search: query.search ?? "",
+            industry: query.industry ?? "",
+            licenseTier: query.licenseTier ?? "",
+            ...(query.hasActiveIssues !== undefined ? { hasActiveIssues: query.hasActiveIssues } : {}),
+          },
+          call.callOptions(),
+        );
+        return { items: res.organizations.map(managedOrganizationJson), nextCursor: res.nextCursor || null };
+      },
+    }),
+  ];
+
+  return [...organizations, ...users, ...partner];
 }

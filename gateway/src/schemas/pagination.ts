@@ -1,3 +1,4 @@
+import { parseSort } from "@platform/kit/pagination";
 import type { JsonSchema } from "../route.js";
 
 /** A list endpoint's sort allowlist and default; its cursors are bound to the effective sort. */
@@ -5,7 +6,12 @@ export interface PageSpec {
   sortFields: readonly string[];
   /** The spec's default sort, e.g. "-updatedAt"; undefined when the list has no sort parameter. */
   defaultSort: string | undefined;
+  /** Query parameters that filter the list: a value that fails its schema is 400 invalid-filter. */
+  filters: readonly string[];
 }
+
+const DEFAULT_LIMIT = 25;
+const MAX_LIMIT = 100;
 
 /**
  * The query of a list endpoint (the spec's pagination parameters, sort when it has sort
@@ -17,12 +23,12 @@ export function pageQuery(
   filters: Record<string, JsonSchema> = {},
 ): { query: JsonSchema; page: PageSpec } {
   return {
-    page: { sortFields, defaultSort },
+    page: { sortFields, defaultSort, filters: Object.keys(filters) },
     query: {
       type: "object",
       properties: {
         cursor: { type: "string", description: "Opaque cursor from nextCursor; omit for the first page" },
-        limit: { type: "integer", description: "Page size; clamped to 1..100", default: 25 },
+        limit: { type: "integer", description: `Page size; clamped to 1..${MAX_LIMIT}`, default: DEFAULT_LIMIT },
         ...(sortFields.length > 0
           ? {
               sort: {
@@ -34,5 +40,41 @@ export function pageQuery(
         ...filters,
       },
     },
+  };
+}
+
+/** The pagination parameters of a list query, as its schema admits them. */
+export interface PageQuery {
+  cursor?: string;
+  limit?: number;
+  sort?: string;
+}
+
+/** What a list RPC receives: the cursor as sent (the guard verified it), the clamped limit, the normalised sort. */
+export interface PageRequest {
+  cursor: string;
+  limit: number;
+  sort: string;
+}
+
+/** The page part of a list request whose query passed the guard and the schema of `pageQuery`. */
+export function pageRequest(page: PageSpec, query: PageQuery): PageRequest {
+  return {
+    cursor: query.cursor ?? "",
+    limit: Math.min(MAX_LIMIT, Math.max(1, query.limit ?? DEFAULT_LIMIT)),
+    sort: page.defaultSort === undefined ? "" : parseSort(query.sort, [...page.sortFields], page.defaultSort).key,
+  };
+}
+
+/** The response of a list endpoint: one page of items, and the cursor of the next (null on the last). */
+export function pageSchema(itemRef: string): JsonSchema {
+  return {
+    type: "object",
+    required: ["items", "nextCursor"],
+    properties: {
+      items: { type: "array", items: { $ref: `${itemRef}#` } },
+      nextCursor: { type: ["string", "null"], description: "Pass as cursor for the next page; null on the last" },
+    },
+    additionalProperties: false,
   };
 }

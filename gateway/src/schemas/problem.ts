@@ -18,7 +18,9 @@ export const problemSchema = {
       description: "delegation-scope-insufficient: the scopes the token may exercise on the child",
     },
     expiredAt: { type: "string", format: "date-time", description: "subscription-expired" },
-    field: { type: "string", description: "invalid-field: the offending field or parameter" },
+    field: { type: "string", description: "invalid-field, invalid-filter: the offending field or parameter" },
+    seatLimit: { type: "integer", description: "seat-limit-exceeded: the organization's seat cap" },
+    remainingSeats: { type: "integer", description: "seat-limit-exceeded: seats still available" },
   },
   additionalProperties: true,
 } as const;

@@ -5,6 +5,9 @@ import { problem } from "./problems.js";
 /** Header carrying the gateway-signed request context to a service. */
 export const CONTEXT_HEADER = "x-platform-context";
 
+/** Set by a service on a response that replays a stored one; the gateway answers X-Idempotent-Replay: true. */
+export const IDEMPOTENT_REPLAY_HEADER = "x-idempotent-replay";
+
 /**
  * Who is calling, as established by the gateway. `orgId` is the org the request acts on
  * (the child when delegating); `parentOrgId` is set only for delegated calls.

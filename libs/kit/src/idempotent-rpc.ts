@@ -2,12 +2,10 @@ import { type DescMessage, fromJson, type JsonValue, type MessageShape, toJson }
 import type { HandlerContext } from "@connectrpc/connect";
 import type { Clock } from "./clock.js";
 import { apiContext } from "./connect.js";
+import { IDEMPOTENT_REPLAY_HEADER } from "./context.js";
 import type { Db, Queryable } from "./db.js";
 import { hashRequest, runIdempotent } from "./idempotency.js";
 import { problem } from "./problems.js";
-
-/** Set on a response that replays a stored one; the gateway answers X-Idempotent-Replay: true. */
-export const IDEMPOTENT_REPLAY_HEADER = "x-idempotent-replay";
 
 /**
  * Runs a write RPC once per Idempotency-Key: the key (from the signed context) is scoped to

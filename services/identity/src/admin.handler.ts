@@ -7,12 +7,19 @@ import type { Db } from "@platform/kit/db";
 import { newId } from "@platform/kit/ids";
 import type { Logger } from "@platform/kit/logger";
 import { problem } from "@platform/kit/problems";
+import { auditLimit } from "./domain/listing.js";
 import type { TokenRecord } from "./domain/model.js";
 import { checkPartnerPair, checkSingleParent } from "./domain/partners.js";
 import { validateGrantedScopes, validateTokenScopes } from "./domain/scopes.js";
 import { tokenName } from "./domain/tokens.js";
-import { partnerGrantChangedEvent, tokenCreatedEvent, tokenRevokedEvent } from "./events.js";
-import { organizationSummaryMessage, relationshipMessage, sandboxKeyMessage, tokenMessage } from "./proto.js";
+import { partnerGrantChangedEvent, tokenCreatedEvent, tokenRevokedEvent } from "./events/outbox-events.js";
+import {
+  delegationAuditMessage,
+  organizationSummaryMessage,
+  relationshipMessage,
+  sandboxKeyMessage,
+  tokenMessage,
+} from "./proto.js";
 import { sandboxKeys } from "./sandbox.js";
 import type { IdentityReads, IdentityStore } from "./store/identity.store.js";
 
@@ -32,7 +39,7 @@ async function loadOrg(store: IdentityReads, id: string) {
   return org;
 }
 
-/** The admin plane: token and partner management behind the admin secret. */
+/** The admin plane: token and partner management and the delegation audit, behind the admin secret. */
 export function adminHandlers(deps: AdminDeps): ServiceImpl<typeof IdentityAdminService> {
   const { store, clock, logger, write } = deps;
   return {
@@ -120,6 +127,15 @@ export function adminHandlers(deps: AdminDeps): ServiceImpl<typeof IdentityAdmin
     async listSandboxKeys() {
       const keys = await sandboxKeys(deps.db, deps.sandboxSeed);
       return { keys: keys.map(sandboxKeyMessage) };
+    },
+
+    async listDelegationAudit(req) {
+      const entries = await store.listDelegationAudit({
+        ...(req.parentOrgId ? { parentOrgId: req.parentOrgId } : {}),
+        ...(req.orgId ? { orgId: req.orgId } : {}),
+        limit: auditLimit(req.limit),
+      });
+      return { entries: entries.map(delegationAuditMessage) };
     },
   };
 }

@@ -2,10 +2,12 @@ import { apiKeyPreview, hashApiKey, seededApiKey } from "@platform/kit/api-keys"
 import type { Clock } from "@platform/kit/clock";
 import type { Db } from "@platform/kit/db";
 import { seededId } from "@platform/kit/ids";
-import { ALL_SCOPES, PARTNER_SCOPE, READ_SCOPES, type Scope } from "@platform/kit/scopes";
-import type { FeatureSet, LicenseTierSlug, Role } from "./domain/model.js";
+import type { Scope } from "@platform/kit/scopes";
 import { validateGrantedScopes, validateTokenScopes } from "./domain/scopes.js";
+import { SANDBOX, type SandboxToken } from "./sandbox-data.js";
 import { pgIdentityStore } from "./store/identity.store.js";
+
+export * from "./sandbox-data.js";
 
 /*
  * The sandbox: demo organizations, users, partner relationships and documented test keys.
@@ -15,223 +17,12 @@ import { pgIdentityStore } from "./store/identity.store.js";
  * relative to the clock so that one stays pending and one stays expired.
  */
 
-export interface SandboxUser {
-  label: string;
-  firstName: string;
-  lastName: string;
-  role: Role;
-  title?: string;
-  department?: string;
-  /** Set for a user still pending: days between the invitation and seeding. */
-  invitedDaysAgo?: number;
-  /** Deactivated (soft) when false. */
-  active?: boolean;
-  crmUserId?: string;
-  twoFactorEnabled?: boolean;
-}
-
-export interface SandboxOrganization {
-  label: string;
-  name: string;
-  emailDomains: readonly [string, ...string[]];
-  industry: string;
-  employeeCount: number;
-  logoUrl?: string;
-  crmOrgId?: string;
-  partnerAdmin?: boolean;
-  licenseTier: LicenseTierSlug;
-  seatTotal: number;
-  features: FeatureSet;
-  /** Label of the contractual administrator, one of `users`. */
-  administrator: string;
-  users: readonly SandboxUser[];
-}
-
-export interface SandboxRelationship {
-  parent: string;
-  child: string;
-  grantedScopes: readonly Scope[];
-  revokedAt?: string;
-}
-
-export interface SandboxToken {
-  name: string;
-  org: string;
-  scopes: readonly Scope[];
-  expiresAt?: string;
-  revokedAt?: string;
-}
-
-export interface SandboxDefinition {
-  /** Creation time of the organizations, accepted users, relationships and tokens. */
-  epoch: string;
-  organizations: readonly SandboxOrganization[];
-  relationships: readonly SandboxRelationship[];
-  tokens: readonly SandboxToken[];
-}
-
-const ALL_FEATURES: FeatureSet = {
-  smartScheduling: true,
-  teamCalendarScheduling: true,
-  replyTracking: true,
-  emailBlast: true,
-  dealIntelApp: true,
-  meetingAi: true,
-};
-
-const NON_PARTNER_SCOPES: readonly Scope[] = ALL_SCOPES.filter((s) => s !== PARTNER_SCOPE);
-
-export const SANDBOX: SandboxDefinition = {
-  epoch: "2024-10-01T09:00:00.000Z",
-  organizations: [
-    {
-      label: "acme",
-      name: "Acme Corp",
-      emailDomains: ["acme.example", "acme-corp.example"],
-      industry: "Manufacturing",
-      employeeCount: 1200,
-      logoUrl: "https://acme.example/logo.png",
-      crmOrgId: "00D8d000004AcmeEAA",
-      licenseTier: "professional",
-      seatTotal: 10,
-      features: { ...ALL_FEATURES, meetingAi: false },
-      administrator: "acme-owner",
-      // Seats used: 2 admins + 4 users + 1 pending invitation = 7 of 10.
-      users: [
-        {
-          label: "acme-owner",
-          firstName: "Avery",
-          lastName: "Stone",
-          role: "Admin",
-          title: "VP Revenue Operations",
-          department: "Operations",
-          crmUserId: "0058d00000AcmeA01",
-          twoFactorEnabled: true,
-        },
-        { label: "acme-admin", firstName: "Blake", lastName: "Rivera", role: "Admin", title: "Sales Ops Manager" },
-        {
-          label: "acme-ae",
-          firstName: "Casey",
-          lastName: "Morgan",
-          role: "User",
-          title: "Account Executive",
-          department: "Sales",
-          crmUserId: "0058d00000AcmeA03",
-        },
-        { label: "acme-sdr", firstName: "Devon", lastName: "Lee", role: "User", title: "SDR", department: "Sales" },
-        { label: "acme-csm", firstName: "Emery", lastName: "Walsh", role: "User", department: "Customer Success" },
-        { label: "acme-se", firstName: "Finley", lastName: "Ortiz", role: "User", department: "Sales Engineering" },
-        { label: "acme-pending", firstName: "Gray", lastName: "Patel", role: "User", invitedDaysAgo: 2 },
-        { label: "acme-expired", firstName: "Harper", lastName: "Quinn", role: "User", invitedDaysAgo: 20 },
-        { label: "acme-deactivated", firstName: "Indigo", lastName: "Brooks", role: "User", active: false },
-      ],
-    },
-    {
-      label: "northwind",
-      name: "Northwind Partners",
-      emailDomains: ["northwind.example"],
-      industry: "IT Services",
-      employeeCount: 85,
-      partnerAdmin: true,
-      licenseTier: "enterprise",
-      seatTotal: 25,
-      features: ALL_FEATURES,
-      administrator: "northwind-owner",
-      users: [
-        { label: "northwind-owner", firstName: "Nora", lastName: "Lindqvist", role: "Partner Admin" },
-        { label: "northwind-consultant", firstName: "Oscar", lastName: "Reyes", role: "User", title: "Consultant" },
-      ],
-    },
-    {
-      label: "globex",
-      name: "Globex",
-      emailDomains: ["globex.example"],
-      industry: "Logistics",
-      employeeCount: 340,
-      licenseTier: "starter",
-      seatTotal: 5,
-      features: { ...ALL_FEATURES, replyTracking: false, emailBlast: false, dealIntelApp: false, meetingAi: false },
-      administrator: "globex-owner",
-      users: [
-        { label: "globex-owner", firstName: "Gina", lastName: "Romano", role: "Admin" },
-        { label: "globex-rep", firstName: "Hugo", lastName: "Laurent", role: "User" },
-      ],
-    },
-    {
-      label: "initech",
-      name: "Initech",
-      emailDomains: ["initech.example"],
-      industry: "Software",
-      employeeCount: 560,
-      licenseTier: "professional",
-      seatTotal: 15,
-      features: { ...ALL_FEATURES, meetingAi: false },
-      administrator: "initech-owner",
-      users: [
-        { label: "initech-owner", firstName: "Ivan", lastName: "Petrov", role: "Admin" },
-        { label: "initech-rep", firstName: "Jade", lastName: "Kim", role: "User" },
-      ],
-    },
-    {
-      label: "hooli",
-      name: "Hooli",
-      emailDomains: ["hooli.example"],
-      industry: "Internet",
-      employeeCount: 9000,
-      licenseTier: "enterprise",
-      seatTotal: 50,
-      features: ALL_FEATURES,
-      administrator: "hooli-owner",
-      users: [{ label: "hooli-owner", firstName: "Kai", lastName: "Nakamura", role: "Admin" }],
-    },
-    {
-      label: "umbrella",
-      name: "Umbrella",
-      emailDomains: ["umbrella.example"],
-      industry: "Pharmaceuticals",
-      employeeCount: 4200,
-      licenseTier: "enterprise",
-      seatTotal: 30,
-      features: ALL_FEATURES,
-      administrator: "umbrella-owner",
-      users: [
-        { label: "umbrella-owner", firstName: "Lena", lastName: "Fischer", role: "Admin" },
-        { label: "umbrella-admin", firstName: "Nia", lastName: "Okafor", role: "Admin" },
-        { label: "umbrella-rep", firstName: "Milo", lastName: "Novak", role: "User" },
-      ],
-    },
-  ],
-  relationships: [
-    {
-      parent: "northwind",
-      child: "globex",
-      grantedScopes: ["organizations:read", "users:read", "deals:read", "accounts:read", "contacts:read"],
-    },
-    { parent: "northwind", child: "initech", grantedScopes: NON_PARTNER_SCOPES },
-    {
-      parent: "northwind",
-      child: "hooli",
-      grantedScopes: ["organizations:read"],
-      revokedAt: "2025-03-01T09:00:00.000Z",
-    },
-  ],
-  tokens: [
-    { name: "acme-full", org: "acme", scopes: NON_PARTNER_SCOPES },
-    { name: "acme-readonly", org: "acme", scopes: READ_SCOPES },
-    { name: "acme-noscopes", org: "acme", scopes: [] },
-    { name: "acme-expired", org: "acme", scopes: NON_PARTNER_SCOPES, expiresAt: "2025-01-01T00:00:00.000Z" },
-    { name: "acme-revoked", org: "acme", scopes: NON_PARTNER_SCOPES, revokedAt: "2025-02-01T09:00:00.000Z" },
-    { name: "northwind-partner", org: "northwind", scopes: ALL_SCOPES },
-    { name: "northwind-nodelegation", org: "northwind", scopes: NON_PARTNER_SCOPES },
-    { name: "umbrella-full", org: "umbrella", scopes: NON_PARTNER_SCOPES },
-  ],
-};
-
 export const sandboxOrgId = (seed: string, label: string): string => seededId("org_", seed, `org:${label}`);
 export const sandboxUserId = (seed: string, label: string): string => seededId("usr_", seed, `user:${label}`);
 export const sandboxTokenId = (seed: string, name: string): string => seededId("tok_", seed, `token:${name}`);
 
 const DAY_MS = 24 * 60 * 60 * 1000;
+const at = (epoch: Date, days: number) => new Date(epoch.getTime() + days * DAY_MS);
 
 /** A sandbox token's scopes under the admin plane's rules (so a bad definition fails loudly). */
 function tokenScopes(t: SandboxToken, orgId: string): Scope[] {
@@ -261,6 +52,7 @@ export async function seedSandbox(db: Db, clock: Clock, seed: string): Promise<b
         logoUrl: o.logoUrl ?? null,
         crmOrgId: o.crmOrgId ?? null,
         partnerAdmin: o.partnerAdmin ?? false,
+        hasActiveIssues: o.hasActiveIssues ?? false,
         licenseTier: o.licenseTier,
         seatTotal: o.seatTotal,
         features: o.features,
@@ -274,8 +66,9 @@ export async function seedSandbox(db: Db, clock: Clock, seed: string): Promise<b
         throw new Error(`sandbox organization ${o.label} exists without the first one; the sandbox is inconsistent`);
       }
       const administratorId = sandboxUserId(seed, o.administrator);
-      for (const u of o.users) {
-        const invitedAt = u.invitedDaysAgo === undefined ? epoch : new Date(now.getTime() - u.invitedDaysAgo * DAY_MS);
+      for (const [joined, u] of o.users.entries()) {
+        const invitedAt =
+          u.invitedDaysAgo === undefined ? at(epoch, joined) : new Date(now.getTime() - u.invitedDaysAgo * DAY_MS);
         const id = sandboxUserId(seed, u.label);
         await w.insertUser({
           id,
@@ -286,14 +79,15 @@ export async function seedSandbox(db: Db, clock: Clock, seed: string): Promise<b
           displayName: `${u.firstName} ${u.lastName}`,
           title: u.title ?? null,
           department: u.department ?? null,
-          phoneNumber: null,
+          phoneNumber: u.phoneNumber ?? null,
           profileImageUrl: null,
           role: u.role,
           active: u.active ?? true,
           invitationStatus: u.invitedDaysAgo === undefined ? "accepted" : "pending",
           invitedAt,
           invitedByUserId: id === administratorId ? null : administratorId,
-          lastLoginAt: u.invitedDaysAgo === undefined ? epoch : null,
+          invitedByName: null,
+          lastLoginAt: u.lastLoginAt ? new Date(u.lastLoginAt) : null,
           twoFactorEnabled: u.twoFactorEnabled ?? false,
           crmUserId: u.crmUserId ?? null,
           version: 1,

@@ -1,15 +1,26 @@
 import { fileURLToPath } from "node:url";
-import { GatewayAuthService, IdentityAdminService, OrganizationService } from "@platform/contracts/identity";
+import {
+  GatewayAuthService,
+  IdentityAdminService,
+  OrganizationService,
+  PartnerService,
+  UserService,
+} from "@platform/contracts/identity";
 import type { Clock } from "@platform/kit/clock";
 import type { Routes } from "@platform/kit/connect";
+import { createCursorCodec } from "@platform/kit/cursor";
 import type { Db } from "@platform/kit/db";
 import type { Logger } from "@platform/kit/logger";
 import type { MigrationSource } from "@platform/kit/migrate";
 import { adminHandlers } from "./admin.handler.js";
 import { gatewayAuthHandlers } from "./gateway-auth.handler.js";
 import { organizationHandlers } from "./organization.handler.js";
+import { partnerHandlers } from "./partner.handler.js";
 import { type IdentityStore, pgIdentityStore } from "./store/identity.store.js";
+import { userHandlers } from "./user.handler.js";
 
+export { startIdentityConsumers } from "./events/subscriptions.js";
+export { type InvitationEmail, type InvitationMailer, logMailer } from "./mailer.js";
 export { SANDBOX, type SandboxKeyInfo, sandboxKeys, sandboxKeysOffline, seedSandbox } from "./sandbox.js";
 
 /** The service's schema: every table is `identity.<table>`. */
@@ -27,6 +38,8 @@ export interface IdentityDeps {
   logger: Logger;
   /** Seed of the sandbox, to derive its keys for ListSandboxKeys. */
   sandboxSeed: string;
+  /** PLATFORM_CURSOR_SECRET: the service mints the cursors the gateway verifies. */
+  cursorSecret: string;
   /** Called after each committed write, so the outbox relay publishes at once instead of at its next poll. */
   onCommit?: () => void;
 }
@@ -42,9 +55,18 @@ export function build(deps: IdentityDeps): { routes: Routes; adminRoutes: Routes
     deps.onCommit?.();
     return result;
   };
+  const api = {
+    db: deps.db,
+    store,
+    clock: deps.clock,
+    cursors: createCursorCodec(deps.cursorSecret),
+    committed: () => deps.onCommit?.(),
+  };
   return {
     routes: (router) => {
-      router.service(OrganizationService, organizationHandlers(store, deps.clock));
+      router.service(OrganizationService, organizationHandlers(api));
+      router.service(UserService, userHandlers(api));
+      router.service(PartnerService, partnerHandlers(api));
       router.service(GatewayAuthService, gatewayAuthHandlers(store));
     },
     adminRoutes: (router) => {

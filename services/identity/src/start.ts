@@ -1,4 +1,4 @@
-import type { EventBus } from "@platform/kit/bus";
+import type { EventBus, Subscription } from "@platform/kit/bus";
 import { type Clock, systemClock } from "@platform/kit/clock";
 import {
   adminSecretInterceptor,
@@ -14,6 +14,8 @@ import { createLogger, type Logger } from "@platform/kit/logger";
 import { kitMigrations, migrate } from "@platform/kit/migrate";
 import { startOutboxRelay } from "@platform/kit/outbox-relay";
 import type { IdentityConfig } from "./config.js";
+import { startIdentityConsumers } from "./events/subscriptions.js";
+import { type InvitationMailer, logMailer } from "./mailer.js";
 import { seedSandbox } from "./sandbox.js";
 import { build, IDENTITY_SCHEMA, identityMigrations } from "./server.js";
 
@@ -21,7 +23,7 @@ export interface RunningIdentity {
   /** Port of the Connect-RPC API (useful when configured as 0). */
   port: number;
   adminPort: number;
-  /** Stops accepting calls, drains the relay and closes the bus and the database. */
+  /** Stops accepting calls and consuming events, drains the relay and closes the bus and the database. */
   stop(): Promise<void>;
 }
 
@@ -30,6 +32,8 @@ export interface StartOverrides {
   db?: Db;
   clock?: Clock;
   logger?: Logger;
+  /** The invitation email provider; the simulated one (a log line per invitation) by default. */
+  mailer?: InvitationMailer;
 }
 
 const DUPLICATE_DATABASE = "42P04";
@@ -57,9 +61,10 @@ async function ensureDatabase(url: string, logger: Logger): Promise<void> {
 }
 
 /**
- * Runs the identity service: migrates, seeds the sandbox, starts the outbox relay and
- * serves the gateway API on PORT and the admin plane on ADMIN_PORT. Resolves to undefined
- * when MIGRATE_ONLY is set (nothing left running).
+ * Runs the identity service: migrates, seeds the sandbox, starts the outbox relay and the
+ * event consumers (delegation audit, invitation emails) and serves the gateway API on PORT
+ * and the admin plane on ADMIN_PORT. Resolves to undefined when MIGRATE_ONLY is set
+ * (nothing left running).
  */
 export async function start(
   config: IdentityConfig,
@@ -103,17 +108,28 @@ export async function start(
     clock,
     logger,
     sandboxSeed: config.SANDBOX_SEED,
+    cursorSecret: config.PLATFORM_CURSOR_SECRET,
     onCommit: () => relay.notify(),
   });
 
   const servers: RunningServer[] = [];
+  const consumers: Subscription[] = [];
   const stop = async () => {
     await Promise.all(servers.map((s) => s.close()));
+    await Promise.all(consumers.map((c) => c.close()));
     await relay.stop();
     await bus.close();
     await closeDb();
   };
   try {
+    consumers.push(
+      ...(await startIdentityConsumers({
+        db: database,
+        bus,
+        logger,
+        mailer: overrides.mailer ?? logMailer(logger),
+      })),
+    );
     const rpc = await serveConnect({
       routes,
       interceptors: [errorInterceptor(logger), trustInterceptor(config.PLATFORM_CONTEXT_SECRET, clock)],

@@ -1,13 +1,14 @@
 import type { DescService } from "@bufbuild/protobuf";
-import { type Client, Code, ConnectError, createClient } from "@connectrpc/connect";
+import { type CallOptions, type Client, Code, ConnectError, createClient } from "@connectrpc/connect";
 import { ProblemSchema } from "@platform/contracts/common";
 import { GatewayAuthService, IdentityAdminService, OrganizationService } from "@platform/contracts/identity";
-import { ManualClock } from "@platform/kit/clock";
+import { type Clock, ManualClock } from "@platform/kit/clock";
 import {
   adminClientInterceptor,
   adminSecretInterceptor,
   errorInterceptor,
   inProcessTransport,
+  type Routes,
   signingInterceptor,
   trustInterceptor,
 } from "@platform/kit/connect";
@@ -21,6 +22,7 @@ import { build, IDENTITY_SCHEMA, identityMigrations } from "../src/server.js";
 import { pgIdentityStore } from "../src/store/identity.store.js";
 
 export const CONTEXT_SECRET = "test-context-secret-0123456789";
+export const CURSOR_SECRET = "test-cursor-secret-0123456789";
 export const ADMIN_SECRET = "test-admin-secret-0123456789";
 export const SEED = "test-seed";
 
@@ -42,6 +44,16 @@ export type OrgClient = Client<typeof OrganizationService>;
 export type GatewayClient = Client<typeof GatewayAuthService>;
 export type AdminClient = Client<typeof IdentityAdminService>;
 
+/** Who an API call comes from, as the gateway would sign it. */
+export interface CallerOptions {
+  scopes?: string[];
+  tokenId?: string;
+  /** Set when a partner delegates: the call then acts on `orgId`, a child of this org. */
+  parentOrgId?: string;
+  /** The Idempotency-Key; by default every call sends a new one. */
+  idempotencyKey?: string;
+}
+
 export interface TestIdentity {
   pglite: PGlite;
   db: Db;
@@ -56,9 +68,34 @@ export interface TestIdentity {
   adminClientSending(secret: string): AdminClient;
   /** A client of the API routes sending `ctx` signed, or no context at all (around the gateway). */
   apiClient<S extends DescService>(service: S, ctx: RequestContext | undefined): Client<S>;
+  /** `service` as an integrator request acting on `orgId` reaches it through the gateway. */
+  caller<S extends DescService>(service: S, orgId: string, opts?: CallerOptions): Client<S>;
   /** Empties every table and rewinds the clock, so one instance serves a whole file. */
   reset(): Promise<void>;
   close(): Promise<void>;
+}
+
+/**
+ * `caller` of `TestIdentity` over the API routes of a built service: each call carries a
+ * context signed as the gateway signs it, with a fresh request id and Idempotency-Key.
+ */
+export function callerOf(routes: Routes, clock: Clock) {
+  const server = [errorInterceptor(silentLogger), trustInterceptor(CONTEXT_SECRET, clock)];
+  return <S extends DescService>(service: S, orgId: string, opts: CallerOptions = {}): Client<S> =>
+    createClient(
+      service,
+      inProcessTransport(routes, server, [
+        signingInterceptor(CONTEXT_SECRET, clock, () => ({
+          principal: "api",
+          requestId: newId("req_"),
+          orgId,
+          tokenId: opts.tokenId ?? "tok_test",
+          scopes: opts.scopes ?? [],
+          idempotencyKey: opts.idempotencyKey ?? newId("idem_"),
+          ...(opts.parentOrgId ? { parentOrgId: opts.parentOrgId } : {}),
+        })),
+      ]),
+    );
 }
 
 /** The identity service built over a fresh database, reached through in-process transports. */
@@ -71,6 +108,7 @@ export async function createTestIdentity(): Promise<TestIdentity> {
     clock,
     logger: silentLogger,
     sandboxSeed: SEED,
+    cursorSecret: CURSOR_SECRET,
     onCommit: () => {
       commits += 1;
     },
@@ -85,11 +123,14 @@ export async function createTestIdentity(): Promise<TestIdentity> {
         [adminClientInterceptor(secret)],
       ),
     );
-  const apiClient = <S extends DescService>(service: S, ctx: RequestContext | undefined) =>
+  const signedClient = <S extends DescService>(service: S, ctx: (() => RequestContext) | undefined) =>
     createClient(
       service,
-      inProcessTransport(routes, apiServer, ctx ? [signingInterceptor(CONTEXT_SECRET, clock, () => ctx)] : []),
+      inProcessTransport(routes, apiServer, ctx ? [signingInterceptor(CONTEXT_SECRET, clock, ctx)] : []),
     );
+  const apiClient = <S extends DescService>(service: S, ctx: RequestContext | undefined) =>
+    signedClient(service, ctx && (() => ctx));
+  const caller = callerOf(routes, clock);
   return {
     pglite,
     db,
@@ -105,16 +146,49 @@ export async function createTestIdentity(): Promise<TestIdentity> {
       }),
     gatewayClient: apiClient(GatewayAuthService, { principal: "gateway", requestId: newId("req_") }),
     apiClient,
+    caller,
     adminClient: adminClientSending(ADMIN_SECRET),
     adminClientSending,
     async reset() {
       await db.exec(`TRUNCATE identity.organizations, identity.users, identity.api_tokens,
-        identity.partner_relationships, identity.outbox CASCADE`);
+        identity.partner_relationships, identity.delegation_audit, identity.outbox, identity.idempotency_keys,
+        identity.processed_events CASCADE`);
       clock.set(TEST_START);
       commits = 0;
     },
     close: () => pglite.close(),
   };
+}
+
+export interface CarriedProblem {
+  name: string;
+  detail: string;
+  extensions: Record<string, unknown>;
+}
+
+/** The problem a failed call carried (name, detail and extension fields). */
+export async function problemDetailOf(call: Promise<unknown>): Promise<CarriedProblem> {
+  try {
+    await call;
+  } catch (err) {
+    const [p] = ConnectError.from(err).findDetails(ProblemSchema);
+    if (!p) throw err;
+    return { name: p.name, detail: p.detail, extensions: (p.extensions ?? {}) as Record<string, unknown> };
+  }
+  throw new Error("expected the call to fail");
+}
+
+/** A call's response with its response headers (`x-idempotent-replay`). */
+export async function withHeaders<T>(
+  call: (options: CallOptions) => Promise<T>,
+): Promise<{ response: T; headers: Headers }> {
+  let headers = new Headers();
+  const response = await call({
+    onHeader: (h) => {
+      headers = h;
+    },
+  });
+  return { response, headers };
 }
 
 /** The problem name a failed call carried, or the Connect code when it carried none. */
@@ -142,6 +216,7 @@ export function anOrganization(overrides: Partial<OrganizationRecord> = {}): Org
     logoUrl: null,
     crmOrgId: null,
     partnerAdmin: false,
+    hasActiveIssues: false,
     licenseTier: "starter",
     seatTotal: 5,
     features: {
@@ -179,6 +254,7 @@ export function aUser(orgId: string, overrides: Partial<UserRecord> = {}): UserR
     invitationStatus: "accepted",
     invitedAt: at,
     invitedByUserId: null,
+    invitedByName: null,
     lastLoginAt: null,
     twoFactorEnabled: false,
     crmUserId: null,

@@ -1,3 +1,4 @@
+import { PartnerService, UserService } from "@platform/contracts/identity";
 import { hashApiKey, isApiKeyShape } from "@platform/kit/api-keys";
 import { ManualClock } from "@platform/kit/clock";
 import { ALL_SCOPES, PARTNER_SCOPE, READ_SCOPES } from "@platform/kit/scopes";
@@ -25,6 +26,13 @@ describe("sandbox seeding", () => {
       const ids = (q: typeof t.db) =>
         q.query("SELECT id FROM identity.users UNION ALL SELECT id FROM identity.organizations ORDER BY 1");
       expect(await ids(other.db)).toEqual(await ids(t.db));
+      // Everything but the times of pending invitations, which follow the clock.
+      const facts = (q: typeof t.db) =>
+        q.query(`SELECT id, email, display_name, title, department, phone_number, role, active, invitation_status,
+            last_login_at, two_factor_enabled, crm_user_id,
+            CASE WHEN invitation_status = 'accepted' THEN created_at END AS joined
+          FROM identity.users ORDER BY id`);
+      expect(await facts(other.db)).toEqual(await facts(t.db));
     } finally {
       await other.pglite.close();
     }
@@ -104,5 +112,58 @@ describe("sandbox seeding", () => {
     const after = await t.adminClient.listSandboxKeys({});
     expect(after.keys.find((k) => k.name === "acme-full")?.revokeTime).toBeDefined();
     expect(sandboxKeysOffline(SEED).find((k) => k.name === "acme-full")?.revokedAt).toBeNull();
+  });
+});
+
+describe("sandbox data", () => {
+  const users = (label: string) =>
+    t
+      .caller(UserService, sandboxOrgId(SEED, label), { scopes: ["users:read"] })
+      .listUsers({ active: "all", limit: 100 });
+
+  it("gives Acme its contractual administrator, another Admin, pending, expired and deactivated users", async () => {
+    const { users: acme } = await users("acme");
+    const byId = new Map(acme.map((u) => [u.id, u]));
+    const get = (label: string) => byId.get(sandboxUserId(SEED, label));
+    expect(get("acme-owner")).toMatchObject({ role: "Admin", invitationStatus: "accepted", active: true });
+    expect(get("acme-admin")).toMatchObject({ role: "Admin", invitationStatus: "accepted" });
+    expect(get("acme-pending")?.invitationStatus).toBe("pending");
+    expect(get("acme-expired")?.invitationStatus).toBe("expired");
+    expect(get("acme-deactivated")?.active).toBe(false);
+    expect(acme).toHaveLength(9);
+  });
+
+  it("fills in profiles: titles, departments, E.164 phones, sign-ins, 2FA and CRM ids", async () => {
+    const client = t.caller(UserService, sandboxOrgId(SEED, "acme"), { scopes: ["users:read"] });
+    const { user } = await client.getUser({ userId: sandboxUserId(SEED, "acme-owner") });
+    expect(user).toMatchObject({
+      title: "VP Revenue Operations",
+      department: "Operations",
+      twoFactorEnabled: true,
+      crmUserId: "0058d00000AcmeA01",
+    });
+    expect(user?.lastLoginTime).toBeDefined();
+    const pending = await client.getUser({ userId: sandboxUserId(SEED, "acme-pending") });
+    expect(pending.user?.lastLoginTime).toBeUndefined();
+    expect(pending.user?.invitedBy?.displayName).toBe("Avery Stone");
+    for (const o of SANDBOX.organizations) {
+      for (const u of o.users) {
+        if (u.phoneNumber) expect(u.phoneNumber).toMatch(/^\+[1-9]\d{6,14}$/);
+        expect(u.title).toBeTruthy();
+        expect(u.department).toBeTruthy();
+        expect(u.lastLoginAt === undefined).toBe(u.invitedDaysAgo !== undefined);
+      }
+    }
+  });
+
+  it("lists Northwind's children with Initech flagged for active issues", async () => {
+    const { organizations } = await t
+      .caller(PartnerService, sandboxOrgId(SEED, "northwind"), { scopes: [...ALL_SCOPES] })
+      .listManagedOrganizations({ sort: "name" });
+    expect(organizations.map((o) => [o.name, o.hasActiveIssues])).toEqual([
+      ["Globex", false],
+      ["Initech", true],
+    ]);
+    expect(organizations[1]?.seats).toMatchObject({ total: 15, used: 4, available: 11 });
   });
 });

@@ -1,12 +1,14 @@
 import { createClient } from "@connectrpc/connect";
-import { GatewayAuthService, IdentityAdminService } from "@platform/contracts/identity";
+import { GatewayAuthService, IdentityAdminService, UserService } from "@platform/contracts/identity";
 import { hashApiKey } from "@platform/kit/api-keys";
 import { systemClock } from "@platform/kit/clock";
 import { adminClientInterceptor, httpTransport, signingInterceptor } from "@platform/kit/connect";
 import { openPglite, pgliteDb } from "@platform/kit/db";
+import { eventually } from "@platform/kit/testing";
 import { describe, expect, it } from "vitest";
 import { loadIdentityConfig } from "../src/config.js";
-import { sandboxKeysOffline } from "../src/sandbox.js";
+import type { InvitationEmail } from "../src/mailer.js";
+import { sandboxKeysOffline, sandboxOrgId } from "../src/sandbox.js";
 import { start } from "../src/start.js";
 import { silentLogger } from "./builders.js";
 
@@ -35,6 +37,39 @@ describe("start", () => {
       );
       const resolved = await gateway.resolveApiKey({ keyHash: hashApiKey(keys[0]?.key ?? "") });
       expect(resolved.tokenId).toBe(keys[0]?.tokenId);
+    } finally {
+      await running?.stop();
+      await pglite.close();
+    }
+  });
+
+  it("mails an invitation through its own bus once the write commits", async () => {
+    const pglite = await openPglite();
+    const sent: InvitationEmail[] = [];
+    const config = loadIdentityConfig({ PORT: "0", ADMIN_PORT: "0", SANDBOX_SEED: "start-test" });
+    const running = await start(config, {
+      db: pgliteDb(pglite, "identity"),
+      logger: silentLogger,
+      mailer: { sendInvitation: async (i) => void sent.push(i) },
+    });
+    try {
+      const orgId = sandboxOrgId("start-test", "umbrella");
+      const users = createClient(
+        UserService,
+        httpTransport(`http://127.0.0.1:${running?.port}`, [
+          signingInterceptor(config.PLATFORM_CONTEXT_SECRET, systemClock, () => ({
+            principal: "api",
+            requestId: "req_invite",
+            orgId,
+            tokenId: "tok_start",
+            scopes: ["users:write"],
+            idempotencyKey: "invite-once",
+          })),
+        ]),
+      );
+      const { user } = await users.inviteUser({ email: "new.hire@umbrella.example", role: "User" });
+      const mailed = await eventually("the invitation email", () => sent[0]);
+      expect(mailed).toEqual({ orgId, userId: user?.id, email: "new.hire@umbrella.example", role: "User" });
     } finally {
       await running?.stop();
       await pglite.close();

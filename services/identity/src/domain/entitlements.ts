@@ -8,11 +8,20 @@ const TIER_NAMES: Record<LicenseTierSlug, string> = {
   enterprise: "Enterprise",
 };
 
+export interface LicenseTierView {
+  slug: LicenseTierSlug;
+  name: string;
+}
+
+export function licenseTier(slug: LicenseTierSlug): LicenseTierView {
+  return { slug, name: TIER_NAMES[slug] };
+}
+
 export interface EntitlementsView {
   orgId: string;
   features: FeatureSet;
   seats: Seats;
-  licenseTier: { slug: LicenseTierSlug; name: string };
+  licenseTier: LicenseTierView;
   asOf: Date;
 }
 
@@ -30,7 +39,7 @@ export function shapeEntitlements(org: OrganizationRecord, seatsUsed: number): E
     orgId: org.id,
     features: normaliseFeatures(org.features),
     seats: seats(org.seatTotal, seatsUsed),
-    licenseTier: { slug: org.licenseTier, name: TIER_NAMES[org.licenseTier] },
+    licenseTier: licenseTier(org.licenseTier),
     asOf: org.licenseAsOf,
   };
 }

@@ -33,6 +33,8 @@ export interface OrganizationRecord {
   logoUrl: string | null;
   crmOrgId: string | null;
   partnerAdmin: boolean;
+  /** Expired trial, failed payment, security incident or similar (shown to partners). */
+  hasActiveIssues: boolean;
   licenseTier: LicenseTierSlug;
   seatTotal: number;
   features: FeatureSet;
@@ -58,6 +60,8 @@ export interface UserRecord {
   invitationStatus: StoredInvitationStatus;
   invitedAt: Date | null;
   invitedByUserId: string | null;
+  /** Who invited when no user did (an invitation through the API): "<Org name> (API)". */
+  invitedByName: string | null;
   lastLoginAt: Date | null;
   twoFactorEnabled: boolean;
   crmUserId: string | null;

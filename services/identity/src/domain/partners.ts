@@ -1,4 +1,5 @@
 import { problem } from "@platform/kit/problems";
+import { ALL_SCOPES, type Scope } from "@platform/kit/scopes";
 import type { OrganizationRecord } from "./model.js";
 
 /** Who may manage whom: a partner-admin parent and a different child organization. */
@@ -28,4 +29,12 @@ export function checkSingleParent(
       { field: "childOrgId" },
     );
   }
+}
+
+/**
+ * What a partner token can exercise on a child now: its own scopes intersected with the
+ * child's grant, in the spec's order.
+ */
+export function effectiveScopes(tokenScopes: readonly string[], granted: readonly string[]): Scope[] {
+  return ALL_SCOPES.filter((s) => tokenScopes.includes(s) && granted.includes(s));
 }

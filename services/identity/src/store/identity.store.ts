@@ -2,14 +2,11 @@ import type { Db, Queryable, Row } from "@platform/kit/db";
 import { enqueueEvent, type OutboxEvent } from "@platform/kit/outbox";
 import { problem } from "@platform/kit/problems";
 import type { Scope } from "@platform/kit/scopes";
-import type {
-  FeatureSet,
-  LicenseTierSlug,
-  OrganizationRecord,
-  PartnerRelationshipRecord,
-  TokenRecord,
-  UserRecord,
-} from "../domain/model.js";
+import type { OrganizationRecord, PartnerRelationshipRecord, TokenRecord } from "../domain/model.js";
+import { type AuditReads, type AuditWrites, auditReads, auditWrites } from "./audit.store.js";
+import { type PartnerReads, partnerReads } from "./partner.store.js";
+import { date, dateOrNull, textOrNull, toOrganization } from "./rows.js";
+import { type UserReads, type UserWrites, userReads, userWrites } from "./user.store.js";
 
 export interface OrganizationListItem extends OrganizationRecord {
   /** The active parent when the organization is a managed child. */
@@ -24,13 +21,11 @@ export interface Changed<T> {
 
 export type OrganizationView = OrganizationRecord & { administratorDisplayName: string };
 
-export interface IdentityReads {
+export interface IdentityReads extends UserReads, PartnerReads, AuditReads {
   /** The organization with its administrator's display name (one query: the hot read path). */
   findOrganization(id: string): Promise<OrganizationView | undefined>;
   /** Every organization by name, with its active parent. */
   listOrganizations(): Promise<OrganizationListItem[]>;
-  /** Active users whose invitation is accepted or was sent at or after `pendingSince`. */
-  countSeatHolders(orgId: string, pendingSince: Date): Promise<number>;
   findToken(id: string): Promise<TokenRecord | undefined>;
   findTokenByHash(keyHash: string): Promise<TokenRecord | undefined>;
   findTokens(ids: readonly string[]): Promise<TokenRecord[]>;
@@ -40,10 +35,16 @@ export interface IdentityReads {
   findActiveParentOrgId(childOrgId: string): Promise<string | undefined>;
 }
 
-export interface IdentityWrites extends IdentityReads {
+export interface IdentityWrites extends IdentityReads, UserWrites, AuditWrites {
   /** False when the organization already exists (nothing written). */
   insertOrganization(org: OrganizationRecord): Promise<boolean>;
-  insertUser(user: UserRecord): Promise<void>;
+  /**
+   * The organization, row-locked until the transaction ends: writes that check an org-wide
+   * invariant (seat cap, last administrator) take this lock first, so they run one at a time.
+   */
+  lockOrganization(id: string): Promise<OrganizationRecord | undefined>;
+  /** Writes the organization's editable fields, version and update time. */
+  updateOrganization(org: OrganizationRecord): Promise<void>;
   insertToken(token: TokenRecord): Promise<void>;
   /** Undefined for an unknown token. */
   revokeToken(id: string, at: Date): Promise<Changed<TokenRecord> | undefined>;
@@ -74,32 +75,6 @@ function isViolation(err: unknown, constraint: string): boolean {
   return e.code === "23505" && e.constraint === constraint;
 }
 
-const date = (v: unknown): Date => (v instanceof Date ? v : new Date(String(v)));
-const dateOrNull = (v: unknown): Date | null => (v === null || v === undefined ? null : date(v));
-const textOrNull = (v: unknown): string | null => (v === null || v === undefined ? null : String(v));
-
-function toOrganization(r: Row): OrganizationRecord {
-  return {
-    id: String(r.id),
-    name: String(r.name),
-    primaryEmailDomain: String(r.primary_email_domain),
-    emailDomains: r.email_domains as string[],
-    administratorUserId: String(r.administrator_user_id),
-    industry: String(r.industry),
-    employeeCount: Number(r.employee_count),
-    logoUrl: textOrNull(r.logo_url),
-    crmOrgId: textOrNull(r.crm_org_id),
-    partnerAdmin: Boolean(r.partner_admin),
-    licenseTier: r.license_tier as LicenseTierSlug,
-    seatTotal: Number(r.seat_total),
-    features: r.features as FeatureSet,
-    licenseAsOf: date(r.license_as_of),
-    version: Number(r.version),
-    createdAt: date(r.created_at),
-    updatedAt: date(r.updated_at),
-  };
-}
-
 function toToken(r: Row): TokenRecord {
   return {
     id: String(r.id),
@@ -127,6 +102,9 @@ function toRelationship(r: Row): PartnerRelationshipRecord {
 
 function readsOn(q: Queryable): IdentityReads {
   return {
+    ...userReads(q),
+    ...partnerReads(q),
+    ...auditReads(q),
     async findOrganization(id) {
       const [row] = await q.query(
         `SELECT o.*, u.display_name AS administrator_display_name
@@ -144,14 +122,6 @@ function readsOn(q: Queryable): IdentityReads {
          ORDER BY o.name, o.id`,
       );
       return rows.map((r) => ({ ...toOrganization(r), parentOrgId: textOrNull(r.parent_org_id) }));
-    },
-    async countSeatHolders(orgId, pendingSince) {
-      const [row] = await q.query<{ n: number }>(
-        `SELECT count(*)::int AS n FROM identity.users
-         WHERE org_id = $1 AND active AND (invitation_status = 'accepted' OR invited_at >= $2)`,
-        [orgId, pendingSince],
-      );
-      return row?.n ?? 0;
     },
     async findToken(id) {
       const [row] = await q.query("SELECT * FROM identity.api_tokens WHERE id = $1", [id]);
@@ -191,16 +161,19 @@ function readsOn(q: Queryable): IdentityReads {
   };
 }
 
-function writesOn(q: Queryable): IdentityWrites {
+/** The store's writes within the caller's transaction (`idempotentRpc` and `consumeOnce` open one). */
+export function identityWrites(q: Queryable): IdentityWrites {
   const reads = readsOn(q);
   return {
     ...reads,
+    ...userWrites(q),
+    ...auditWrites(q),
     async insertOrganization(o) {
       const rows = await q.query(
         `INSERT INTO identity.organizations (id, name, primary_email_domain, email_domains, administrator_user_id,
-           industry, employee_count, logo_url, crm_org_id, partner_admin, license_tier, seat_total, features,
-           license_as_of, version, created_at, updated_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13::jsonb, $14, $15, $16, $17)
+           industry, employee_count, logo_url, crm_org_id, partner_admin, has_active_issues, license_tier, seat_total,
+           features, license_as_of, version, created_at, updated_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14::jsonb, $15, $16, $17, $18)
          ON CONFLICT (id) DO NOTHING RETURNING id`,
         [
           o.id,
@@ -213,6 +186,7 @@ function writesOn(q: Queryable): IdentityWrites {
           o.logoUrl,
           o.crmOrgId,
           o.partnerAdmin,
+          o.hasActiveIssues,
           o.licenseTier,
           o.seatTotal,
           JSON.stringify(o.features),
@@ -224,35 +198,16 @@ function writesOn(q: Queryable): IdentityWrites {
       );
       return rows.length > 0;
     },
-    async insertUser(u) {
+    async lockOrganization(id) {
+      const [row] = await q.query("SELECT * FROM identity.organizations WHERE id = $1 FOR UPDATE", [id]);
+      return row && toOrganization(row);
+    },
+    async updateOrganization(o) {
       await q.query(
-        `INSERT INTO identity.users (id, org_id, email, first_name, last_name, display_name, title, department,
-           phone_number, profile_image_url, role, active, invitation_status, invited_at, invited_by_user_id,
-           last_login_at, two_factor_enabled, crm_user_id, version, created_at, updated_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21)`,
-        [
-          u.id,
-          u.orgId,
-          u.email,
-          u.firstName,
-          u.lastName,
-          u.displayName,
-          u.title,
-          u.department,
-          u.phoneNumber,
-          u.profileImageUrl,
-          u.role,
-          u.active,
-          u.invitationStatus,
-          u.invitedAt,
-          u.invitedByUserId,
-          u.lastLoginAt,
-          u.twoFactorEnabled,
-          u.crmUserId,
-          u.version,
-          u.createdAt,
-          u.updatedAt,
-        ],
+        `UPDATE identity.organizations SET name = $2, primary_email_domain = $3, industry = $4, employee_count = $5,
+           version = $6, updated_at = $7
+         WHERE id = $1`,
+        [o.id, o.name, o.primaryEmailDomain, o.industry, o.employeeCount, o.version, o.updatedAt],
       );
     },
     async insertToken(t) {
@@ -317,5 +272,5 @@ function writesOn(q: Queryable): IdentityWrites {
 
 /** The identity store on a service database (Postgres or the embedded PGlite). */
 export function pgIdentityStore(db: Db): IdentityStore {
-  return { ...readsOn(db), tx: (fn) => db.tx((q) => fn(writesOn(q))) };
+  return { ...readsOn(db), tx: (fn) => db.tx((q) => fn(identityWrites(q))) };
 }

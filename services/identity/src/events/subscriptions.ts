@@ -1,0 +1,110 @@
+import { type DescMessage, fromJson, type JsonValue, type MessageShape } from "@bufbuild/protobuf";
+import { timestampDate } from "@bufbuild/protobuf/wkt";
+import { DelegatedRequestServedSchema } from "@platform/contracts/events/gateway";
+import { UserInvitedSchema } from "@platform/contracts/events/identity";
+import type { ConsumedMessage, EventBus, Subscription } from "@platform/kit/bus";
+import { consumeOnce } from "@platform/kit/consumer";
+import type { Db } from "@platform/kit/db";
+import { EVENT_TYPES, type EventEnvelope, TOPICS } from "@platform/kit/events";
+import type { Logger } from "@platform/kit/logger";
+import { decodeEvent } from "@platform/kit/outbox";
+import type { InvitationMailer } from "../mailer.js";
+import { identityWrites } from "../store/identity.store.js";
+
+// What identity consumes: the gateway's delegated requests (into the audit log) and its own
+// invitations (into emails). Both groups start from the earliest retained event, so nothing
+// published before a group's first start is missed; consumeOnce makes redelivery harmless.
+
+export const AUDIT_GROUP = "identity-delegation-audit";
+export const MAILER_GROUP = "identity-invitation-mailer";
+
+export interface ConsumerDeps {
+  db: Db;
+  bus: EventBus;
+  logger: Logger;
+  mailer: InvitationMailer;
+}
+
+/**
+ * The event of `type` carried by `message`, or undefined for other types. A message that
+ * cannot be read is logged and skipped: redelivering it would only block its partition.
+ */
+function read<T extends DescMessage>(
+  logger: Logger,
+  message: ConsumedMessage,
+  type: string,
+  schema: T,
+): { event: EventEnvelope; data: MessageShape<T> } | undefined {
+  try {
+    const event = decodeEvent(message);
+    if (event.type !== type) return undefined;
+    return { event, data: fromJson(schema, event.data as JsonValue, { ignoreUnknownFields: true }) };
+  } catch (err) {
+    logger.error(
+      { err, topic: message.topic, partition: message.partition, offset: message.offset },
+      "unreadable event skipped",
+    );
+    return undefined;
+  }
+}
+
+async function recordDelegatedRequest(deps: ConsumerDeps, message: ConsumedMessage): Promise<void> {
+  const served = read(deps.logger, message, EVENT_TYPES.delegatedRequestServed, DelegatedRequestServedSchema);
+  if (!served) return;
+  const { event, data } = served;
+  await consumeOnce(deps.db, AUDIT_GROUP, event.id, async (q) => {
+    await identityWrites(q).insertDelegationAudit({
+      id: event.id,
+      parentOrgId: data.parentOrgId,
+      orgId: data.orgId,
+      tokenId: data.tokenId,
+      method: data.method,
+      path: data.path,
+      status: data.status,
+      requestId: data.requestId,
+      time: data.time ? timestampDate(data.time) : new Date(event.time),
+    });
+  });
+}
+
+async function mailInvitation(deps: ConsumerDeps, message: ConsumedMessage): Promise<void> {
+  const invited = read(deps.logger, message, EVENT_TYPES.userInvited, UserInvitedSchema);
+  if (!invited) return;
+  const { event, data } = invited;
+  await consumeOnce(deps.db, MAILER_GROUP, event.id, async () => {
+    try {
+      await deps.mailer.sendInvitation({ orgId: data.orgId, userId: data.userId, email: data.email, role: data.role });
+    } catch (err) {
+      // Dispatch is best effort (the spec's 201 may precede delivery): a failed send is
+      // recorded as handled, since retrying could mail twice once the provider recovers.
+      deps.logger.warn({ err, userId: data.userId, eventId: event.id }, "invitation email failed");
+    }
+  });
+}
+
+/** Subscribes identity's consumers on `bus`; close the returned subscriptions before the bus. */
+export async function startIdentityConsumers(deps: ConsumerDeps): Promise<Subscription[]> {
+  const subscriptions: Subscription[] = [];
+  try {
+    subscriptions.push(
+      await deps.bus.subscribe({
+        groupId: AUDIT_GROUP,
+        topics: [TOPICS.gateway],
+        fromBeginning: true,
+        handler: (m) => recordDelegatedRequest(deps, m),
+      }),
+    );
+    subscriptions.push(
+      await deps.bus.subscribe({
+        groupId: MAILER_GROUP,
+        topics: [TOPICS.identity],
+        fromBeginning: true,
+        handler: (m) => mailInvitation(deps, m),
+      }),
+    );
+    return subscriptions;
+  } catch (err) {
+    await Promise.all(subscriptions.map((s) => s.close()));
+    throw err;
+  }
+}

@@ -1,0 +1,90 @@
+import { problem } from "@platform/kit/problems";
+
+/** Positional parameters of a query assembled from optional parts. */
+export interface Params {
+  readonly values: unknown[];
+  /** Adds a value and returns its placeholder (`$3`). */
+  add(value: unknown): string;
+}
+
+export function params(): Params {
+  const values: unknown[] = [];
+  return {
+    values,
+    add(value) {
+      values.push(value);
+      return `$${values.length}`;
+    },
+  };
+}
+
+/** A sort key of a list: its SQL expression, the type its cursor value casts to, and whether it can be NULL. */
+export interface SortKey {
+  expr: string;
+  type: "timestamptz" | "text" | "int";
+  nullable: boolean;
+}
+
+/** Where a page ended: the sort value of its last row (ISO text for times) and that row's id. */
+export type Position = [value: string | number | null, id: string];
+
+/** A listed row with the position a cursor after it points to. */
+export interface Keyed<T> {
+  item: T;
+  position: Position;
+}
+
+/** What a store needs to fetch one keyset page. */
+export interface PageQuery {
+  sort: { key: SortKey; descending: boolean };
+  after?: Position;
+  /** Rows to fetch: the page size plus one, to tell whether another page follows. */
+  limit: number;
+}
+
+/** A decoded cursor as a position of `key`; anything else is 400 invalid-cursor. */
+export function toPosition(decoded: unknown[], key: SortKey): Position {
+  const [value, id] = decoded;
+  const invalid = () => problem("invalid-cursor", "The cursor does not point into this list.");
+  if (decoded.length !== 2 || typeof id !== "string") throw invalid();
+  if (value === null) {
+    if (!key.nullable) throw invalid();
+    return [null, id];
+  }
+  const ok =
+    key.type === "int"
+      ? Number.isInteger(value)
+      : typeof value === "string" && (key.type === "text" || !Number.isNaN(Date.parse(value)));
+  if (!ok) throw invalid();
+  return [value as string | number, id];
+}
+
+/** The cursor value of a row's sort key (times as ISO text, which round-trips through JSON). */
+export function positionValue(raw: unknown): string | number | null {
+  if (raw === null || raw === undefined) return null;
+  if (raw instanceof Date) return raw.toISOString();
+  return typeof raw === "number" ? raw : String(raw);
+}
+
+/**
+ * Keyset pagination on (sort key, id), ids breaking ties in the sort's direction. NULL sort
+ * values come last in both directions, so a page that ends on a NULL continues among the
+ * NULLs by id alone, and one that ends on a value still has every NULL ahead of it.
+ */
+export function keyset(
+  key: SortKey,
+  idExpr: string,
+  descending: boolean,
+  after: Position | undefined,
+  p: Params,
+): { where: string; orderBy: string } {
+  const dir = descending ? "DESC" : "ASC";
+  const cmp = descending ? "<" : ">";
+  const nulls = key.nullable ? " NULLS LAST" : "";
+  const orderBy = `${key.expr} ${dir}${nulls}, ${idExpr} ${dir}`;
+  if (!after) return { where: "TRUE", orderBy };
+  const [value, id] = after;
+  if (value === null) return { where: `(${key.expr} IS NULL AND ${idExpr} ${cmp} ${p.add(id)})`, orderBy };
+  const beyond = `(${key.expr}, ${idExpr}) ${cmp} (${p.add(value)}::${key.type}, ${p.add(id)})`;
+  return { where: key.nullable ? `(${beyond} OR ${key.expr} IS NULL)` : beyond, orderBy };
+}
