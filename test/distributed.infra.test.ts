@@ -45,8 +45,8 @@ function gatewayEnv(p: number): Record<string, string> {
   };
 }
 
-const get = (p: number, key: string) =>
-  fetch(`http://127.0.0.1:${p}/api/v1alpha1/organizations/me`, { headers: { "X-Platform-Api-Key": key } });
+const get = (p: number, key: string, headers: Record<string, string> = {}) =>
+  fetch(`http://127.0.0.1:${p}/api/v1alpha1/organizations/me`, { headers: { "X-Platform-Api-Key": key, ...headers } });
 
 beforeAll(async () => {
   procs.push(
@@ -142,6 +142,22 @@ describe("distributed runtime", () => {
       const body = (await res.json()) as { type: string };
       expect(body.type).toMatch(/\/platform-api\/errors\/unknown-subscription$/);
     }
+  });
+
+  it("records a partner's delegated request in identity's audit log through Kafka", async () => {
+    const keys = await admin.listSandboxKeys({});
+    const partner = keys.keys.find((k) => k.name === "northwind-partner")?.key ?? "";
+    const orgs = await admin.listOrganizations({});
+    const globex = orgs.organizations.find((o) => o.name === "Globex")?.id ?? "";
+    const res = await get(ports.gatewayA, partner, { "X-Platform-Acting-On": globex });
+    expect(res.status).toBe(200);
+    const requestId = res.headers.get("x-request-id");
+    const entry = await eventually(
+      "the audit entry",
+      async () => (await admin.listDelegationAudit({ orgId: globex })).entries.find((e) => e.requestId === requestId),
+      60_000,
+    );
+    expect(entry).toMatchObject({ method: "GET", path: "/api/v1alpha1/organizations/me", status: 200 });
   });
 
   it("holds the read limit across two gateway processes sharing Redis", async () => {

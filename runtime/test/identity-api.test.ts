@@ -198,6 +198,35 @@ describe("users", () => {
     expect(strip(a).type).toBe(problemType("user-not-found"));
   });
 
+  it("keeps an administrator: the contractual owner cannot be deactivated, the last Admin not demoted", async () => {
+    const ownerId = (await call("GET", "/organizations/me")).json().administrator.userId as string;
+    const owner = await call("GET", `/users/${ownerId}`);
+    const deactivate = await call("PATCH", `/users/${ownerId}`, {
+      body: { active: false },
+      headers: { "if-match": owner.headers.etag as string },
+    });
+    expect(deactivate.statusCode).toBe(422);
+    expect(deactivate.json().type).toBe(problemType("administrator-transfer-required"));
+
+    const admins = (await call("GET", "/users?role=Admin&limit=100")).json().items as { id: string }[];
+    for (const other of admins.filter((u) => u.id !== ownerId)) {
+      const u = await call("GET", `/users/${other.id}`);
+      const demoted = await call("PATCH", `/users/${other.id}`, {
+        body: { role: "User" },
+        headers: { "if-match": u.headers.etag as string },
+      });
+      expect(demoted.statusCode).toBe(200);
+    }
+    const last = await call("PATCH", `/users/${ownerId}`, {
+      body: { role: "User" },
+      headers: { "if-match": owner.headers.etag as string },
+    });
+    expect(last.statusCode).toBe(422);
+    expect(last.json().type).toBe(problemType("last-administrator"));
+    // The refused change left the owner as it was.
+    expect((await call("GET", `/users/${ownerId}`)).headers.etag).toBe(owner.headers.etag);
+  });
+
   it("stops at the seat cap with seatLimit and remainingSeats", async () => {
     const ent = (await call("GET", "/organizations/me/entitlements")).json();
     for (let i = 0; i < ent.seats.available; i++) {
