@@ -184,6 +184,26 @@ describe("users", () => {
     expect((await call("GET", "/users?role=Owner")).json().type).toBe(problemType("invalid-filter"));
   });
 
+  it("pages through every user once, under each sort, and refuses a cursor from another sort", async () => {
+    const all = (await call("GET", "/users?active=all&limit=100")).json().items.map((u: { id: string }) => u.id);
+    for (const sort of ["-createdAt", "email", "-lastLoginAt", "firstName"]) {
+      const seen: string[] = [];
+      let cursor: string | null = null;
+      do {
+        const url = `/users?active=all&limit=2&sort=${sort}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`;
+        const page = await call("GET", url);
+        expect(page.statusCode).toBe(200);
+        seen.push(...page.json().items.map((u: { id: string }) => u.id));
+        cursor = page.json().nextCursor;
+      } while (cursor);
+      expect(seen.sort()).toEqual([...all].sort());
+    }
+    const first = (await call("GET", "/users?active=all&limit=2&sort=email")).json().nextCursor as string;
+    const replay = await call("GET", `/users?active=all&limit=2&sort=-email&cursor=${encodeURIComponent(first)}`);
+    expect(replay.statusCode).toBe(400);
+    expect(replay.json().type).toBe(problemType("invalid-cursor"));
+  });
+
   it("gives the same 404 for another org's user and an unknown one", async () => {
     const umbrellaUsers = await call("GET", "/users", { key: keys["umbrella-full"] });
     const foreign = umbrellaUsers.json().items[0].id as string;
