@@ -122,67 +122,50 @@ export function userReads(q: Queryable): UserReads {
 export function userWrites(q: Queryable): UserWrites {
   return {
     async insertUser(u) {
+      const cols = userColumns(u);
       await q.query(
-        `INSERT INTO identity.users (id, org_id, email, first_name, last_name, display_name, title, department,
-           phone_number, profile_image_url, role, active, invitation_status, invited_at, invited_by_user_id,
-           invited_by_name, last_login_at, two_factor_enabled, crm_user_id, version, created_at, updated_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22)`,
-        [
-          u.id,
-          u.orgId,
-          u.email,
-          u.firstName,
-          u.lastName,
-          u.displayName,
-          u.title,
-          u.department,
-          u.phoneNumber,
-          u.profileImageUrl,
-          u.role,
-          u.active,
-          u.invitationStatus,
-          u.invitedAt,
-          u.invitedByUserId,
-          u.invitedByName,
-          u.lastLoginAt,
-          u.twoFactorEnabled,
-          u.crmUserId,
-          u.version,
-          u.createdAt,
-          u.updatedAt,
-        ],
+        `INSERT INTO identity.users (${cols.map(([c]) => c).join(", ")})
+         VALUES (${cols.map((_, i) => `$${i + 1}`).join(", ")})`,
+        cols.map(([, v]) => v),
       );
     },
     async updateUser(u) {
+      const cols = userColumns(u).filter(([c]) => !IMMUTABLE_USER_COLUMNS.has(c));
       await q.query(
-        `UPDATE identity.users SET first_name = $3, last_name = $4, display_name = $5, title = $6, department = $7,
-           phone_number = $8, profile_image_url = $9, role = $10, active = $11, invitation_status = $12,
-           invited_at = $13, invited_by_user_id = $14, invited_by_name = $15, last_login_at = $16,
-           two_factor_enabled = $17, crm_user_id = $18, version = $19, updated_at = $20
+        `UPDATE identity.users SET ${cols.map(([c], i) => `${c} = $${i + 3}`).join(", ")}
          WHERE org_id = $1 AND id = $2`,
-        [
-          u.orgId,
-          u.id,
-          u.firstName,
-          u.lastName,
-          u.displayName,
-          u.title,
-          u.department,
-          u.phoneNumber,
-          u.profileImageUrl,
-          u.role,
-          u.active,
-          u.invitationStatus,
-          u.invitedAt,
-          u.invitedByUserId,
-          u.invitedByName,
-          u.lastLoginAt,
-          u.twoFactorEnabled,
-          u.crmUserId,
-          u.version,
-          u.updatedAt,
-        ],
+        [u.orgId, u.id, ...cols.map(([, v]) => v)],
       );
     },
   };
+}
+
+const IMMUTABLE_USER_COLUMNS = new Set(["id", "org_id", "email", "created_at"]);
+
+/** A user record as (column, value) pairs: the one place that maps fields to columns for writes. */
+function userColumns(u: UserRecord): [string, unknown][] {
+  return [
+    ["id", u.id],
+    ["org_id", u.orgId],
+    ["email", u.email],
+    ["first_name", u.firstName],
+    ["last_name", u.lastName],
+    ["display_name", u.displayName],
+    ["title", u.title],
+    ["department", u.department],
+    ["phone_number", u.phoneNumber],
+    ["profile_image_url", u.profileImageUrl],
+    ["role", u.role],
+    ["active", u.active],
+    ["invitation_status", u.invitationStatus],
+    ["invited_at", u.invitedAt],
+    ["invited_by_user_id", u.invitedByUserId],
+    ["invited_by_name", u.invitedByName],
+    ["last_login_at", u.lastLoginAt],
+    ["two_factor_enabled", u.twoFactorEnabled],
+    ["crm_user_id", u.crmUserId],
+    ["version", u.version],
+    ["created_at", u.createdAt],
+    ["updated_at", u.updatedAt],
+  ];
 }
