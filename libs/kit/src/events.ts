@@ -2,6 +2,7 @@
 export const TOPICS = {
   identity: "platform.identity.v1",
   gateway: "platform.gateway.v1",
+  scheduling: "platform.scheduling.v1",
 } as const;
 
 export type Topic = (typeof TOPICS)[keyof typeof TOPICS];
@@ -15,6 +16,10 @@ export const EVENT_TYPES = {
   userInvited: "platform.identity.v1.UserInvited",
   userUpdated: "platform.identity.v1.UserUpdated",
   delegatedRequestServed: "platform.gateway.v1.DelegatedRequestServed",
+  // The scheduling events carry their webhook names, as the spec gives them.
+  meetingBooked: "scheduling.smartscheduler.booked",
+  meetingRescheduled: "scheduling.smartscheduler.rescheduled",
+  meetingCanceled: "scheduling.smartscheduler.canceled",
 } as const;
 
 /** A domain event as written to the outbox and read back by consumers. */
