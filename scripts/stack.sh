@@ -8,6 +8,7 @@ cd "$(dirname "$0")/.."
 RUN_DIR=${STACK_RUN_DIR:-.run}
 GATEWAY_PORT=${GATEWAY_PORT:-8080}
 IDENTITY_PORT=${IDENTITY_PORT:-7101}
+SCHEDULING_PORT=${SCHEDULING_PORT:-7102}
 ADMIN_PORT=${ADMIN_PORT:-8081}
 PG_URL=${PG_URL:-postgres://postgres@127.0.0.1:5432}
 export REDIS_URL=${REDIS_URL:-redis://127.0.0.1:6379}
@@ -24,10 +25,11 @@ usage: scripts/stack.sh start|stop|status|logs [name]
   stop     stop the processes this script started (by their pid files), then Kafka if
            this script started it
   status   show which processes run
-  logs     tail the log of one process (identity, gateway)
+  logs     tail the log of one process (identity, scheduling, gateway)
 
-Ports: gateway http://127.0.0.1:$GATEWAY_PORT, identity RPC $IDENTITY_PORT, admin plane $ADMIN_PORT.
-Settings come from the environment (GATEWAY_PORT, IDENTITY_PORT, ADMIN_PORT, PG_URL,
+Ports: gateway http://127.0.0.1:$GATEWAY_PORT, identity RPC $IDENTITY_PORT, scheduling RPC
+$SCHEDULING_PORT, admin plane $ADMIN_PORT.
+Settings come from the environment (GATEWAY_PORT, IDENTITY_PORT, SCHEDULING_PORT, ADMIN_PORT, PG_URL,
 REDIS_URL, KAFKA_BROKERS, PLATFORM_CONTEXT_SECRET, PLATFORM_ADMIN_SECRET, SANDBOX_SEED).
 TXT
 }
@@ -75,24 +77,27 @@ case "${1:-}" in
     bash scripts/kafka.sh start
     launch identity "$IDENTITY_PORT" PORT="$IDENTITY_PORT" ADMIN_PORT="$ADMIN_PORT" \
       DATABASE_URL="$PG_URL/platform_identity" node --import tsx services/identity/src/main.ts
+    launch scheduling "$SCHEDULING_PORT" PORT="$SCHEDULING_PORT" \
+      DATABASE_URL="$PG_URL/platform_scheduling" node --import tsx services/scheduling/src/main.ts
     launch gateway "$GATEWAY_PORT" PORT="$GATEWAY_PORT" IDENTITY_URL="http://127.0.0.1:$IDENTITY_PORT" \
-      node --import tsx gateway/src/main.ts
+      SCHEDULING_URL="http://127.0.0.1:$SCHEDULING_PORT" node --import tsx gateway/src/main.ts
     echo
     echo "Gateway: http://127.0.0.1:$GATEWAY_PORT/api/v1alpha1  (docs: http://127.0.0.1:$GATEWAY_PORT/docs)"
     echo "Sandbox keys: npx platform sandbox keys --admin-url http://127.0.0.1:$ADMIN_PORT"
     ;;
   stop)
     stop_one gateway
+    stop_one scheduling
     stop_one identity
     if [ -f "$RUN_DIR/kafka.started-by-stack" ]; then bash scripts/kafka.sh stop; rm -f "$RUN_DIR/kafka.started-by-stack"; fi
     ;;
   status)
-    for n in identity gateway; do
+    for n in identity scheduling gateway; do
       if running "$n"; then echo "$n: running (pid $(cat "$RUN_DIR/$n.pid"))"; else echo "$n: stopped"; fi
     done
     bash scripts/kafka.sh status || true
     ;;
-  logs) tail -n 100 -f "$RUN_DIR/${2:?name: identity or gateway}.log" ;;
+  logs) tail -n 100 -f "$RUN_DIR/${2:?name: identity, scheduling or gateway}.log" ;;
   -h|--help|help) usage ;;
   *) usage >&2; exit 2 ;;
 esac

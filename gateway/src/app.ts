@@ -1,4 +1,3 @@
-import type { Transport } from "@connectrpc/connect";
 import type { EventBus } from "@platform/kit/bus";
 import type { Clock } from "@platform/kit/clock";
 import { createCursorCodec } from "@platform/kit/cursor";
@@ -21,6 +20,7 @@ import { REQUEST_ID_HEADER, requestId } from "./request-id.js";
 import { API_PREFIX, type JsonSchema, type RouteSpec } from "./route.js";
 import { announcedRoutes } from "./routes/announced.js";
 import { identityRoutes } from "./routes/identity.js";
+import { schedulingRoutes } from "./routes/scheduling.js";
 import {
   entitlementsSchema,
   managedOrganizationSchema,
@@ -29,7 +29,14 @@ import {
   userSchema,
 } from "./schemas/identity.js";
 import { problemSchema } from "./schemas/problem.js";
-import { contextSigner, createServiceClients } from "./services.js";
+import {
+  availabilitySchema,
+  availableSlotSchema,
+  meetingSchema,
+  smartScheduleSchema,
+  smartScheduleSummarySchema,
+} from "./schemas/scheduling.js";
+import { contextSigner, createServiceClients, type ServiceTransports } from "./services.js";
 import { validatorCompiler } from "./validation.js";
 
 export type { GatewayConfig } from "./config.js";
@@ -42,7 +49,7 @@ export interface GatewayDeps {
   clock: Clock;
   logger: Logger;
   /** In-process transports in the embedded runtime, HTTP/2 ones in the distributed one. */
-  transports: { identity: Transport };
+  transports: ServiceTransports;
   rateLimitStore: RateLimitStore;
   /**
    * When given, identity's events purge the token and delegation caches, and requests made
@@ -171,12 +178,18 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
     userSchema,
     userListItemSchema,
     managedOrganizationSchema,
+    smartScheduleSummarySchema,
+    smartScheduleSchema,
+    availableSlotSchema,
+    availabilitySchema,
+    meetingSchema,
   ]) {
     app.addSchema(schema);
   }
   await registerOpenApi(app, { docsUrl });
   registerHealth(app, { clients, sign, docsUrl });
-  for (const spec of [...identityRoutes(clients), ...announcedRoutes]) registerApiRoute(app, spec, guard);
+  const routes = [...identityRoutes(clients), ...schedulingRoutes(clients), ...announcedRoutes];
+  for (const spec of routes) registerApiRoute(app, spec, guard);
 
   if (deps.bus) {
     const purging = await startCachePurge(deps.bus, { instanceId: config.GATEWAY_INSTANCE_ID, purge, logger });

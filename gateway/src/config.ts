@@ -17,6 +17,11 @@ export const gatewayConfigSpec = {
     default: "http://127.0.0.1:7101",
     parse: parse.url,
   },
+  SCHEDULING_URL: {
+    description: "Base URL of the scheduling service (Connect over HTTP/2)",
+    default: "http://127.0.0.1:7102",
+    parse: parse.url,
+  },
   REDIS_URL: {
     description: "Redis for the rate-limit buckets shared by all gateway instances; in-memory buckets when unset",
     default: undefined,

@@ -7,7 +7,12 @@ import type { ContextSigner, ServiceClients } from "./services.js";
 /** A hash no key has: identity answers it with "unknown", which proves it is up. */
 const PROBE_HASH = "0".repeat(64);
 
-/** Liveness and readiness for the orchestrator; outside the API, no key. */
+/**
+ * Liveness and readiness for the orchestrator; outside the API, no key. Readiness probes
+ * identity alone: it authenticates every request, so without it nothing can be served, while
+ * another service being down fails only its own routes (503) and is no reason to take the
+ * whole gateway out of rotation.
+ */
 export function registerHealth(
   app: FastifyInstance,
   deps: { clients: ServiceClients; sign: ContextSigner; docsUrl: string },

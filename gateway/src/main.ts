@@ -41,7 +41,10 @@ const app = await buildGateway({
   config,
   clock: systemClock,
   logger,
-  transports: { identity: httpTransport(config.IDENTITY_URL) },
+  transports: {
+    identity: httpTransport(config.IDENTITY_URL),
+    scheduling: httpTransport(config.SCHEDULING_URL),
+  },
   rateLimitStore: redis
     ? redisRateLimitStore({ client: redis, prefix: config.RATE_LIMIT_PREFIX })
     : memoryRateLimitStore(),

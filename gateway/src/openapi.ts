@@ -29,7 +29,10 @@ function problemsOf(spec: RouteSpec): ProblemName[] {
   }
   if (spec.readOnlyTokenProblem) names.push(spec.readOnlyTokenProblem);
   if (spec.ids) names.push("invalid-resource-id");
-  if (spec.schema?.querystring || spec.schema?.body || spec.idempotencyKey) names.push("invalid-field");
+  // A route with its own problem for a bad body (invalidBody) answers invalid-field only for the rest.
+  if (spec.schema?.querystring || (spec.schema?.body && !spec.invalidBody) || spec.idempotencyKey) {
+    names.push("invalid-field");
+  }
   if (spec.idempotencyKey) names.push("idempotency-key-required", "idempotency-key-conflict");
   if (spec.ifMatch) names.push("precondition-failed");
   if (spec.page) {
@@ -80,11 +83,10 @@ function documented(schema: FastifySchema, spec: RouteSpec): FastifySchema {
   const success = Object.fromEntries(
     Object.entries(spec.schema?.response ?? {}).map(([status, body]) => [
       status,
-      {
-        description: "Success",
-        headers: successHeaders,
-        content: { "application/json": { schema: body } },
-      },
+      // A response declared as null has no body (204); @fastify/swagger then lists no content.
+      body.type === "null"
+        ? { type: "null", description: body.description ?? "Success, no body", headers: successHeaders }
+        : { description: "Success", headers: successHeaders, content: { "application/json": { schema: body } } },
     ]),
   );
   const requestHeaders: Record<string, JsonSchema> = {};

@@ -1,11 +1,13 @@
 import { type CallOptions, type Client, createClient, type Transport } from "@connectrpc/connect";
 import { GatewayAuthService, OrganizationService, PartnerService, UserService } from "@platform/contracts/identity";
+import { MeetingService, SmartScheduleService } from "@platform/contracts/scheduling";
 import type { Clock } from "@platform/kit/clock";
 import { CONTEXT_HEADER, IDEMPOTENT_REPLAY_HEADER, type RequestContext, signContext } from "@platform/kit/context";
 
 /** How the gateway reaches each bounded context. */
 export interface ServiceTransports {
   identity: Transport;
+  scheduling: Transport;
 }
 
 /** Connect clients of the services behind the gateway. */
@@ -14,6 +16,8 @@ export interface ServiceClients {
   organizations: Client<typeof OrganizationService>;
   users: Client<typeof UserService>;
   partners: Client<typeof PartnerService>;
+  smartSchedules: Client<typeof SmartScheduleService>;
+  meetings: Client<typeof MeetingService>;
 }
 
 export function createServiceClients(transports: ServiceTransports): ServiceClients {
@@ -22,6 +26,8 @@ export function createServiceClients(transports: ServiceTransports): ServiceClie
     organizations: createClient(OrganizationService, transports.identity),
     users: createClient(UserService, transports.identity),
     partners: createClient(PartnerService, transports.identity),
+    smartSchedules: createClient(SmartScheduleService, transports.scheduling),
+    meetings: createClient(MeetingService, transports.scheduling),
   };
 }
 

@@ -126,6 +126,68 @@ describe("OpenAPI document", () => {
     });
   });
 
+  it("documents the scheduling routes: shapes, headers, tiers and the problems with extensions", () => {
+    expect(Object.keys(doc.components.schemas)).toEqual(
+      expect.arrayContaining(["SmartScheduleSummary", "SmartSchedule", "AvailableSlot", "Availability", "Meeting"]),
+    );
+    expect(doc.components.schemas.Problem?.properties).toHaveProperty("rerunAvailability");
+    expect(doc.components.schemas.Problem?.properties).toHaveProperty("fieldErrors");
+    expect(doc.components.schemas.Meeting?.properties.meetingAi?.type).toBe("null");
+
+    const list = op(`${API}/smart-schedules`, "get");
+    expect(response(list, "200").content?.["application/json"]?.schema).toMatchObject({
+      properties: { items: { items: { $ref: "#/components/schemas/SmartScheduleSummary" } } },
+    });
+    expect(response(list, "400").description).toContain("invalid-filter");
+    expect(response(op(`${API}/smart-schedules/{scheduleId}`, "get"), "200").content).toEqual({
+      "application/json": { schema: { $ref: "#/components/schemas/SmartSchedule" } },
+    });
+
+    const search = op(`${API}/smart-schedules/{scheduleId}/availability`, "post");
+    expect(search.description).toContain("availability (60 requests per minute");
+    expect(search.parameters).not.toEqual(
+      expect.arrayContaining([expect.objectContaining({ name: "Idempotency-Key" })]),
+    );
+    expect(response(search, "422").description).toBe(
+      "Problem types: availability-request-invalid, form-validation, schedule-unavailable",
+    );
+    // A bad body is availability-request-invalid there, never invalid-field.
+    expect(response(search, "400").description).not.toContain("invalid-field");
+
+    const bookOp = op(`${API}/scheduled-meetings`, "post");
+    expect(response(bookOp, "201").content?.["application/json"]?.schema).toEqual({
+      $ref: "#/components/schemas/Meeting",
+    });
+    expect(response(bookOp, "201").headers?.["X-Idempotent-Replay"]).toBeDefined();
+    expect(bookOp.parameters).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ in: "header", name: "Idempotency-Key", required: true }),
+        expect.objectContaining({ in: "query", name: "utm_campaign", required: false }),
+      ]),
+    );
+    expect(response(bookOp, "409").description).toContain("slot-conflict");
+    expect(response(bookOp, "410").description).toContain("slot-token-expired");
+    expect(response(bookOp, "422").description).toContain("form-validation");
+
+    const rescheduleOp = op(`${API}/scheduled-meetings/{meetingId}`, "patch");
+    expect(response(rescheduleOp, "409").description).toContain("meeting-not-reschedulable");
+    expect(response(rescheduleOp, "422").description).toContain("schedule-mismatch");
+
+    const cancelOp = op(`${API}/scheduled-meetings/{meetingId}`, "delete");
+    expect(response(cancelOp, "204").content).toBeUndefined();
+    expect(response(cancelOp, "204").headers?.RateLimit).toBeDefined();
+    expect(response(cancelOp, "410").description).toContain("meeting-completed");
+    expect(cancelOp.parameters).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ in: "query", name: "sendNotifications" }),
+        expect.objectContaining({ in: "query", name: "reason" }),
+      ]),
+    );
+    expect(cancelOp.parameters).not.toEqual(
+      expect.arrayContaining([expect.objectContaining({ name: "Idempotency-Key" })]),
+    );
+  });
+
   it("lists every announced route", () => {
     for (const route of announcedRoutes) {
       const path = `${API}${route.url.replace(/:(\w+)/g, "{$1}")}`;

@@ -28,4 +28,15 @@ export const embeddedConfigSpec = {
   },
   SANDBOX_ENABLED: { description: "Seed the sandbox on first start", default: true, parse: parse.bool },
   BODY_LIMIT_BYTES: { description: "Largest accepted request body", default: 1_048_576, parse: parse.int(1) },
+  SLOT_TOKEN_SECRET: {
+    description: "HMAC secret of the signed slot tokens",
+    default: "dev-slot-token-secret-change-me",
+    sensitive: true,
+    parse: parse.secret(16),
+  },
+  BOOKING_BASE_URL: {
+    description: "Base of the reschedule and cancel links in meetings",
+    default: "https://book.platform.example",
+    parse: parse.url,
+  },
 } satisfies ConfigSpec;

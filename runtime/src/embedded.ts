@@ -38,6 +38,8 @@ const platform = await createEmbeddedPlatform({
   adminSecret: config.PLATFORM_ADMIN_SECRET,
   adminPort: config.ADMIN_PORT === 0 ? undefined : config.ADMIN_PORT,
   adminHost: config.HOST,
+  slotTokenSecret: config.SLOT_TOKEN_SECRET,
+  bookingBaseUrl: config.BOOKING_BASE_URL,
 });
 
 const keysFile = join(dataDir, "sandbox-keys.json");

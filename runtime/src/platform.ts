@@ -18,11 +18,19 @@ import {
   serveConnect,
   trustInterceptor,
 } from "@platform/kit/connect";
+import type { Db } from "@platform/kit/db";
 import { openPglite, pgliteDb } from "@platform/kit/db";
 import { InProcessBus } from "@platform/kit/in-process-bus";
 import type { Logger } from "@platform/kit/logger";
 import { kitMigrations, migrate } from "@platform/kit/migrate";
 import { startOutboxRelay } from "@platform/kit/outbox-relay";
+import {
+  build as buildScheduling,
+  logNotifier,
+  schedulingMigrations,
+  seedSchedulingSandbox,
+  startSchedulingConsumers,
+} from "@platform/scheduling/server";
 import type { FastifyInstance } from "fastify";
 
 export interface EmbeddedOptions {
@@ -37,6 +45,10 @@ export interface EmbeddedOptions {
   /** Port of the admin plane; undefined keeps it closed (tests). */
   adminPort?: number;
   adminHost?: string;
+  /** HMAC secret of slot tokens; a development default when unset. */
+  slotTokenSecret?: string;
+  /** Base of the reschedule and cancel links in meetings. */
+  bookingBaseUrl?: string;
 }
 
 export interface EmbeddedPlatform {
@@ -47,8 +59,10 @@ export interface EmbeddedPlatform {
   seeded: boolean;
   /** The sandbox's named keys with their current state. */
   sandboxKeys(): Promise<SandboxKeyInfo[]>;
-  /** Publishes every pending outbox row now (tests). */
+  /** Publishes every pending outbox row of every service now (tests). */
   drainOutbox(): Promise<number>;
+  /** Each service's database, for the benchmark's fixtures and for tests. */
+  dbs: { identity: Db; scheduling: Db };
   close(): Promise<void>;
 }
 
@@ -63,6 +77,9 @@ export async function createEmbeddedPlatform(opts: EmbeddedOptions): Promise<Emb
   const pglite = await openPglite(opts.dataDir ? join(opts.dataDir, "pglite") : undefined);
   const bus = new InProcessBus();
 
+  const serverInterceptors = [errorInterceptor(logger), trustInterceptor(opts.gateway.PLATFORM_CONTEXT_SECRET, clock)];
+  const cursorSecret = opts.gateway.PLATFORM_CURSOR_SECRET;
+
   const identityDb = pgliteDb(pglite, "identity");
   await migrate(identityDb, [kitMigrations, identityMigrations]);
   const identityRelay = startOutboxRelay({ db: identityDb, bus, logger });
@@ -71,18 +88,38 @@ export async function createEmbeddedPlatform(opts: EmbeddedOptions): Promise<Emb
     clock,
     logger,
     sandboxSeed: opts.sandboxSeed,
-    cursorSecret: opts.gateway.PLATFORM_CURSOR_SECRET,
+    cursorSecret,
     onCommit: () => identityRelay.notify(),
   });
-  const identityConsumers = await startIdentityConsumers({ db: identityDb, bus, logger, mailer: logMailer(logger) });
-  const seeded = opts.seedSandbox ? await seedSandbox(identityDb, clock, opts.sandboxSeed) : false;
 
-  const serverInterceptors = [errorInterceptor(logger), trustInterceptor(opts.gateway.PLATFORM_CONTEXT_SECRET, clock)];
+  const schedulingDb = pgliteDb(pglite, "scheduling");
+  await migrate(schedulingDb, [kitMigrations, schedulingMigrations]);
+  const schedulingRelay = startOutboxRelay({ db: schedulingDb, bus, logger });
+  const scheduling = buildScheduling({
+    db: schedulingDb,
+    clock,
+    logger,
+    cursorSecret,
+    slotTokenSecret: opts.slotTokenSecret ?? "dev-slot-token-secret-change-me",
+    bookingBaseUrl: opts.bookingBaseUrl ?? "https://book.platform.example",
+    onCommit: () => schedulingRelay.notify(),
+  });
+
+  const consumers = [
+    ...(await startIdentityConsumers({ db: identityDb, bus, logger, mailer: logMailer(logger) })),
+    ...(await startSchedulingConsumers({ db: schedulingDb, bus, logger, notifier: logNotifier(logger) })),
+  ];
+  const seeded = opts.seedSandbox ? await seedSandbox(identityDb, clock, opts.sandboxSeed) : false;
+  if (opts.seedSandbox) await seedSchedulingSandbox(schedulingDb, clock, opts.sandboxSeed);
+
   const app = await buildGateway({
     config: opts.gateway,
     clock,
     logger,
-    transports: { identity: inProcessTransport(identity.routes, serverInterceptors) },
+    transports: {
+      identity: inProcessTransport(identity.routes, serverInterceptors),
+      scheduling: inProcessTransport(scheduling.routes, serverInterceptors),
+    },
     rateLimitStore: memoryRateLimitStore(),
     bus,
   });
@@ -103,12 +140,14 @@ export async function createEmbeddedPlatform(opts: EmbeddedOptions): Promise<Emb
     admin,
     seeded,
     sandboxKeys: () => sandboxKeys(identityDb, opts.sandboxSeed),
-    drainOutbox: () => identityRelay.drain(),
+    dbs: { identity: identityDb, scheduling: schedulingDb },
+    drainOutbox: async () => (await identityRelay.drain()) + (await schedulingRelay.drain()),
     async close() {
       await app.close();
       await admin?.close();
-      for (const c of identityConsumers) await c.close();
+      for (const c of consumers) await c.close();
       await identityRelay.stop();
+      await schedulingRelay.stop();
       await bus.close();
       await pglite.close();
     },

@@ -1,5 +1,5 @@
-import { create, type MessageInitShape } from "@bufbuild/protobuf";
-import { type Timestamp, TimestampSchema, timestampDate } from "@bufbuild/protobuf/wkt";
+import type { MessageInitShape } from "@bufbuild/protobuf";
+import { type Timestamp, timestampDate } from "@bufbuild/protobuf/wkt";
 import {
   type Entitlements,
   type ManagedOrganization,
@@ -8,6 +8,7 @@ import {
   UserPatchSchema,
 } from "@platform/contracts/identity";
 import { problem } from "@platform/kit/problems";
+import { parseInstant } from "./time.js";
 
 // Fields the contract always sets: their absence is a service bug, so a plain Error, which
 // the error handler logs and answers with an opaque 500.
@@ -149,37 +150,15 @@ export function userPatch(body: UserPatchBody): MessageInitShape<typeof UserPatc
   return patch;
 }
 
-// A time needs a zone: without one the instant would depend on where the server runs.
-const ISO_8601 =
-  /^(?<year>\d{4})-(?<month>\d{2})-(?<day>\d{2})(?:T(?<hour>\d{2}):(?<minute>\d{2})(?::(?<second>\d{2})(?:\.(?<fraction>\d{1,9}))?)?(?<zone>Z|(?<sign>[+-])(?<zoneHours>\d{2}):(?<zoneMinutes>\d{2})))?$/i;
-
 /** An ISO 8601 date or date-time query filter; a date alone means its start in UTC. */
 export function timestampFilter(name: string, raw: string): Timestamp {
-  const invalid = () =>
-    problem(
+  const instant = parseInstant(raw, { allowDate: true });
+  if (!instant) {
+    throw problem(
       "invalid-filter",
       `Query parameter '${name}' must be an ISO 8601 date or date-time with a zone, e.g. 2026-01-15T09:30:00Z.`,
       { field: name },
     );
-  const g = ISO_8601.exec(raw)?.groups;
-  if (!g) throw invalid();
-  const n = (part: string | undefined) => Number(part ?? 0);
-  const fields = [n(g.year), n(g.month) - 1, n(g.day), n(g.hour), n(g.minute), n(g.second)] as const;
-  const utc = new Date(Date.UTC(...fields));
-  // Date.UTC rolls 2026-02-30 over into March (and years below 100 into the 1900s): only a
-  // time that reads back unchanged is a real one.
-  const readBack = [
-    utc.getUTCFullYear(),
-    utc.getUTCMonth(),
-    utc.getUTCDate(),
-    utc.getUTCHours(),
-    utc.getUTCMinutes(),
-    utc.getUTCSeconds(),
-  ];
-  if (readBack.some((v, i) => v !== fields[i]) || n(g.zoneHours) > 23 || n(g.zoneMinutes) > 59) throw invalid();
-  const offsetMinutes = (g.sign === "-" ? -1 : 1) * (n(g.zoneHours) * 60 + n(g.zoneMinutes));
-  return create(TimestampSchema, {
-    seconds: BigInt(utc.getTime() / 1000 - offsetMinutes * 60),
-    nanos: Number((g.fraction ?? "").padEnd(9, "0")),
-  });
+  }
+  return instant;
 }

@@ -1,24 +1,19 @@
 import { problem } from "@platform/kit/problems";
 import type { Scope } from "@platform/kit/scopes";
-import type { Tier } from "../rate-limit/limiter.js";
 import { API_PREFIX, type JsonSchema, type RouteSpec } from "../route.js";
 import { type PageSpec, pageQuery } from "../schemas/pagination.js";
 
 /**
  * Endpoints the spec announces that no service serves yet. They pass the whole guard (API
- * key, delegation, scope, rate limit, path ids, Idempotency-Key, query and body schemas)
- * and then answer 501 not-implemented. Each entry is replaced by a real route when its
- * service lands.
+ * key, delegation, scope, rate limit, path ids, Idempotency-Key, query schema) and then
+ * answer 501 not-implemented. Each entry is replaced by a real route when its service lands.
  */
-type Announced = Pick<RouteSpec, "url" | "operationId" | "summary" | "ids" | "actingOn" | "invalidBody"> &
+type Announced = Pick<RouteSpec, "url" | "operationId" | "summary" | "ids" | "actingOn"> &
   Partial<Pick<RouteSpec, "readOnlyTokenProblem" | "problems">> & {
     method: RouteSpec["method"];
     scope: Scope | readonly Scope[];
-    /** Defaults: GET reads, every other method writes. */
-    tier?: Tier;
     idempotencyKey?: "required";
     query?: JsonSchema;
-    body?: JsonSchema;
     page?: PageSpec;
   };
 
@@ -29,102 +24,7 @@ const periodQuery = { type: "object", properties: { periodDays } };
 
 const INSIGHT_PREFIXES = ["prof_", "prob_", "pain_", "powr_", "posn_", "phas_", "proc_", "plan_"] as const;
 
-const availabilityBody = {
-  type: "object",
-  required: ["formValues"],
-  properties: {
-    formValues: {
-      type: "object",
-      description: "matchingForm key → scalar, or array of strings for multi-select",
-      additionalProperties: {
-        anyOf: [{ type: ["string", "number", "boolean"] }, { type: "array", items: { type: "string" } }],
-      },
-    },
-    dateRange: {
-      type: "object",
-      required: ["start", "end"],
-      properties: { start: { type: "string", format: "date-time" }, end: { type: "string", format: "date-time" } },
-      additionalProperties: false,
-    },
-    durationMinutes: { type: "integer", minimum: 1, description: "One of the schedule's booking periods" },
-    timeZone: { type: "string", description: "IANA zone; informational, slots are always UTC" },
-    preview: { type: "boolean", default: false },
-  },
-  additionalProperties: false,
-};
-
 const SECTIONS: Record<string, Announced[]> = {
-  "Smart Schedules": [
-    {
-      method: "GET",
-      url: "/smart-schedules",
-      operationId: "listSmartSchedules",
-      summary: "List published Smart Schedules",
-      scope: "smart-scheduling:read",
-      ...pageQuery(["updatedAt", "createdAt", "name"], "-updatedAt", {
-        name: str(),
-        status: { type: "string", enum: ["active", "all"], default: "active" },
-      }),
-    },
-    {
-      method: "GET",
-      url: "/smart-schedules/:scheduleId",
-      operationId: "getSmartSchedule",
-      summary: "One Smart Schedule",
-      scope: "smart-scheduling:read",
-      ids: { scheduleId: "sched_" },
-    },
-    {
-      method: "POST",
-      url: "/smart-schedules/:scheduleId/availability",
-      operationId: "getAvailability",
-      summary: "Match hosts and list bookable slots",
-      scope: "smart-scheduling:read",
-      tier: "availability",
-      ids: { scheduleId: "sched_" },
-      body: availabilityBody,
-      invalidBody: "availability-request-invalid",
-    },
-  ],
-  "Scheduled meetings": [
-    {
-      method: "POST",
-      url: "/scheduled-meetings",
-      operationId: "bookMeeting",
-      summary: "Book a meeting with a slot token",
-      scope: "smart-scheduling:write",
-      idempotencyKey: "required",
-    },
-    {
-      method: "GET",
-      url: "/scheduled-meetings/:meetingId",
-      operationId: "getMeeting",
-      summary: "One meeting",
-      scope: "smart-scheduling:read",
-      ids: { meetingId: "mtg_" },
-    },
-    {
-      method: "PATCH",
-      url: "/scheduled-meetings/:meetingId",
-      operationId: "rescheduleMeeting",
-      summary: "Reschedule a meeting",
-      scope: "smart-scheduling:write",
-      idempotencyKey: "required",
-      ids: { meetingId: "mtg_" },
-    },
-    {
-      method: "DELETE",
-      url: "/scheduled-meetings/:meetingId",
-      operationId: "cancelMeeting",
-      summary: "Cancel a meeting",
-      scope: "smart-scheduling:write",
-      ids: { meetingId: "mtg_" },
-      query: {
-        type: "object",
-        properties: { sendNotifications: { ...bool, default: true }, reason: { type: "string", maxLength: 500 } },
-      },
-    },
-  ],
   Transcripts: [
     {
       method: "GET",
@@ -624,12 +524,13 @@ const SECTIONS: Record<string, Announced[]> = {
 };
 
 function toRoute(tag: string, a: Announced): RouteSpec {
-  const { query, body, tier, ...rest } = a;
+  const { query, ...rest } = a;
   return {
     ...rest,
     tag,
-    tier: tier ?? (a.method === "GET" ? "read" : "write"),
-    schema: { ...(query ? { querystring: query } : {}), ...(body ? { body } : {}) },
+    // None of them is an availability search: GET reads, every other method writes.
+    tier: a.method === "GET" ? "read" : "write",
+    schema: query ? { querystring: query } : {},
     problems: [...(a.problems ?? []), "not-implemented"],
     async handler() {
       throw problem("not-implemented", `${a.method} ${API_PREFIX}${a.url} is announced but not available yet.`);

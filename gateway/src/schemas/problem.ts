@@ -18,9 +18,25 @@ export const problemSchema = {
       description: "delegation-scope-insufficient: the scopes the token may exercise on the child",
     },
     expiredAt: { type: "string", format: "date-time", description: "subscription-expired" },
-    field: { type: "string", description: "invalid-field, invalid-filter: the offending field or parameter" },
+    field: {
+      type: "string",
+      description: "invalid-field, invalid-filter, availability-request-invalid: the offending field or parameter",
+    },
     seatLimit: { type: "integer", description: "seat-limit-exceeded: the organization's seat cap" },
     remainingSeats: { type: "integer", description: "seat-limit-exceeded: seats still available" },
+    rerunAvailability: {
+      type: "boolean",
+      description: "slot-conflict: always true; fetch availability again and book another slot",
+    },
+    fieldErrors: {
+      type: "array",
+      description: "form-validation: each field that failed, with the reason",
+      items: {
+        type: "object",
+        required: ["field", "message"],
+        properties: { field: { type: "string" }, message: { type: "string" } },
+      },
+    },
   },
   additionalProperties: true,
 } as const;

@@ -10,6 +10,7 @@ import {
 import { apiContext } from "@platform/kit/connect";
 import type { CursorCodec } from "@platform/kit/cursor";
 import { newId, parseId } from "@platform/kit/ids";
+import { keysetPage } from "@platform/kit/keyset";
 import { problem } from "@platform/kit/problems";
 import { normaliseEmail } from "./domain/email.js";
 import { userFilters, userSort } from "./domain/listing.js";
@@ -29,7 +30,6 @@ import {
 } from "./domain/users.js";
 import { checkExpectedVersion } from "./domain/versions.js";
 import { userInvitedEvent, userUpdatedEvent } from "./events/outbox-events.js";
-import { keysetPage } from "./paging.js";
 import { userMessage } from "./proto.js";
 import type { IdentityReads, IdentityWrites } from "./store/identity.store.js";
 import { USER_SORT_KEYS } from "./store/user.store.js";

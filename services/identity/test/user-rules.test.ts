@@ -1,6 +1,7 @@
+import { keyset, pageLimit, params, toPosition } from "@platform/kit/keyset";
 import { describe, expect, it } from "vitest";
 import { emailProblem, normaliseEmail } from "../src/domain/email.js";
-import { auditLimit, managedFilters, pageLimit, userFilters } from "../src/domain/listing.js";
+import { auditLimit, managedFilters, userFilters } from "../src/domain/listing.js";
 import { applyOrganizationPatch, validateOrganizationPatch } from "../src/domain/organizations.js";
 import { effectiveScopes } from "../src/domain/partners.js";
 import {
@@ -11,7 +12,6 @@ import {
   holdsSeat,
   patchedText,
 } from "../src/domain/users.js";
-import { keyset, params, toPosition } from "../src/store/keyset.js";
 import { anOrganization, aUser } from "./builders.js";
 
 const problemName = (fn: () => unknown): string => {

@@ -7,15 +7,6 @@ export const USER_DEFAULT_SORT = "-createdAt";
 export const MANAGED_SORT_FIELDS = ["updatedAt", "createdAt", "name", "seats.total"];
 export const MANAGED_DEFAULT_SORT = "-updatedAt";
 
-const DEFAULT_LIMIT = 25;
-const MAX_LIMIT = 100;
-
-/** The gateway clamps `limit`; a direct caller's 0 (unset) is the default page size. */
-export function pageLimit(limit: number): number {
-  if (limit <= 0) return DEFAULT_LIMIT;
-  return Math.min(MAX_LIMIT, limit);
-}
-
 export function userSort(raw: string): Sort {
   return parseSort(raw, USER_SORT_FIELDS, USER_DEFAULT_SORT);
 }

@@ -1,5 +1,5 @@
 import type { Queryable, Row } from "@platform/kit/db";
-import { params } from "./keyset.js";
+import { params } from "@platform/kit/keyset";
 import { date } from "./rows.js";
 
 /** One request a partner made on behalf of a child, as the gateway reported it. */

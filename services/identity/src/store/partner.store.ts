@@ -1,8 +1,16 @@
 import type { Queryable } from "@platform/kit/db";
+import {
+  type Keyed,
+  keyset,
+  type PageQuery,
+  type Params,
+  params,
+  positionValue,
+  type SortKey,
+} from "@platform/kit/keyset";
 import type { Scope } from "@platform/kit/scopes";
 import type { ManagedFilters } from "../domain/listing.js";
 import type { OrganizationRecord } from "../domain/model.js";
-import { type Keyed, keyset, type PageQuery, type Params, params, positionValue, type SortKey } from "./keyset.js";
 import { date, toOrganization } from "./rows.js";
 import { holdsSeatSql } from "./user.store.js";
 

@@ -1,7 +1,15 @@
 import type { Queryable } from "@platform/kit/db";
+import {
+  type Keyed,
+  keyset,
+  type PageQuery,
+  type Params,
+  params,
+  positionValue,
+  type SortKey,
+} from "@platform/kit/keyset";
 import type { UserFilters } from "../domain/listing.js";
 import type { UserRecord } from "../domain/model.js";
-import { type Keyed, keyset, type PageQuery, type Params, params, positionValue, type SortKey } from "./keyset.js";
 import { toUser } from "./rows.js";
 
 /** A user with the display name of whoever invited them (a user's current name, else the stored one). */

@@ -1,4 +1,9 @@
-import { problem } from "@platform/kit/problems";
+import type { CursorCodec } from "./cursor.js";
+import { type Page, pageOf, type Sort } from "./pagination.js";
+import { problem } from "./problems.js";
+
+// Keyset pagination on (sort key, id), shared by every service's list endpoints: the store
+// builds the WHERE/ORDER BY with `keyset`, the handler pages with `keysetPage`.
 
 /** Positional parameters of a query assembled from optional parts. */
 export interface Params {
@@ -40,6 +45,15 @@ export interface PageQuery {
   after?: Position;
   /** Rows to fetch: the page size plus one, to tell whether another page follows. */
   limit: number;
+}
+
+const DEFAULT_LIMIT = 25;
+const MAX_LIMIT = 100;
+
+/** The gateway clamps `limit`; a direct caller's 0 (unset) is the default page size. */
+export function pageLimit(limit: number): number {
+  if (limit <= 0) return DEFAULT_LIMIT;
+  return Math.min(MAX_LIMIT, limit);
 }
 
 /** A decoded cursor as a position of `key`; anything else is 400 invalid-cursor. */
@@ -87,4 +101,28 @@ export function keyset(
   if (value === null) return { where: `(${key.expr} IS NULL AND ${idExpr} ${cmp} ${p.add(id)})`, orderBy };
   const beyond = `(${key.expr}, ${idExpr}) ${cmp} (${p.add(value)}::${key.type}, ${p.add(id)})`;
   return { where: key.nullable ? `(${beyond} OR ${key.expr} IS NULL)` : beyond, orderBy };
+}
+
+/**
+ * One page of a list sorted by `sort` (already normalised): the cursor, which the gateway has
+ * verified, is decoded into the position to continue after, and the next cursor is minted
+ * bound to the same sort.
+ */
+export async function keysetPage<T>(
+  cursors: CursorCodec,
+  keys: Record<string, SortKey>,
+  sort: Sort,
+  request: { cursor: string; limit: number },
+  fetch: (query: PageQuery) => Promise<Keyed<T>[]>,
+): Promise<Page<T>> {
+  const key = keys[sort.field];
+  if (!key) throw new Error(`no sort key for '${sort.field}'`);
+  const limit = pageLimit(request.limit);
+  const rows = await fetch({
+    sort: { key, descending: sort.descending },
+    ...(request.cursor ? { after: toPosition(cursors.decode(request.cursor, sort.key), key) } : {}),
+    limit: limit + 1,
+  });
+  const page = pageOf(rows, limit, (r) => r.position, cursors, sort.key);
+  return { items: page.items.map((r) => r.item), nextCursor: page.nextCursor };
 }

@@ -1,0 +1,201 @@
+import type { ProblemName } from "@platform/kit/problems";
+import {
+  type AvailabilityBody,
+  availabilityJson,
+  availabilityRequest,
+  type BookingBody,
+  type BookingQuery,
+  bookingRequest,
+  type CancelQuery,
+  meetingJson,
+  type RescheduleBody,
+  smartScheduleJson,
+  smartScheduleSummaryJson,
+} from "../mapping/scheduling.js";
+import { defineRoute, type RouteSpec } from "../route.js";
+import { type PageQuery, pageQuery, pageRequest, pageSchema } from "../schemas/pagination.js";
+import {
+  availabilityRequestSchema,
+  bookingQuerySchema,
+  bookingRequestSchema,
+  cancelQuerySchema,
+  rescheduleRequestSchema,
+} from "../schemas/scheduling.js";
+import type { ServiceClients } from "../services.js";
+
+const meeting = { $ref: "Meeting#" };
+
+const schedulesPage = pageQuery(["updatedAt", "createdAt", "name"], "-updatedAt", {
+  name: { type: "string", description: "Case-insensitive substring of the name" },
+  // Judged by scheduling, so a bad value is its 400 invalid-filter, not a schema error here.
+  status: { type: "string", default: "active", description: "active, or all (active and disabled); never drafts" },
+});
+
+const BOOKING_PROBLEMS: ProblemName[] = [
+  "slot-conflict",
+  "slot-token-expired",
+  "slot-token-invalid",
+  "form-validation",
+  "booking-validation-failed",
+];
+
+// A response without the resource it exists for is a service bug: a plain Error, which the
+// error handler logs and answers with an opaque 500.
+function required<T>(value: T | undefined, what: string): T {
+  if (value === undefined) throw new Error(`scheduling returned no ${what}`);
+  return value;
+}
+
+/** The Smart Schedule and scheduled-meeting endpoints scheduling serves. */
+export function schedulingRoutes(clients: ServiceClients): RouteSpec[] {
+  const smartSchedules: RouteSpec[] = [
+    defineRoute({
+      method: "GET",
+      url: "/smart-schedules",
+      operationId: "listSmartSchedules",
+      summary: "List Smart Schedules (summaries; drafts never)",
+      tag: "Smart Schedules",
+      scope: "smart-scheduling:read",
+      tier: "read",
+      page: schedulesPage.page,
+      schema: { querystring: schedulesPage.query, response: { 200: pageSchema("SmartScheduleSummary") } },
+      async handler(call, request) {
+        const query = request.query as PageQuery & { name?: string; status: string };
+        const res = await clients.smartSchedules.listSmartSchedules(
+          { ...pageRequest(schedulesPage.page, query), name: query.name ?? "", status: query.status },
+          call.callOptions(),
+        );
+        return { items: res.schedules.map(smartScheduleSummaryJson), nextCursor: res.nextCursor || null };
+      },
+    }),
+    defineRoute({
+      method: "GET",
+      url: "/smart-schedules/:scheduleId",
+      operationId: "getSmartSchedule",
+      summary: "One Smart Schedule (detail view, with its form and hosts)",
+      tag: "Smart Schedules",
+      scope: "smart-scheduling:read",
+      tier: "read",
+      ids: { scheduleId: "sched_" },
+      schema: { response: { 200: { $ref: "SmartSchedule#" } } },
+      problems: ["schedule-not-found"],
+      async handler(call, request) {
+        const { scheduleId } = request.params as { scheduleId: string };
+        const res = await clients.smartSchedules.getSmartSchedule({ scheduleId }, call.callOptions());
+        return smartScheduleJson(required(res.schedule, "schedule"));
+      },
+    }),
+    defineRoute({
+      method: "POST",
+      url: "/smart-schedules/:scheduleId/availability",
+      operationId: "getAvailability",
+      summary: "Route the form values to hosts and list their bookable slots",
+      tag: "Smart Schedules",
+      scope: "smart-scheduling:read",
+      tier: "availability",
+      ids: { scheduleId: "sched_" },
+      schema: { body: availabilityRequestSchema, response: { 200: { $ref: "Availability#" } } },
+      invalidBody: "availability-request-invalid",
+      problems: ["schedule-not-found", "form-validation", "schedule-unavailable"],
+      async handler(call, request) {
+        const { scheduleId } = request.params as { scheduleId: string };
+        const res = await clients.smartSchedules.getAvailability(
+          availabilityRequest(scheduleId, request.body as AvailabilityBody),
+          call.callOptions(),
+        );
+        return availabilityJson(res);
+      },
+    }),
+  ];
+
+  const meetings: RouteSpec[] = [
+    defineRoute({
+      method: "POST",
+      url: "/scheduled-meetings",
+      operationId: "bookMeeting",
+      summary: "Book the slot of a slot token (UTM query parameters become the campaign)",
+      tag: "Scheduled meetings",
+      scope: "smart-scheduling:write",
+      tier: "write",
+      idempotencyKey: "required",
+      schema: { querystring: bookingQuerySchema, body: bookingRequestSchema, response: { 201: meeting } },
+      problems: BOOKING_PROBLEMS,
+      async handler(call, request, reply) {
+        const res = await clients.meetings.bookMeeting(
+          bookingRequest(request.body as BookingBody, request.query as BookingQuery),
+          call.callOptions(),
+        );
+        reply.code(201);
+        return meetingJson(required(res.meeting, "meeting"));
+      },
+    }),
+    defineRoute({
+      method: "GET",
+      url: "/scheduled-meetings/:meetingId",
+      operationId: "getMeeting",
+      summary: "One meeting",
+      tag: "Scheduled meetings",
+      scope: "smart-scheduling:read",
+      tier: "read",
+      ids: { meetingId: "mtg_" },
+      schema: { response: { 200: meeting } },
+      problems: ["meeting-not-found"],
+      async handler(call, request) {
+        const { meetingId } = request.params as { meetingId: string };
+        const res = await clients.meetings.getMeeting({ meetingId }, call.callOptions());
+        return meetingJson(required(res.meeting, "meeting"));
+      },
+    }),
+    defineRoute({
+      method: "PATCH",
+      url: "/scheduled-meetings/:meetingId",
+      operationId: "rescheduleMeeting",
+      summary: "Move a meeting to another slot of its schedule (possibly another host)",
+      tag: "Scheduled meetings",
+      scope: "smart-scheduling:write",
+      tier: "write",
+      idempotencyKey: "required",
+      ids: { meetingId: "mtg_" },
+      schema: { body: rescheduleRequestSchema, response: { 200: meeting } },
+      notWritable: {
+        attendee: "The attendee cannot change on a reschedule; cancel the meeting and book a new one instead.",
+      },
+      problems: [...BOOKING_PROBLEMS, "meeting-not-found", "meeting-not-reschedulable", "schedule-mismatch"],
+      async handler(call, request) {
+        const { meetingId } = request.params as { meetingId: string };
+        const body = request.body as RescheduleBody;
+        const res = await clients.meetings.rescheduleMeeting(
+          { meetingId, slotToken: body.slotToken, reason: body.reason ?? "" },
+          call.callOptions(),
+        );
+        return meetingJson(required(res.meeting, "meeting"));
+      },
+    }),
+    defineRoute({
+      method: "DELETE",
+      url: "/scheduled-meetings/:meetingId",
+      operationId: "cancelMeeting",
+      summary: "Cancel a meeting (repeating it changes nothing and sends nothing)",
+      tag: "Scheduled meetings",
+      scope: "smart-scheduling:write",
+      tier: "write",
+      ids: { meetingId: "mtg_" },
+      schema: {
+        querystring: cancelQuerySchema,
+        response: { 204: { type: "null", description: "Canceled, now or before" } },
+      },
+      problems: ["meeting-not-found", "meeting-completed"],
+      async handler(call, request, reply) {
+        const { meetingId } = request.params as { meetingId: string };
+        const query = request.query as CancelQuery;
+        await clients.meetings.cancelMeeting(
+          { meetingId, sendNotifications: query.sendNotifications, reason: query.reason ?? "" },
+          call.callOptions(),
+        );
+        return reply.code(204).send();
+      },
+    }),
+  ];
+
+  return [...smartSchedules, ...meetings];
+}

@@ -1,0 +1,411 @@
+const timestamp = { type: "string", format: "date-time" } as const;
+const nullable = (type: string, description: string) => ({ type: [type, "null"], description }) as const;
+
+const hostRef = {
+  type: "object",
+  description: "Lightweight host reference",
+  required: ["userId", "displayName"],
+  properties: { userId: { type: "string", description: "usr_ id" }, displayName: { type: "string" } },
+  additionalProperties: false,
+} as const;
+
+/** matchingForm key → answer, as availability and booking take them. */
+const formValues = {
+  type: "object",
+  description: "matchingForm key → string, number, boolean, or array of strings (multi-select)",
+  // One type list rather than anyOf, so a bad answer fails with one message naming them all.
+  additionalProperties: { type: ["string", "number", "boolean", "array"], items: { type: "string" } },
+} as const;
+
+/**
+ * A recorded answer. The serializer writes a type list by the first type it can coerce the
+ * value to (a list would become "a,b"), so the response says anyOf, which it checks in turn.
+ */
+const formAnswer = {
+  anyOf: [{ type: "string" }, { type: "number" }, { type: "boolean" }, { type: "array", items: { type: "string" } }],
+  description: "A scalar, or the chosen options of a multi-select",
+} as const;
+
+const summaryProperties = {
+  id: { type: "string", description: "sched_ id" },
+  name: { type: "string" },
+  description: { type: "string" },
+  status: { type: "string", enum: ["active", "disabled"], description: "Drafts are never returned" },
+  durationMinutes: { type: "integer", description: "Default meeting length" },
+  timeZone: { type: "string", description: "IANA zone the schedule is anchored to" },
+  publishedAt: {
+    ...timestamp,
+    description: "Best effort: a lower bound of the publication time; omitted when unpublished",
+  },
+  updatedAt: timestamp,
+} as const;
+
+const summaryRequired = ["id", "name", "description", "status", "durationMinutes", "timeZone", "updatedAt"];
+
+export const smartScheduleSummarySchema = {
+  $id: "SmartScheduleSummary",
+  type: "object",
+  description: "A Smart Schedule in a list",
+  required: summaryRequired,
+  properties: summaryProperties,
+  additionalProperties: false,
+} as const;
+
+export const smartScheduleSchema = {
+  $id: "SmartSchedule",
+  type: "object",
+  description: "A Smart Schedule (detail view): the summary plus its booking rules",
+  required: [...summaryRequired, "bookingWindow", "matchingForm", "surveyQuestions", "assignees"],
+  properties: {
+    ...summaryProperties,
+    bookingWindow: {
+      type: "object",
+      required: ["minAdvanceMinutes", "maxAdvanceDays"],
+      properties: {
+        minAdvanceMinutes: { type: "integer", description: "Minimum notice" },
+        maxAdvanceDays: { type: "integer", description: "Furthest day ahead" },
+      },
+      additionalProperties: false,
+    },
+    matchingForm: {
+      type: "object",
+      description: "Drives host routing",
+      required: ["fields"],
+      properties: {
+        fields: {
+          type: "array",
+          items: {
+            type: "object",
+            required: ["key", "label", "type", "options", "required"],
+            properties: {
+              key: { type: "string", description: "Stable id; formValues are keyed by it" },
+              label: { type: "string" },
+              type: { type: "string", description: "select, multi-select, text, number or boolean" },
+              options: { type: "array", items: { type: "string" }, description: "Choices of a select" },
+              required: { type: "boolean" },
+            },
+            additionalProperties: false,
+          },
+        },
+      },
+      additionalProperties: false,
+    },
+    surveyQuestions: {
+      type: "array",
+      description: "Informational; surveyResponses are keyed by the question text (label)",
+      items: {
+        type: "object",
+        required: ["key", "label", "type", "required"],
+        properties: {
+          key: { type: "string", description: "Derived from the question text: a renamed question changes it" },
+          label: { type: "string", description: "The question text" },
+          type: { type: "string", description: "long-text or text" },
+          required: { type: "boolean" },
+        },
+        additionalProperties: false,
+      },
+    },
+    assignees: {
+      type: "array",
+      description: "Flat and unordered",
+      items: { type: "object", required: ["host"], properties: { host: hostRef }, additionalProperties: false },
+    },
+  },
+  additionalProperties: false,
+} as const;
+
+export const availableSlotSchema = {
+  $id: "AvailableSlot",
+  type: "object",
+  required: ["startTime", "endTime", "slotToken"],
+  properties: {
+    startTime: { ...timestamp, description: "UTC" },
+    endTime: { ...timestamp, description: "UTC; startTime plus the effective duration" },
+    slotToken: {
+      type: "string",
+      description: "Opaque and signed, valid for 10 minutes; book with it as it is, never parse or build one",
+    },
+  },
+  additionalProperties: false,
+} as const;
+
+export const availabilitySchema = {
+  $id: "Availability",
+  type: "object",
+  required: ["hostGroups", "matchedAt"],
+  properties: {
+    hostGroups: {
+      type: "array",
+      description: "Priority groups, index 0 most preferred; each an array of equally ranked hosts",
+      items: {
+        type: "array",
+        items: {
+          type: "object",
+          required: ["host", "slots"],
+          properties: { host: hostRef, slots: { type: "array", items: { $ref: "AvailableSlot#" } } },
+          additionalProperties: false,
+        },
+      },
+    },
+    matchedAt: { ...timestamp, description: "When the match was computed" },
+  },
+  additionalProperties: false,
+} as const;
+
+const campaign = {
+  type: ["object", "null"],
+  description: "UTM parameters of the booking request (each null when absent); null when it had none",
+  required: ["id", "source", "medium", "campaign", "term", "content"],
+  properties: {
+    id: nullable("string", "utm_id"),
+    source: nullable("string", "utm_source"),
+    medium: nullable("string", "utm_medium"),
+    campaign: nullable("string", "utm_campaign"),
+    term: nullable("string", "utm_term"),
+    content: nullable("string", "utm_content"),
+  },
+  additionalProperties: false,
+} as const;
+
+export const meetingSchema = {
+  $id: "Meeting",
+  type: "object",
+  description:
+    "The canonical meeting (also the v2 webhook payload). smartScheduling, personalScheduling, teamScheduling and meetingAi are always present, null when they do not apply.",
+  required: [
+    "id",
+    "orgId",
+    "host",
+    "attendee",
+    "additionalAttendees",
+    "title",
+    "startTime",
+    "endTime",
+    "timeZone",
+    "location",
+    "conferencing",
+    "calendarEventId",
+    "status",
+    "createdAt",
+    "updatedAt",
+    "smartScheduling",
+    "personalScheduling",
+    "teamScheduling",
+    "meetingAi",
+  ],
+  properties: {
+    id: { type: "string", description: "mtg_ id; stable across reschedules" },
+    orgId: { type: "string", description: "org_ id" },
+    host: {
+      type: "object",
+      description: "The host (the new one after a host swap)",
+      required: ["userId", "email", "firstName", "lastName", "displayName"],
+      properties: {
+        userId: { type: "string", description: "usr_ id" },
+        email: { type: "string", format: "email" },
+        firstName: { type: "string" },
+        lastName: { type: "string" },
+        displayName: { type: "string" },
+      },
+      additionalProperties: false,
+    },
+    attendee: {
+      type: "object",
+      description: "Never changed by a reschedule",
+      required: ["email", "firstName", "lastName", "phone", "timeZone"],
+      properties: {
+        email: { type: "string", format: "email" },
+        firstName: { type: "string" },
+        lastName: { type: "string" },
+        phone: nullable("string", "E.164; null when none (then no SMS)"),
+        timeZone: nullable("string", "IANA zone; null when none"),
+      },
+      additionalProperties: false,
+    },
+    additionalAttendees: {
+      type: "array",
+      items: { type: "string", format: "email" },
+      maxItems: 50,
+      description: "Emails; empty when none",
+    },
+    title: { type: "string" },
+    startTime: { ...timestamp, description: "UTC" },
+    endTime: { ...timestamp, description: "UTC" },
+    timeZone: { type: "string", description: "IANA zone the schedule is anchored to; informational" },
+    location: {
+      type: ["object", "null"],
+      description:
+        "Where the meeting happens; null when none. All four members are always present, null where they do not apply: provider for video only, joinUrl for video or a custom location with a URL, address for in-person, phone or custom free text.",
+      required: ["type", "provider", "joinUrl", "address"],
+      properties: {
+        type: { type: "string", enum: ["video", "phone", "in-person", "custom"] },
+        provider: { type: ["string", "null"], enum: ["video_a", "video_b", "video_c", null] },
+        joinUrl: { type: ["string", "null"], format: "uri" },
+        address: { type: ["string", "null"] },
+      },
+      additionalProperties: false,
+    },
+    conferencing: {
+      type: ["object", "null"],
+      description: "The video meeting at its provider; null when none",
+      required: ["provider", "providerMeetingId"],
+      properties: {
+        provider: { type: "string", enum: ["video_a", "video_b", "video_c"] },
+        providerMeetingId: { type: "string" },
+      },
+      additionalProperties: false,
+    },
+    calendarEventId: nullable("string", "The provider's calendar event id; null when none"),
+    status: {
+      type: "string",
+      enum: ["scheduled", "completed", "canceled", "rescheduled", "no-show"],
+      description:
+        "Derived from the clock and the cancellation, so a cached copy may be stale; rescheduled and no-show are reserved and never sent",
+    },
+    createdAt: { ...timestamp, description: "Unchanged by reschedules" },
+    updatedAt: { ...timestamp, description: "Bumps on every change" },
+    smartScheduling: {
+      type: ["object", "null"],
+      description: "How a Smart Schedule booking came about; null when not booked through one",
+      required: ["scheduleId", "formValues", "surveyResponses", "rescheduleUrl", "cancelUrl", "campaign", "preview"],
+      properties: {
+        scheduleId: { type: "string", description: "sched_ id" },
+        formValues: {
+          type: "array",
+          description: "The matching-form answers used for routing",
+          items: {
+            type: "object",
+            required: ["key", "answer"],
+            properties: { key: { type: "string" }, answer: formAnswer },
+            additionalProperties: false,
+          },
+        },
+        surveyResponses: {
+          type: "array",
+          items: {
+            type: "object",
+            required: ["question", "answer"],
+            properties: { question: { type: "string" }, answer: { type: "string" } },
+            additionalProperties: false,
+          },
+        },
+        rescheduleUrl: { type: "string", format: "uri" },
+        cancelUrl: { type: "string", format: "uri" },
+        campaign,
+        preview: { type: "boolean", description: "true when booked from a preview slot token" },
+      },
+      additionalProperties: false,
+    },
+    personalScheduling: { type: "null", description: "Personal scheduling bookings; not served in this version" },
+    teamScheduling: { type: "null", description: "Team scheduling bookings; not served in this version" },
+    meetingAi: { type: "null", description: "Schema undefined; always null today" },
+  },
+  additionalProperties: false,
+} as const;
+
+/** POST /smart-schedules/{scheduleId}/availability; a body failing it is 422 availability-request-invalid. */
+export const availabilityRequestSchema = {
+  type: "object",
+  required: ["formValues"],
+  properties: {
+    formValues,
+    dateRange: {
+      type: "object",
+      description: "Inclusive; the schedule's booking window when omitted",
+      required: ["start", "end"],
+      properties: {
+        start: { ...timestamp, description: "ISO 8601 date-time with a zone" },
+        end: { ...timestamp, description: "ISO 8601 date-time with a zone" },
+      },
+      additionalProperties: false,
+    },
+    durationMinutes: {
+      type: "integer",
+      minimum: 1,
+      // The contract's int32: a larger number could not even be sent to the service.
+      maximum: 2_147_483_647,
+      description: "One of the schedule's booking periods (never snapped); the schedule's default when omitted",
+    },
+    timeZone: { type: "string", description: "IANA zone; informational, slots are always UTC" },
+    preview: { type: "boolean", default: false, description: "Slot tokens carry the preview flag" },
+  },
+  additionalProperties: false,
+} as const;
+
+/** POST /scheduled-meetings. Email, phone and zone values are judged by the service (422 form-validation). */
+export const bookingRequestSchema = {
+  type: "object",
+  required: ["slotToken", "attendee", "formValues"],
+  properties: {
+    slotToken: { type: "string", description: "From availability; encodes schedule, host, start and end" },
+    attendee: {
+      type: "object",
+      required: ["firstName", "lastName", "email"],
+      properties: {
+        firstName: { type: "string" },
+        lastName: { type: "string" },
+        email: { type: "string", format: "email", description: "RFC 5322 addr-spec" },
+        phone: nullable("string", "E.164; an SMS confirmation is sent when present, none when absent"),
+        timeZone: nullable("string", "IANA zone"),
+      },
+      additionalProperties: false,
+    },
+    formValues: { ...formValues, description: "Must equal the values the slot token was issued for" },
+    surveyResponses: {
+      type: "object",
+      description: "Question text → free-text answer; an unknown question is 422",
+      additionalProperties: { type: "string" },
+    },
+    additionalAttendees: {
+      type: "array",
+      maxItems: 50,
+      items: { type: "string", format: "email" },
+      description: "Extra attendee emails",
+    },
+  },
+  additionalProperties: false,
+} as const;
+
+/** The UTM parameters a booking records as its campaign, by the campaign member each fills. */
+export const UTM_PARAMETERS = {
+  utm_id: "id",
+  utm_source: "source",
+  utm_medium: "medium",
+  utm_campaign: "campaign",
+  utm_term: "term",
+  utm_content: "content",
+} as const;
+
+export const bookingQuerySchema = {
+  type: "object",
+  properties: Object.fromEntries(
+    Object.entries(UTM_PARAMETERS).map(([name, member]) => [
+      name,
+      { type: "string", description: `Recorded as smartScheduling.campaign.${member}` },
+    ]),
+  ),
+} as const;
+
+/** PATCH /scheduled-meetings/{meetingId}. */
+export const rescheduleRequestSchema = {
+  type: "object",
+  required: ["slotToken"],
+  properties: {
+    slotToken: { type: "string", description: "A slot token of the same schedule; may be another host's" },
+    reason: { type: "string", description: "Kept in the audit trail and sent in the reschedule event" },
+  },
+  additionalProperties: false,
+} as const;
+
+/** DELETE /scheduled-meetings/{meetingId}. */
+export const cancelQuerySchema = {
+  type: "object",
+  properties: {
+    sendNotifications: {
+      type: "boolean",
+      default: true,
+      description: "false suppresses the cancellation email and SMS",
+    },
+    reason: { type: "string", maxLength: 500, description: "Why; sent in the cancel event" },
+  },
+} as const;

@@ -1,0 +1,116 @@
+import { IANAZone } from "luxon";
+import type { FieldError, SurveyQuestion } from "./types.js";
+
+// The attendee email is an RFC 5322 addr-spec restricted to what mail systems deliver in
+// practice (the same rules identity applies to invitations):
+// - the local part is a dot-atom: atext runs separated by single dots. Quoted strings,
+//   comments and obsolete forms are legal RFC 5322 but in practice only seen in attacks and
+//   typos, and they break naive consumers downstream (CRM sync, calendar invites);
+// - the domain is a DNS host name of at least two labels: no address literals ([1.2.3.4]),
+//   no bare hosts, no all-numeric top-level domain. Internationalised domains must arrive
+//   as punycode (xn--), with an ASCII local part;
+// - lengths follow RFC 5321: 64 for the local part, 63 per label, 254 overall.
+const MAX_ADDRESS = 254;
+const MAX_LOCAL = 64;
+const MAX_LABEL = 63;
+const ATOM = /^[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+$/;
+const LABEL = /^[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?$/;
+const NUMERIC = /^[0-9]+$/;
+
+/** Why `address` is not an acceptable addr-spec, or undefined when it is. Not trimmed: spaces are errors. */
+export function emailProblem(address: string): string | undefined {
+  if (address.length > MAX_ADDRESS) return `must be at most ${MAX_ADDRESS} characters`;
+  const at = address.lastIndexOf("@");
+  if (at < 0) return "must contain an @";
+  const local = address.slice(0, at);
+  const domain = address.slice(at + 1);
+  if (local === "") return "must have a local part before the @";
+  if (local.length > MAX_LOCAL) return `must have a local part of at most ${MAX_LOCAL} characters`;
+  if (!local.split(".").every((atom) => ATOM.test(atom))) {
+    return "has a local part with a character, a leading or trailing dot, or two dots in a row that are not allowed";
+  }
+  const labels = domain.split(".");
+  if (labels.length < 2) return "must have a domain with at least two labels after the @";
+  if (!labels.every((l) => l.length <= MAX_LABEL && LABEL.test(l))) return "has an invalid domain";
+  if (NUMERIC.test(labels.at(-1) ?? "")) return "has an invalid domain";
+  return undefined;
+}
+
+const MAX_NAME = 200;
+const E164 = /^\+[1-9]\d{1,14}$/;
+// Names end up in email headers, SMS text and calendar titles; control characters there
+// are header/line injection, never a real name.
+const CONTROL = /\p{Cc}/u;
+
+function nameProblem(value: unknown): string | undefined {
+  if (typeof value !== "string" || value.trim() === "") return "is required";
+  // Code points, not UTF-16 units: a name in a non-Latin script should not get half the room.
+  if ([...value].length > MAX_NAME) return `must be at most ${MAX_NAME} characters`;
+  if (CONTROL.test(value)) return "must not contain control characters";
+  return undefined;
+}
+
+/**
+ * Checks a booking's attendee: email (see `emailProblem`), first and last name (non-blank,
+ * at most 200 characters), optional phone in E.164 ("+" and up to 15 digits, no spaces)
+ * and optional IANA time zone. Null and absent optional fields are fine; an empty string is
+ * not (a phone's presence triggers an SMS, so it must be unambiguous). Fields are named
+ * "attendee.email" etc.; returns [] when valid.
+ */
+export function validateAttendee(a: {
+  email: string;
+  firstName: string;
+  lastName: string;
+  phone?: string | null;
+  timeZone?: string | null;
+}): FieldError[] {
+  const errors: FieldError[] = [];
+  if (typeof a.email !== "string" || a.email === "") {
+    errors.push({ field: "attendee.email", message: "is required" });
+  } else {
+    const why = emailProblem(a.email);
+    if (why) errors.push({ field: "attendee.email", message: why });
+  }
+  for (const key of ["firstName", "lastName"] as const) {
+    const why = nameProblem(a[key]);
+    if (why) errors.push({ field: `attendee.${key}`, message: why });
+  }
+  if (a.phone !== undefined && a.phone !== null && (typeof a.phone !== "string" || !E164.test(a.phone))) {
+    errors.push({ field: "attendee.phone", message: "must be an E.164 number such as +14155550123" });
+  }
+  if (
+    a.timeZone !== undefined &&
+    a.timeZone !== null &&
+    (typeof a.timeZone !== "string" || !IANAZone.isValidZone(a.timeZone))
+  ) {
+    errors.push({ field: "attendee.timeZone", message: "must be an IANA time zone such as Europe/Berlin" });
+  }
+  return errors;
+}
+
+/**
+ * Matches survey responses to questions. The API keys responses by question text, so a
+ * response belongs to the question whose `label` equals its key exactly (question keys are
+ * derived from the text and are not what clients send). Keys matching no label are listed in
+ * `unknown` (the spec rejects them with 422 booking-validation-failed); required questions
+ * without a non-blank answer, and answers that are not strings, are `errors` with field
+ * `surveyResponses.<label>`.
+ */
+export function validateSurvey(
+  questions: SurveyQuestion[],
+  responses: Record<string, string>,
+): { unknown: string[]; errors: FieldError[] } {
+  const labels = new Set(questions.map((q) => q.label));
+  const unknown = Object.keys(responses).filter((key) => !labels.has(key));
+  const errors: FieldError[] = [];
+  for (const q of questions) {
+    const answer: unknown = Object.hasOwn(responses, q.label) ? responses[q.label] : undefined;
+    const field = `surveyResponses.${q.label}`;
+    if (answer !== undefined && answer !== null && typeof answer !== "string") {
+      errors.push({ field, message: "must be a string" });
+    } else if (q.required && (typeof answer !== "string" || answer.trim() === "")) {
+      errors.push({ field, message: "is required" });
+    }
+  }
+  return { unknown, errors };
+}

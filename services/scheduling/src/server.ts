@@ -1,0 +1,92 @@
+import { fileURLToPath } from "node:url";
+import { MeetingService, SmartScheduleService } from "@platform/contracts/scheduling";
+import type { Clock } from "@platform/kit/clock";
+import type { Routes } from "@platform/kit/connect";
+import { createCursorCodec } from "@platform/kit/cursor";
+import type { Db } from "@platform/kit/db";
+import type { Logger } from "@platform/kit/logger";
+import type { MigrationSource } from "@platform/kit/migrate";
+import { meetingHandlers } from "./meeting.handler.js";
+import {
+  type CalendarProvider,
+  type ConferencingProvider,
+  simulatedCalendar,
+  simulatedConferencing,
+} from "./providers.js";
+import { scheduleHandlers } from "./schedule.handler.js";
+import { pgSchedulingStore } from "./store/scheduling.store.js";
+
+export { startSchedulingConsumers } from "./events/subscriptions.js";
+export { logNotifier, type Notice, type NoticeKind, type Notifier } from "./notifier.js";
+export {
+  type CalendarEventInput,
+  type CalendarProvider,
+  type ConferenceRoom,
+  type ConferencingProvider,
+  simulatedCalendar,
+  simulatedConferencing,
+} from "./providers.js";
+export {
+  createHost,
+  createSchedule,
+  type HostDefinition,
+  SCHEDULING_SANDBOX,
+  type ScheduleDefinition,
+  sandboxMeetingId,
+  sandboxScheduleId,
+  seedBenchSchedule,
+  seedSchedulingSandbox,
+} from "./sandbox.js";
+
+/** The service's schema: every table is `scheduling.<table>`. */
+export const SCHEDULING_SCHEMA = "scheduling";
+
+/** The service's own migrations, applied after the kit's (outbox, idempotency). */
+export const schedulingMigrations: MigrationSource = {
+  name: "scheduling",
+  dir: fileURLToPath(new URL("../migrations", import.meta.url)),
+};
+
+export interface SchedulingDeps {
+  db: Db;
+  clock: Clock;
+  logger: Logger;
+  /** PLATFORM_CURSOR_SECRET: the service mints the cursors the gateway verifies. */
+  cursorSecret: string;
+  /** SLOT_TOKEN_SECRET: availability signs slot tokens with it, booking verifies them. */
+  slotTokenSecret: string;
+  /** BOOKING_BASE_URL: base of a meeting's reschedule and cancel links. */
+  bookingBaseUrl: string;
+  /** The hosts' calendar provider; the built-in simulated one by default. */
+  calendar?: CalendarProvider;
+  /** The video conferencing provider; the built-in simulated one by default. */
+  conferencing?: ConferencingProvider;
+  /** Called after each committed write, so the outbox relay publishes at once instead of at its next poll. */
+  onCommit?: () => void;
+}
+
+/** The scheduling service's Connect routes, served behind the trust interceptor. */
+export function build(deps: SchedulingDeps): { routes: Routes } {
+  const store = pgSchedulingStore(deps.db);
+  const shared = {
+    db: deps.db,
+    store,
+    clock: deps.clock,
+    logger: deps.logger,
+    slotTokenSecret: deps.slotTokenSecret,
+    committed: () => deps.onCommit?.(),
+  };
+  const schedules = scheduleHandlers({ ...shared, cursors: createCursorCodec(deps.cursorSecret) });
+  const meetings = meetingHandlers({
+    ...shared,
+    bookingBaseUrl: deps.bookingBaseUrl,
+    calendar: deps.calendar ?? simulatedCalendar(),
+    conferencing: deps.conferencing ?? simulatedConferencing(),
+  });
+  return {
+    routes: (router) => {
+      router.service(SmartScheduleService, schedules);
+      router.service(MeetingService, meetings);
+    },
+  };
+}

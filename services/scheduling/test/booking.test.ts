@@ -1,0 +1,381 @@
+import type { JsonValue } from "@bufbuild/protobuf";
+import { timestampDate, timestampFromDate } from "@bufbuild/protobuf/wkt";
+import { MeetingService, SmartScheduleService } from "@platform/contracts/scheduling";
+import { EVENT_TYPES, TOPICS } from "@platform/kit/events";
+import { newId } from "@platform/kit/ids";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import type { HostRecord, ScheduleRecord } from "../src/model.js";
+import { simulatedRoom } from "../src/providers.js";
+import { schedulingWrites } from "../src/store/scheduling.store.js";
+import {
+  anAttendee,
+  BOOKING_BASE_URL,
+  type CallerOptions,
+  createTestScheduling,
+  formValues,
+  givenHost,
+  givenSchedule,
+  outboxRows,
+  problemDetailOf,
+  problemOf,
+  SURVEY,
+  type TestScheduling,
+  withHeaders,
+} from "./builders.js";
+
+let t: TestScheduling;
+const acme = newId("org_");
+const other = newId("org_");
+let ada: HostRecord;
+let schedule: ScheduleRecord;
+
+const meetings = (orgId = acme, opts: CallerOptions = {}) => t.caller(MeetingService, orgId, opts);
+const EMEA = { region: "EMEA" };
+const MINUTE = 60_000;
+
+/** A slot token of the schedule's first host, for the slot starting at `start` (16 January 09:00 UTC by default). */
+async function tokenFor(
+  opts: {
+    start?: string;
+    values?: Record<string, JsonValue>;
+    preview?: boolean;
+    orgId?: string;
+    scheduleId?: string;
+  } = {},
+): Promise<string> {
+  const start = new Date(opts.start ?? "2026-01-16T09:00:00Z");
+  const res = await t.caller(SmartScheduleService, opts.orgId ?? acme).getAvailability({
+    scheduleId: opts.scheduleId ?? schedule.id,
+    formValues: formValues(opts.values ?? EMEA),
+    preview: opts.preview ?? false,
+    rangeStart: timestampFromDate(start),
+    rangeEnd: timestampFromDate(new Date(start.getTime() + 60 * MINUTE)),
+  });
+  const token = res.hostGroups[0]?.hosts[0]?.slots[0]?.slotToken;
+  if (!token) throw new Error(`no slot at ${start.toISOString()}`);
+  return token;
+}
+
+const booking = (slotToken: string, extra: Record<string, unknown> = {}) => ({
+  slotToken,
+  attendee: anAttendee(),
+  formValues: formValues(EMEA),
+  surveyResponses: SURVEY,
+  ...extra,
+});
+
+const meetingCount = async () =>
+  (await t.db.query<{ n: number }>("SELECT count(*)::int AS n FROM scheduling.meetings"))[0]?.n;
+
+beforeAll(async () => {
+  t = await createTestScheduling();
+});
+afterAll(() => t.close());
+beforeEach(async () => {
+  await t.reset();
+  ada = await givenHost(t.db, acme, { firstName: "Ada", lastName: "Host", displayName: "Ada Host" });
+  schedule = await givenSchedule(t.db, acme, [ada]);
+});
+
+describe("BookMeeting", () => {
+  it("books the token's slot and answers the canonical meeting", async () => {
+    const values = { products: ["voice", "crm"], region: "EMEA" };
+    const { meeting } = await meetings().bookMeeting(
+      booking(await tokenFor({ values }), {
+        attendee: anAttendee({ phone: "+14155550123", timeZone: "Europe/London" }),
+        additionalAttendees: ["charles@analytical.example"],
+        formValues: formValues(values),
+        surveyResponses: { "Anything else?": "No", "What would you like to discuss?": "Pricing" },
+      }),
+    );
+    const id = meeting?.id ?? "";
+    expect(id).toMatch(/^mtg_/);
+    const room = simulatedRoom("video_a", id);
+    const createEvent = t.calendar.calls.find((c) => c.op === "create");
+    expect(meeting).toMatchObject({
+      orgId: acme,
+      host: { userId: ada.userId, email: ada.email, firstName: "Ada", lastName: "Host", displayName: "Ada Host" },
+      attendee: {
+        email: "ada@analytical.example",
+        firstName: "Ada",
+        lastName: "Lovelace",
+        phone: "+14155550123",
+        timeZone: "Europe/London",
+      },
+      additionalAttendees: ["charles@analytical.example"],
+      title: "Intro call: Ada Lovelace",
+      timeZone: "America/New_York",
+      location: { type: "video", provider: "video_a", joinUrl: room.joinUrl },
+      conferencing: { provider: "video_a", providerMeetingId: room.providerMeetingId },
+      calendarEventId: createEvent?.eventId,
+      status: "scheduled",
+      smartScheduling: {
+        scheduleId: schedule.id,
+        // The form's field order and the survey's question order, whatever the request's order.
+        formValues: [
+          { key: "region", answer: { kind: { case: "stringValue", value: "EMEA" } } },
+          { key: "products", answer: { kind: { case: "listValue" } } },
+        ],
+        surveyResponses: [
+          { question: "What would you like to discuss?", answer: "Pricing" },
+          { question: "Anything else?", answer: "No" },
+        ],
+        rescheduleUrl: `${BOOKING_BASE_URL}/meetings/${id}/reschedule`,
+        cancelUrl: `${BOOKING_BASE_URL}/meetings/${id}/cancel`,
+        preview: false,
+      },
+    });
+    expect(meeting?.smartScheduling?.campaign).toBeUndefined();
+    expect(meeting?.startTime && timestampDate(meeting.startTime)).toEqual(new Date("2026-01-16T09:00:00Z"));
+    expect(meeting?.endTime && timestampDate(meeting.endTime)).toEqual(new Date("2026-01-16T09:30:00Z"));
+    expect(meeting?.createTime && timestampDate(meeting.createTime)).toEqual(t.clock.now());
+    expect(createEvent?.event).toMatchObject({
+      meetingId: id,
+      hostEmail: ada.email,
+      attendeeEmails: ["ada@analytical.example", "charles@analytical.example"],
+      where: room.joinUrl,
+    });
+
+    const rows = await outboxRows(t.db);
+    expect(rows).toMatchObject([{ type: EVENT_TYPES.meetingBooked, key: acme, subject: id }]);
+    expect(rows[0]?.data).toMatchObject({
+      meeting: { id, status: "scheduled", smartScheduling: { scheduleId: schedule.id } },
+    });
+    const topics = await t.db.query<{ topic: string }>("SELECT topic FROM scheduling.outbox");
+    expect(topics).toEqual([{ topic: TOPICS.scheduling }]);
+    const audit = await t.db.query(
+      "SELECT action, new_host_user_id FROM scheduling.meeting_audit WHERE meeting_id = $1",
+      [id],
+    );
+    expect(audit).toEqual([{ action: "booked", new_host_user_id: ada.userId }]);
+    expect(t.commits()).toBe(1);
+  });
+
+  it("replays the stored meeting for a repeated Idempotency-Key, even after the token expired", async () => {
+    const request = booking(await tokenFor());
+    const first = await withHeaders((o) => meetings(acme, { idempotencyKey: "book-1" }).bookMeeting(request, o));
+    expect(first.headers.get("x-idempotent-replay")).toBeNull();
+    t.clock.advance(30 * MINUTE);
+    const again = await withHeaders((o) => meetings(acme, { idempotencyKey: "book-1" }).bookMeeting(request, o));
+    expect(again.headers.get("x-idempotent-replay")).toBe("true");
+    expect(again.response.meeting?.id).toBe(first.response.meeting?.id);
+    expect(await meetingCount()).toBe(1);
+    expect(await outboxRows(t.db)).toHaveLength(1);
+
+    const changed = meetings(acme, { idempotencyKey: "book-1" }).bookMeeting({
+      ...request,
+      attendee: anAttendee({ firstName: "Eve" }),
+    });
+    expect(await problemOf(changed)).toBe("idempotency-key-conflict");
+    expect(await problemOf(meetings(acme, { noIdempotencyKey: true }).bookMeeting(request))).toBe(
+      "idempotency-key-required",
+    );
+  });
+
+  it("refuses a token 10 minutes after it was issued", async () => {
+    const token = await tokenFor();
+    t.clock.advance(10 * MINUTE);
+    const expired = await problemDetailOf(meetings().bookMeeting(booking(token)));
+    expect(expired.name).toBe("slot-token-expired");
+    t.clock.advance(-1);
+    expect((await meetings().bookMeeting(booking(token))).meeting?.id).toMatch(/^mtg_/);
+  });
+
+  it("refuses tampered, malformed and other organizations' tokens as invalid", async () => {
+    const token = await tokenFor();
+    const [payload, signature] = token.split(".");
+    const forged = `${Buffer.from(
+      JSON.stringify({ ...JSON.parse(Buffer.from(payload ?? "", "base64url").toString()), hostUserId: "usr_other" }),
+    ).toString("base64url")}.${signature}`;
+    expect(await problemOf(meetings().bookMeeting(booking(forged)))).toBe("slot-token-invalid");
+    expect(await problemOf(meetings().bookMeeting(booking("not-a-token")))).toBe("slot-token-invalid");
+
+    const foreignHost = await givenHost(t.db, other);
+    const foreign = await givenSchedule(t.db, other, [foreignHost]);
+    const foreignToken = await tokenFor({ orgId: other, scheduleId: foreign.id });
+    expect(await problemOf(meetings().bookMeeting(booking(foreignToken)))).toBe("slot-token-invalid");
+    expect(await meetingCount()).toBe(0);
+  });
+
+  it("refuses form values other than those the token was issued for", async () => {
+    const token = await tokenFor({ values: { region: "EMEA", products: ["crm", "voice"] } });
+    const reordered = booking(token, { formValues: formValues({ region: "EMEA", products: ["voice", "crm"] }) });
+    expect(await problemDetailOf(meetings().bookMeeting(reordered))).toMatchObject({
+      name: "slot-token-invalid",
+      detail: "The form values differ from those the slot token was issued for.",
+    });
+    const keyOrder = booking(token, { formValues: formValues({ products: ["crm", "voice"], region: "EMEA" }) });
+    expect((await meetings().bookMeeting(keyOrder)).meeting?.id).toMatch(/^mtg_/);
+  });
+
+  it("refuses a schedule that became a draft or was disabled after the token was issued", async () => {
+    const token = await tokenFor();
+    await t.db.query("UPDATE scheduling.schedules SET status = 'disabled' WHERE id = $1", [schedule.id]);
+    expect(await problemOf(meetings().bookMeeting(booking(token)))).toBe("schedule-unavailable");
+    await t.db.query("UPDATE scheduling.schedules SET status = 'draft' WHERE id = $1", [schedule.id]);
+    expect(await problemOf(meetings().bookMeeting(booking(token)))).toBe("schedule-not-found");
+  });
+
+  it("checks the form values again against the schedule's current form", async () => {
+    const token = await tokenFor();
+    await t.db.query(
+      `UPDATE scheduling.schedules SET matching_form = matching_form || '[{"key":"seats","label":"Seats","type":"number","options":[],"required":true}]'::jsonb
+        WHERE id = $1`,
+      [schedule.id],
+    );
+    expect(await problemDetailOf(meetings().bookMeeting(booking(token)))).toMatchObject({
+      name: "form-validation",
+      extensions: { fieldErrors: [{ field: "seats", message: "is required" }] },
+    });
+  });
+
+  it("lists every attendee problem as fieldErrors", async () => {
+    const token = await tokenFor();
+    const bad = await problemDetailOf(
+      meetings().bookMeeting(
+        booking(token, {
+          attendee: { email: "ada@", firstName: "Ada", lastName: " ", phone: "0155 555" },
+          additionalAttendees: ["ok@analytical.example", "not an email"],
+        }),
+      ),
+    );
+    expect(bad.name).toBe("form-validation");
+    expect(bad.extensions.fieldErrors).toEqual([
+      { field: "attendee.email", message: expect.any(String) },
+      { field: "attendee.lastName", message: "is required" },
+      { field: "attendee.phone", message: expect.stringContaining("E.164") },
+      { field: "additionalAttendees[1]", message: expect.any(String) },
+    ]);
+    const crowd = Array.from({ length: 51 }, (_, i) => `guest${i}@analytical.example`);
+    expect(await problemDetailOf(meetings().bookMeeting(booking(token, { additionalAttendees: crowd })))).toMatchObject(
+      {
+        name: "form-validation",
+        extensions: { fieldErrors: [{ field: "additionalAttendees", message: "must list at most 50 addresses" }] },
+      },
+    );
+    const fifty = crowd.slice(0, 50);
+    expect(
+      (await meetings().bookMeeting(booking(token, { additionalAttendees: fifty }))).meeting?.additionalAttendees,
+    ).toHaveLength(50);
+  });
+
+  it("rejects unknown survey questions and missing required answers", async () => {
+    const token = await tokenFor();
+    const unknown = await problemDetailOf(
+      meetings().bookMeeting(booking(token, { surveyResponses: { ...SURVEY, "Favourite colour?": "Blue" } })),
+    );
+    expect(unknown).toMatchObject({
+      name: "booking-validation-failed",
+      extensions: { unknownQuestions: ["Favourite colour?"] },
+    });
+    expect(unknown.detail).toContain("Favourite colour?");
+    const missing = await problemDetailOf(
+      meetings().bookMeeting(booking(token, { surveyResponses: { "Anything else?": "x" } })),
+    );
+    expect(missing).toMatchObject({
+      name: "form-validation",
+      extensions: {
+        fieldErrors: [{ field: "surveyResponses.What would you like to discuss?", message: "is required" }],
+      },
+    });
+  });
+
+  it("lets the exclusion constraint refuse a second booking of the slot, and removes its calendar event", async () => {
+    const token = await tokenFor();
+    await meetings().bookMeeting(booking(token));
+    const conflict = await problemDetailOf(meetings().bookMeeting(booking(token)));
+    expect(conflict).toMatchObject({ name: "slot-conflict", extensions: { rerunAvailability: true } });
+    expect(t.calendar.calls.map((c) => c.op)).toEqual(["create", "create", "delete"]);
+    expect(t.calendar.calls[2]?.eventId).toBe(t.calendar.calls[1]?.eventId);
+    expect(await meetingCount()).toBe(1);
+    expect(await outboxRows(t.db)).toHaveLength(1);
+  });
+
+  it("answers slot-conflict when the slot left the booking window or the host became busy or unassigned", async () => {
+    // 13:00 is the first bookable slot at 12:00 with an hour's notice; five minutes later it is not.
+    const early = await tokenFor({ start: "2026-01-15T13:00:00Z" });
+    const late = await tokenFor({ start: "2026-01-16T15:00:00Z" });
+    const later = await tokenFor({ start: "2026-01-16T16:00:00Z" });
+    t.clock.advance(5 * MINUTE);
+    expect(await problemDetailOf(meetings().bookMeeting(booking(early)))).toMatchObject({
+      name: "slot-conflict",
+      extensions: { rerunAvailability: true },
+    });
+    await schedulingWrites(t.db).insertBusyBlock({
+      id: "busy_x",
+      userId: ada.userId,
+      start: new Date("2026-01-16T15:20:00Z"),
+      end: new Date("2026-01-16T15:40:00Z"),
+    });
+    expect(await problemDetailOf(meetings().bookMeeting(booking(late)))).toMatchObject({
+      name: "slot-conflict",
+      extensions: { rerunAvailability: true },
+    });
+    await t.db.query("DELETE FROM scheduling.schedule_hosts WHERE schedule_id = $1", [schedule.id]);
+    expect(await problemOf(meetings().bookMeeting(booking(later)))).toBe("slot-conflict");
+    expect(t.calendar.calls).toEqual([]);
+  });
+
+  it("books a preview token like any other, calendar event included, and publishes it flagged", async () => {
+    const { meeting } = await meetings().bookMeeting(booking(await tokenFor({ preview: true })));
+    expect(meeting?.smartScheduling?.preview).toBe(true);
+    expect(meeting?.calendarEventId).toBe(t.calendar.calls[0]?.eventId);
+    const [row] = await outboxRows(t.db);
+    expect(row).toMatchObject({
+      type: EVENT_TYPES.meetingBooked,
+      data: { meeting: { smartScheduling: { preview: true } } },
+    });
+  });
+
+  it("keeps the campaign's UTM parameters, empty ones as absent, and none at all as no campaign", async () => {
+    const token = await tokenFor();
+    const { meeting } = await meetings().bookMeeting(
+      booking(token, { campaign: { source: "newsletter", medium: "" } }),
+    );
+    expect(meeting?.smartScheduling?.campaign).toMatchObject({ source: "newsletter" });
+    expect(meeting?.smartScheduling?.campaign?.medium).toBeUndefined();
+    expect(meeting?.smartScheduling?.campaign?.id).toBeUndefined();
+    const bare = await meetings().bookMeeting(
+      booking(await tokenFor({ start: "2026-01-16T12:00:00Z" }), { campaign: {} }),
+    );
+    expect(bare.meeting?.smartScheduling?.campaign).toBeUndefined();
+  });
+
+  it("stores nothing when the calendar provider fails, so the same key can try again", async () => {
+    const request = booking(await tokenFor());
+    t.calendar.failNext.add("create");
+    expect(await problemOf(meetings(acme, { idempotencyKey: "retry" }).bookMeeting(request))).toBe("connect:Internal");
+    expect(await meetingCount()).toBe(0);
+    const retried = await withHeaders((o) => meetings(acme, { idempotencyKey: "retry" }).bookMeeting(request, o));
+    expect(retried.headers.get("x-idempotent-replay")).toBeNull();
+    expect(await meetingCount()).toBe(1);
+  });
+
+  it("takes the location from the schedule, with a conference only for video", async () => {
+    const phone = await givenSchedule(t.db, acme, [ada], {
+      location: { type: "phone", provider: null, joinUrl: null, address: "+12025550199" },
+    });
+    const { meeting } = await meetings().bookMeeting(booking(await tokenFor({ scheduleId: phone.id })));
+    expect(meeting?.location).toMatchObject({ type: "phone", address: "+12025550199" });
+    expect(meeting?.location?.provider).toBeUndefined();
+    expect(meeting?.conferencing).toBeUndefined();
+  });
+});
+
+describe("GetMeeting", () => {
+  it("returns the meeting with its status derived from the clock", async () => {
+    const { meeting } = await meetings().bookMeeting(booking(await tokenFor()));
+    const id = meeting?.id ?? "";
+    const read = await meetings().getMeeting({ meetingId: id });
+    expect(read.meeting).toEqual(meeting);
+    t.clock.set("2026-01-16T09:30:00Z");
+    expect((await meetings().getMeeting({ meetingId: id })).meeting?.status).toBe("completed");
+  });
+
+  it("hides other organizations' meetings and unknown ids alike", async () => {
+    const { meeting } = await meetings().bookMeeting(booking(await tokenFor()));
+    expect(await problemOf(meetings(other).getMeeting({ meetingId: meeting?.id ?? "" }))).toBe("meeting-not-found");
+    expect(await problemOf(meetings().getMeeting({ meetingId: newId("mtg_") }))).toBe("meeting-not-found");
+    expect(await problemOf(meetings().getMeeting({ meetingId: "sched_nope" }))).toBe("invalid-resource-id");
+  });
+});
