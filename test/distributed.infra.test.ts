@@ -22,7 +22,8 @@ const rateLimitPrefix = `platform:it:${run}:`;
 const adminSecret = "it-admin-secret-0123456789";
 const contextSecret = "it-context-secret-0123456789";
 const port = basePort(0);
-const ports = { identity: port, admin: port + 1, gatewayA: port + 2, gatewayB: port + 3 };
+const ports = { identity: port, admin: port + 1, gatewayA: port + 2, gatewayB: port + 3, scheduling: port + 4 };
+const schedulingDb = `platform_it_sched_${run}`;
 
 const procs: Started[] = [];
 const admin = createClient(
@@ -36,6 +37,7 @@ function gatewayEnv(p: number): Record<string, string> {
     PORT: String(p),
     HOST: "127.0.0.1",
     IDENTITY_URL: `http://127.0.0.1:${ports.identity}`,
+    SCHEDULING_URL: `http://127.0.0.1:${ports.scheduling}`,
     REDIS_URL,
     RATE_LIMIT_PREFIX: rateLimitPrefix,
     KAFKA_BROKERS,
@@ -65,6 +67,20 @@ beforeAll(async () => {
       ports.admin,
     ),
   );
+  procs.push(
+    await startProcess(
+      "scheduling",
+      "services/scheduling/src/main.ts",
+      {
+        DATABASE_URL: `${PG_URL}/${schedulingDb}`,
+        PORT: String(ports.scheduling),
+        PLATFORM_CONTEXT_SECRET: contextSecret,
+        KAFKA_BROKERS,
+        SANDBOX_SEED: `it-${run}`,
+      },
+      ports.scheduling,
+    ),
+  );
   procs.push(await startProcess("gateway-a", "gateway/src/main.ts", gatewayEnv(ports.gatewayA), ports.gatewayA));
   procs.push(await startProcess("gateway-b", "gateway/src/main.ts", gatewayEnv(ports.gatewayB), ports.gatewayB));
   const orgs = await admin.listOrganizations({});
@@ -77,6 +93,7 @@ afterAll(async () => {
   const client = new pg.Client({ connectionString: `${PG_URL}/postgres` });
   await client.connect();
   await client.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
+  await client.query(`DROP DATABASE IF EXISTS ${schedulingDb} WITH (FORCE)`);
   await client.end();
   const redis = await createRedis({ url: REDIS_URL }).connect();
   const keys = await redis.keys(`${rateLimitPrefix}*`);
@@ -158,6 +175,70 @@ describe("distributed runtime", () => {
       60_000,
     );
     expect(entry).toMatchObject({ method: "GET", path: "/api/v1alpha1/organizations/me", status: 200 });
+  });
+
+  it("books a meeting across processes and publishes scheduling.smartscheduler.booked to Kafka", async () => {
+    const kafka = new Kafka({
+      brokers: KAFKA_BROKERS.split(","),
+      clientId: `it-sched-${run}`,
+      logLevel: logLevel.NOTHING,
+    });
+    const consumer = kafka.consumer({ groupId: `it-sched-${run}` });
+    const booked: string[] = [];
+    await consumer.connect();
+    await consumer.subscribe({ topic: TOPICS.scheduling, fromBeginning: true });
+    await consumer.run({
+      eachMessage: async ({ message }) => {
+        if (String(message.headers?.ce_type ?? "") === "scheduling.smartscheduler.booked") {
+          booked.push(String(message.value));
+        }
+      },
+    });
+    try {
+      const key = (await admin.listSandboxKeys({})).keys.find((k) => k.name === "acme-full")?.key ?? "";
+      const api = (path: string, init: RequestInit = {}) =>
+        fetch(`http://127.0.0.1:${ports.gatewayB}/api/v1alpha1${path}`, {
+          ...init,
+          headers: { "X-Platform-Api-Key": key, "Content-Type": "application/json", ...(init.headers ?? {}) },
+        });
+      const schedules = (await (await api("/smart-schedules?name=intro")).json()) as { items: { id: string }[] };
+      const scheduleId = schedules.items[0]?.id ?? "";
+      const detail = (await (await api(`/smart-schedules/${scheduleId}`)).json()) as {
+        matchingForm: { fields: { key: string; options: string[] }[] };
+        surveyQuestions: { label: string; required: boolean }[];
+      };
+      const region = detail.matchingForm.fields.find((f) => f.key === "region");
+      const formValues = { region: region?.options[0] };
+      const availability = (await (
+        await api(`/smart-schedules/${scheduleId}/availability`, {
+          method: "POST",
+          body: JSON.stringify({ formValues }),
+        })
+      ).json()) as { hostGroups: { slots: { slotToken: string }[] }[][] };
+      const slot = availability.hostGroups.flat().flatMap((h) => h.slots)[0];
+      const surveyResponses = Object.fromEntries(
+        detail.surveyQuestions.filter((q) => q.required).map((q) => [q.label, "Pricing"]),
+      );
+      const res = await api("/scheduled-meetings", {
+        method: "POST",
+        headers: { "Idempotency-Key": `it-${run}` },
+        body: JSON.stringify({
+          slotToken: slot?.slotToken,
+          attendee: { firstName: "Ada", lastName: "Lovelace", email: "ada@example.com" },
+          formValues,
+          surveyResponses,
+        }),
+      });
+      expect(res.status).toBe(201);
+      const meeting = (await res.json()) as { id: string };
+      await eventually(
+        "the booked event on Kafka",
+        () => (booked.some((v) => v.includes(meeting.id)) ? true : undefined),
+        60_000,
+      );
+    } finally {
+      await consumer.disconnect();
+    }
   });
 
   it("holds the read limit across two gateway processes sharing Redis", async () => {

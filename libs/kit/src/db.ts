@@ -1,6 +1,7 @@
 import { PGlite } from "@electric-sql/pglite";
 import { btree_gist } from "@electric-sql/pglite/contrib/btree_gist";
 import pg from "pg";
+import type { Logger } from "./logger.js";
 
 export type Row = Record<string, unknown>;
 
@@ -107,4 +108,28 @@ export function pgliteDb(instance: PGlite, schema: string): Db {
       ),
     close: async () => {},
   };
+}
+
+const DUPLICATE_DATABASE = "42P04";
+const UNIQUE_VIOLATION = "23505";
+
+/** Creates the database of a Postgres URL when it does not exist yet (a service's first start). */
+export async function ensureDatabase(url: string, logger: Logger): Promise<void> {
+  const target = new URL(url);
+  const name = decodeURIComponent(target.pathname.slice(1));
+  if (!name) return;
+  target.pathname = "/postgres";
+  const admin = openPg({ url: target.toString(), schema: "public", max: 1 });
+  try {
+    const exists = await admin.query("SELECT 1 FROM pg_database WHERE datname = $1", [name]);
+    if (exists.length > 0) return;
+    await admin.exec(`CREATE DATABASE "${name.replaceAll('"', '""')}"`);
+    logger.info({ database: name }, "database created");
+  } catch (err) {
+    // Another replica created it between the check and the CREATE.
+    const code = (err as { code?: string }).code;
+    if (code !== DUPLICATE_DATABASE && code !== UNIQUE_VIOLATION) throw err;
+  } finally {
+    await admin.close();
+  }
 }

@@ -1,7 +1,7 @@
 import type { EventBus, Subscription } from "@platform/kit/bus";
 import { type Clock, systemClock } from "@platform/kit/clock";
 import { errorInterceptor, type RunningServer, serveConnect, trustInterceptor } from "@platform/kit/connect";
-import { type Db, openPg } from "@platform/kit/db";
+import { type Db, ensureDatabase, openPg } from "@platform/kit/db";
 import { InProcessBus } from "@platform/kit/in-process-bus";
 import { KafkaBus } from "@platform/kit/kafka-bus";
 import { createLogger, type Logger } from "@platform/kit/logger";
@@ -32,30 +32,6 @@ export interface StartOverrides {
   calendar?: CalendarProvider;
   /** The video conferencing provider; the simulated one by default. */
   conferencing?: ConferencingProvider;
-}
-
-const DUPLICATE_DATABASE = "42P04";
-const UNIQUE_VIOLATION = "23505";
-
-/** Creates the database of `url` when missing, through the server's `postgres` database. */
-async function ensureDatabase(url: string, logger: Logger): Promise<void> {
-  const target = new URL(url);
-  const name = decodeURIComponent(target.pathname.slice(1));
-  if (!name) return;
-  target.pathname = "/postgres";
-  const admin = openPg({ url: target.toString(), schema: "public", max: 1 });
-  try {
-    const exists = await admin.query("SELECT 1 FROM pg_database WHERE datname = $1", [name]);
-    if (exists.length > 0) return;
-    await admin.exec(`CREATE DATABASE "${name.replaceAll('"', '""')}"`);
-    logger.info({ database: name }, "database created");
-  } catch (err) {
-    // Another replica created it between the check and the CREATE.
-    const code = (err as { code?: string }).code;
-    if (code !== DUPLICATE_DATABASE && code !== UNIQUE_VIOLATION) throw err;
-  } finally {
-    await admin.close();
-  }
 }
 
 /**
