@@ -12,10 +12,12 @@ import { parseArgs } from "node:util";
 import { createClient } from "@connectrpc/connect";
 import { IdentityAdminService } from "@platform/contracts/identity";
 import { gatewayConfigSpec } from "@platform/gateway/config";
+import { systemClock } from "@platform/kit/clock";
 import { loadConfig } from "@platform/kit/config";
 import { adminClientInterceptor, httpTransport } from "@platform/kit/connect";
 import { createLogger } from "@platform/kit/logger";
 import { createEmbeddedPlatform } from "@platform/runtime/platform";
+import { seedBenchSchedule } from "@platform/scheduling/server";
 import autocannon from "autocannon";
 import Fastify from "fastify";
 
@@ -54,7 +56,15 @@ if (!acme) throw new Error("sandbox has no acme-full token");
 process.stderr.write(`issuing ${tokenCount} tokens…\n`);
 const keys: string[] = [];
 for (let i = 0; i < tokenCount; i++) {
-  keys.push((await admin.createToken({ orgId: acme.orgId, name: `bench-${i}`, scopes: ["organizations:read"] })).key);
+  keys.push(
+    (
+      await admin.createToken({
+        orgId: acme.orgId,
+        name: `bench-${i}`,
+        scopes: ["organizations:read", "smart-scheduling:read"],
+      })
+    ).key,
+  );
 }
 const key = acme.key;
 const gatewayUrl = await platform.app.listen({ port: 0, host: "127.0.0.1" });
@@ -67,18 +77,34 @@ const bare = Fastify({ logger: false });
 bare.get("/api/v1alpha1/organizations/me", async (_req, reply) => reply.type("application/json").send(body));
 const bareUrl = await bare.listen({ port: 0, host: "127.0.0.1" });
 
-async function measure(name: string, url: string, seconds = duration) {
-  process.stderr.write(`running ${name} for ${seconds}s with ${connections} connections…\n`);
+interface Target {
+  path: string;
+  method?: "GET" | "POST";
+  body?: string;
+  seconds?: number;
+  connections?: number;
+}
+
+async function measure(name: string, url: string, target: Target = { path: "/organizations/me" }) {
+  const seconds = target.seconds ?? duration;
+  const conns = target.connections ?? connections;
+  process.stderr.write(`running ${name} for ${seconds}s with ${conns} connections…\n`);
   let next = 0;
   const r = await autocannon({
-    url: `${url}/api/v1alpha1/organizations/me`,
-    connections,
+    url: `${url}/api/v1alpha1${target.path}`,
+    connections: conns,
     duration: seconds,
     requests: [
       {
+        method: target.method ?? "GET",
+        ...(target.body ? { body: target.body } : {}),
         setupRequest: (req) => ({
           ...req,
-          headers: { ...req.headers, "X-Platform-Api-Key": keys[next++ % keys.length] ?? key },
+          headers: {
+            ...req.headers,
+            "X-Platform-Api-Key": keys[next++ % keys.length] ?? key,
+            ...(target.body ? { "Content-Type": "application/json" } : {}),
+          },
         }),
       },
     ],
@@ -90,13 +116,36 @@ async function measure(name: string, url: string, seconds = duration) {
 }
 
 // Warm-up fills the token cache and lets V8 optimise; its figures are discarded.
-await measure("warm-up", gatewayUrl, 3);
+await measure("warm-up", gatewayUrl, { path: "/organizations/me", seconds: 3 });
 const gateway = await measure("gateway GET /organizations/me", gatewayUrl);
 const baseline = await measure("bare fastify route", bareUrl);
 
+// Availability of a schedule with 20 hosts in several zones over its whole booking window:
+// routing, slot generation, busy checks and one signed token per slot.
+const bench = await seedBenchSchedule(platform.dbs.scheduling, {
+  orgId: acme.orgId,
+  hostCount: 20,
+  clock: systemClock,
+});
+const availabilityBody = JSON.stringify({ formValues: bench.formValues });
+const probe = await fetch(`${gatewayUrl}/api/v1alpha1/smart-schedules/${bench.scheduleId}/availability`, {
+  method: "POST",
+  headers: { "X-Platform-Api-Key": key, "Content-Type": "application/json" },
+  body: availabilityBody,
+});
+const offered = ((await probe.json()) as { hostGroups: { slots: unknown[] }[][] }).hostGroups
+  .flat()
+  .reduce((n, h) => n + h.slots.length, 0);
+const availability = await measure(`availability: 20 hosts, whole window (${offered} slots)`, gatewayUrl, {
+  path: `/smart-schedules/${bench.scheduleId}/availability`,
+  method: "POST",
+  body: availabilityBody,
+  connections: 2,
+});
+
 console.log("\n| target | req/s | p50 ms | p99 ms | requests |");
 console.log("|---|---|---|---|---|");
-for (const r of [gateway, baseline]) {
+for (const r of [gateway, baseline, availability]) {
   console.log(`| ${r.name} | ${r.rps.toFixed(0)} | ${r.p50} | ${r.p99} | ${r.total} |`);
 }
 console.log(`\nratio gateway/bare (req/s): ${(gateway.rps / baseline.rps).toFixed(3)}`);
