@@ -1,6 +1,5 @@
 import type { DescService } from "@bufbuild/protobuf";
-import { type CallOptions, type Client, Code, ConnectError, createClient } from "@connectrpc/connect";
-import { ProblemSchema } from "@platform/contracts/common";
+import { type Client, createClient } from "@connectrpc/connect";
 import { GatewayAuthService, IdentityAdminService, OrganizationService } from "@platform/contracts/identity";
 import { type Clock, ManualClock } from "@platform/kit/clock";
 import {
@@ -17,6 +16,7 @@ import { type Db, openPglite, pgliteDb } from "@platform/kit/db";
 import { newId } from "@platform/kit/ids";
 import { createLogger } from "@platform/kit/logger";
 import { kitMigrations, migrate } from "@platform/kit/migrate";
+import { type CallerOptions, callerOf as kitCallerOf } from "@platform/kit/testing";
 import type { OrganizationRecord, UserRecord } from "../src/domain/model.js";
 import { build, IDENTITY_SCHEMA, identityMigrations } from "../src/server.js";
 import { pgIdentityStore } from "../src/store/identity.store.js";
@@ -44,16 +44,6 @@ export type OrgClient = Client<typeof OrganizationService>;
 export type GatewayClient = Client<typeof GatewayAuthService>;
 export type AdminClient = Client<typeof IdentityAdminService>;
 
-/** Who an API call comes from, as the gateway would sign it. */
-export interface CallerOptions {
-  scopes?: string[];
-  tokenId?: string;
-  /** Set when a partner delegates: the call then acts on `orgId`, a child of this org. */
-  parentOrgId?: string;
-  /** The Idempotency-Key; by default every call sends a new one. */
-  idempotencyKey?: string;
-}
-
 export interface TestIdentity {
   pglite: PGlite;
   db: Db;
@@ -79,23 +69,9 @@ export interface TestIdentity {
  * `caller` of `TestIdentity` over the API routes of a built service: each call carries a
  * context signed as the gateway signs it, with a fresh request id and Idempotency-Key.
  */
+/** The service's API routes as an integrator request acting on `orgId` reaches them. */
 export function callerOf(routes: Routes, clock: Clock) {
-  const server = [errorInterceptor(silentLogger), trustInterceptor(CONTEXT_SECRET, clock)];
-  return <S extends DescService>(service: S, orgId: string, opts: CallerOptions = {}): Client<S> =>
-    createClient(
-      service,
-      inProcessTransport(routes, server, [
-        signingInterceptor(CONTEXT_SECRET, clock, () => ({
-          principal: "api",
-          requestId: newId("req_"),
-          orgId,
-          tokenId: opts.tokenId ?? "tok_test",
-          scopes: opts.scopes ?? [],
-          idempotencyKey: opts.idempotencyKey ?? newId("idem_"),
-          ...(opts.parentOrgId ? { parentOrgId: opts.parentOrgId } : {}),
-        })),
-      ]),
-    );
+  return kitCallerOf(routes, clock, { contextSecret: CONTEXT_SECRET });
 }
 
 /** The identity service built over a fresh database, reached through in-process transports. */
@@ -158,48 +134,6 @@ export async function createTestIdentity(): Promise<TestIdentity> {
     },
     close: () => pglite.close(),
   };
-}
-
-export interface CarriedProblem {
-  name: string;
-  detail: string;
-  extensions: Record<string, unknown>;
-}
-
-/** The problem a failed call carried (name, detail and extension fields). */
-export async function problemDetailOf(call: Promise<unknown>): Promise<CarriedProblem> {
-  try {
-    await call;
-  } catch (err) {
-    const [p] = ConnectError.from(err).findDetails(ProblemSchema);
-    if (!p) throw err;
-    return { name: p.name, detail: p.detail, extensions: (p.extensions ?? {}) as Record<string, unknown> };
-  }
-  throw new Error("expected the call to fail");
-}
-
-/** A call's response with its response headers (`x-idempotent-replay`). */
-export async function withHeaders<T>(
-  call: (options: CallOptions) => Promise<T>,
-): Promise<{ response: T; headers: Headers }> {
-  let headers = new Headers();
-  const response = await call({
-    onHeader: (h) => {
-      headers = h;
-    },
-  });
-  return { response, headers };
-}
-
-/** The problem name a failed call carried, or the Connect code when it carried none. */
-export async function problemOf(call: Promise<unknown>): Promise<string> {
-  try {
-    await call;
-  } catch (err) {
-    const ce = ConnectError.from(err);
-    return ce.findDetails(ProblemSchema)[0]?.name ?? `connect:${Code[ce.code]}`;
-  }
-  throw new Error("expected the call to fail");
 }
 
 export function anOrganization(overrides: Partial<OrganizationRecord> = {}): OrganizationRecord {
@@ -289,3 +223,11 @@ export async function givenOrganization(
 export async function outboxRows(db: Db): Promise<{ type: string; key: string; subject: string; data: unknown }[]> {
   return db.query("SELECT type, key, subject, data FROM identity.outbox ORDER BY seq");
 }
+
+export {
+  type CallerOptions,
+  type CarriedProblem,
+  problemDetailOf,
+  problemOf,
+  withHeaders,
+} from "@platform/kit/testing";

@@ -1,19 +1,13 @@
 import { type DescService, fromJson, type JsonValue } from "@bufbuild/protobuf";
 import { type Value, ValueSchema } from "@bufbuild/protobuf/wkt";
-import { type CallOptions, type Client, Code, ConnectError, createClient } from "@connectrpc/connect";
-import { ProblemSchema } from "@platform/contracts/common";
+import type { Client } from "@connectrpc/connect";
 import { type Clock, ManualClock } from "@platform/kit/clock";
-import {
-  errorInterceptor,
-  inProcessTransport,
-  type Routes,
-  signingInterceptor,
-  trustInterceptor,
-} from "@platform/kit/connect";
+import type { Routes } from "@platform/kit/connect";
 import { type Db, openPglite, pgliteDb, type Queryable } from "@platform/kit/db";
 import { newId } from "@platform/kit/ids";
 import { createLogger } from "@platform/kit/logger";
 import { kitMigrations, migrate } from "@platform/kit/migrate";
+import { type CallerOptions, callerOf as kitCallerOf } from "@platform/kit/testing";
 import type { HostRecord, ScheduleRecord } from "../src/model.js";
 import {
   type CalendarEventInput,
@@ -46,33 +40,9 @@ export async function openTestDb(): Promise<{ pglite: PGlite; db: Db }> {
   return { pglite, db };
 }
 
-/** Who an API call comes from, as the gateway would sign it. */
-export interface CallerOptions {
-  scopes?: string[];
-  tokenId?: string;
-  /** The Idempotency-Key; by default every call sends a new one. */
-  idempotencyKey?: string;
-  /** Send no Idempotency-Key at all. */
-  noIdempotencyKey?: boolean;
-}
-
-/** `service` as an integrator request acting on `orgId` reaches it through the gateway. */
+/** The service's API routes as an integrator request acting on `orgId` reaches them. */
 export function callerOf(routes: Routes, clock: Clock) {
-  const server = [errorInterceptor(silentLogger), trustInterceptor(CONTEXT_SECRET, clock)];
-  return <S extends DescService>(service: S, orgId: string, opts: CallerOptions = {}): Client<S> =>
-    createClient(
-      service,
-      inProcessTransport(routes, server, [
-        signingInterceptor(CONTEXT_SECRET, clock, () => ({
-          principal: "api",
-          requestId: newId("req_"),
-          orgId,
-          tokenId: opts.tokenId ?? "tok_test",
-          scopes: opts.scopes ?? SCOPES,
-          ...(opts.noIdempotencyKey ? {} : { idempotencyKey: opts.idempotencyKey ?? newId("idem_") }),
-        })),
-      ]),
-    );
+  return kitCallerOf(routes, clock, { contextSecret: CONTEXT_SECRET, defaultScopes: SCOPES });
 }
 
 /** A calendar call the recording provider saw. */
@@ -238,48 +208,14 @@ export const anAttendee = (overrides: Record<string, string> = {}) => ({
 
 export const SURVEY = { "What would you like to discuss?": "Pricing" };
 
-export interface CarriedProblem {
-  name: string;
-  detail: string;
-  extensions: Record<string, unknown>;
-}
-
-/** The problem a failed call carried (name, detail and extension fields). */
-export async function problemDetailOf(call: Promise<unknown>): Promise<CarriedProblem> {
-  try {
-    await call;
-  } catch (err) {
-    const [p] = ConnectError.from(err).findDetails(ProblemSchema);
-    if (!p) throw err;
-    return { name: p.name, detail: p.detail, extensions: (p.extensions ?? {}) as Record<string, unknown> };
-  }
-  throw new Error("expected the call to fail");
-}
-
-/** The problem name a failed call carried, or the Connect code when it carried none. */
-export async function problemOf(call: Promise<unknown>): Promise<string> {
-  try {
-    await call;
-  } catch (err) {
-    const ce = ConnectError.from(err);
-    return ce.findDetails(ProblemSchema)[0]?.name ?? `connect:${Code[ce.code]}`;
-  }
-  throw new Error("expected the call to fail");
-}
-
-/** A call's response with its response headers (`x-idempotent-replay`). */
-export async function withHeaders<T>(
-  call: (options: CallOptions) => Promise<T>,
-): Promise<{ response: T; headers: Headers }> {
-  let headers = new Headers();
-  const response = await call({
-    onHeader: (h) => {
-      headers = h;
-    },
-  });
-  return { response, headers };
-}
-
 export async function outboxRows(db: Db): Promise<{ type: string; key: string; subject: string; data: unknown }[]> {
   return db.query("SELECT type, key, subject, data FROM scheduling.outbox ORDER BY seq");
 }
+
+export {
+  type CallerOptions,
+  type CarriedProblem,
+  problemDetailOf,
+  problemOf,
+  withHeaders,
+} from "@platform/kit/testing";
