@@ -92,7 +92,7 @@ describe("ids", () => {
     expect(parseId("org_", id)).toBe(id);
     expect(seededId("usr_", "seed", "x")).toBe(seededId("usr_", "seed", "x"));
     expect(seededId("usr_", "seed", "x")).not.toBe(seededId("usr_", "other", "x"));
-    for (const bad of ["usr_" + id.slice(4), "org_short", `${id}x`, "org_ABCDEFGHJKMNPQRSTVWXYZ01", ""]) {
+    for (const bad of [`usr_${id.slice(4)}`, "org_short", `${id}x`, "org_ABCDEFGHJKMNPQRSTVWXYZ01", ""]) {
       const p = problemOf(() => parseId("org_", bad, "orgId"));
       expect(p.problemName).toBe("invalid-resource-id");
       expect(p.extensions).toEqual({ parameter: "orgId" });
