@@ -4,8 +4,8 @@ import { DelegatedRequestServedSchema } from "@platform/contracts/events/gateway
 import type { BusMessage, ConsumedMessage } from "@platform/kit/bus";
 import { EVENT_TYPES, TOPICS } from "@platform/kit/events";
 import { InProcessBus } from "@platform/kit/in-process-bus";
-import { createLogger } from "@platform/kit/logger";
 import { decodeEvent } from "@platform/kit/outbox";
+import { capturingLogger } from "@platform/kit/testing";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import {
   API,
@@ -111,7 +111,7 @@ describe("delegation audit", () => {
 
   it("neither fails nor delays responses when the bus does not take the record, and logs an outage once", async () => {
     const lines: { msg: string; lost?: number }[] = [];
-    const logger = createLogger("audit-test", "warn", { write: (line: string) => lines.push(JSON.parse(line)) });
+    const logger = capturingLogger("audit-test", "warn", lines);
     bus = new InProcessBus();
     let mode: "down" | "hanging" | "up" = "down";
     const publish = bus.publish.bind(bus);

@@ -5,7 +5,7 @@ import { ProblemSchema } from "@platform/contracts/common";
 import type { Clock } from "./clock.js";
 import { errorInterceptor, inProcessTransport, type Routes, signingInterceptor, trustInterceptor } from "./connect.js";
 import { newId } from "./ids.js";
-import { createLogger } from "./logger.js";
+import { createLogger, type Logger } from "./logger.js";
 
 /** Polls until `check` returns a value other than undefined, or fails after `timeoutMs`. */
 export async function eventually<T>(
@@ -99,4 +99,13 @@ export async function withHeaders<T>(
     },
   });
   return { response, headers };
+}
+
+/** A logger whose JSON lines are parsed into `lines`, for tests that assert what was logged. */
+export function capturingLogger(name: string, level: string, lines: Record<string, unknown>[]): Logger {
+  return createLogger(name, level, {
+    write: (line: string) => {
+      lines.push(JSON.parse(line));
+    },
+  });
 }

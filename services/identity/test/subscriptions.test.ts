@@ -6,9 +6,9 @@ import { UserService } from "@platform/contracts/identity";
 import type { Subscription } from "@platform/kit/bus";
 import { EVENT_TYPES, TOPICS } from "@platform/kit/events";
 import { InProcessBus } from "@platform/kit/in-process-bus";
-import { createLogger } from "@platform/kit/logger";
 import { toBusMessage } from "@platform/kit/outbox";
 import { startOutboxRelay } from "@platform/kit/outbox-relay";
+import { capturingLogger } from "@platform/kit/testing";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { startIdentityConsumers } from "../src/events/subscriptions.js";
 import { type InvitationEmail, type InvitationMailer, logMailer } from "../src/mailer.js";
@@ -21,13 +21,6 @@ let subscriptions: Subscription[];
 let sent: InvitationEmail[];
 let failNextSend: boolean;
 let logLines: Record<string, unknown>[];
-
-const capturingLogger = () =>
-  createLogger("identity-test", "info", {
-    write: (line: string) => {
-      logLines.push(JSON.parse(line));
-    },
-  });
 
 const mailer: InvitationMailer = {
   async sendInvitation(invitation) {
@@ -49,7 +42,12 @@ beforeEach(async () => {
   failNextSend = false;
   logLines = [];
   bus = new InProcessBus();
-  subscriptions = await startIdentityConsumers({ db: t.db, bus, logger: capturingLogger(), mailer });
+  subscriptions = await startIdentityConsumers({
+    db: t.db,
+    bus,
+    logger: capturingLogger("identity-test", "info", logLines),
+    mailer,
+  });
 });
 afterEach(async () => {
   await Promise.all(subscriptions.map((s) => s.close()));
@@ -211,7 +209,7 @@ describe("invitation mailer consumer", () => {
 
 describe("logMailer", () => {
   it("logs one line naming the user and only the domain of the address", async () => {
-    await logMailer(capturingLogger()).sendInvitation({
+    await logMailer(capturingLogger("identity-test", "info", logLines)).sendInvitation({
       orgId: "org_acme",
       userId: "usr_1",
       email: "private.person@acme.example",

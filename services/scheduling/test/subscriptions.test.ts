@@ -4,9 +4,9 @@ import type { Subscription } from "@platform/kit/bus";
 import { TOPICS } from "@platform/kit/events";
 import { newId } from "@platform/kit/ids";
 import { InProcessBus } from "@platform/kit/in-process-bus";
-import { createLogger } from "@platform/kit/logger";
 import { toBusMessage } from "@platform/kit/outbox";
 import { startOutboxRelay } from "@platform/kit/outbox-relay";
+import { capturingLogger } from "@platform/kit/testing";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { startSchedulingConsumers } from "../src/events/subscriptions.js";
 import type { HostRecord, ScheduleRecord } from "../src/model.js";
@@ -32,13 +32,6 @@ const acme = newId("org_");
 let host: HostRecord;
 let schedule: ScheduleRecord;
 
-const capturingLogger = () =>
-  createLogger("scheduling-test", "info", {
-    write: (line: string) => {
-      logLines.push(JSON.parse(line));
-    },
-  });
-
 const notifier: Notifier = {
   async send(notice) {
     sent.push(notice);
@@ -59,7 +52,12 @@ beforeEach(async () => {
   failNextSend = false;
   logLines = [];
   bus = new InProcessBus();
-  subscriptions = await startSchedulingConsumers({ db: t.db, bus, logger: capturingLogger(), notifier });
+  subscriptions = await startSchedulingConsumers({
+    db: t.db,
+    bus,
+    logger: capturingLogger("scheduling-test", "info", logLines),
+    notifier,
+  });
   host = await givenHost(t.db, acme, { email: "host@acme.example" });
   schedule = await givenSchedule(t.db, acme, [host]);
 });
@@ -197,7 +195,7 @@ describe("notification consumer", () => {
 
 describe("logNotifier", () => {
   it("logs one line per message naming the meeting and channel, without personal data", async () => {
-    await logNotifier(capturingLogger()).send({
+    await logNotifier(capturingLogger("scheduling-test", "info", logLines)).send({
       kind: "confirmation",
       channel: "sms",
       recipient: "attendee",
