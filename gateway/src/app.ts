@@ -9,7 +9,7 @@ import { ApiKeyAuthenticator, type KeyRecord } from "./auth.js";
 import { type CachePurge, startCachePurge } from "./cache-purge.js";
 import type { GatewayConfig } from "./config.js";
 import { DelegationResolver, type GrantRecord } from "./delegation.js";
-import { installErrorHandling } from "./errors.js";
+import { frameworkErrorHandler, installErrorHandling } from "./errors.js";
 import { type GuardDeps, guardFor } from "./guard.js";
 import { registerHealth } from "./health.js";
 import { LoadingCache } from "./loading-cache.js";
@@ -122,6 +122,7 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
     genReqId: requestId,
     logController: new LogController({ requestIdLogLabel: "requestId" }),
     bodyLimit: config.BODY_LIMIT_BYTES,
+    frameworkErrors: frameworkErrorHandler(docsUrl),
     // Every method a path serves is declared, so Allow and the OpenAPI document say exactly that.
     exposeHeadRoutes: false,
   }) as unknown as FastifyInstance;

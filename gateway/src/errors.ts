@@ -4,6 +4,7 @@ import { ProblemError, problem, problemBody } from "@platform/kit/problems";
 import type { ErrorObject } from "ajv";
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { AllowedMethods } from "./allowed-methods.js";
+import { REQUEST_ID_HEADER } from "./request-id.js";
 import { validationProblem } from "./validation.js";
 
 const PROBLEM_CONTENT_TYPE = "application/problem+json";
@@ -54,6 +55,25 @@ export function sendProblem(reply: FastifyReply, p: ProblemError, docsUrl: strin
     .code(p.status)
     .type(PROBLEM_CONTENT_TYPE)
     .send(JSON.stringify(problemBody(p, docsUrl, reply.request.id)));
+}
+
+/**
+ * Errors the router raises before any route or hook runs (fastify's `frameworkErrors`): a
+ * path parameter longer than the router accepts cannot be a resource id, and a URL that
+ * does not decode is a malformed request.
+ */
+export function frameworkErrorHandler(docsUrl: string) {
+  return (err: FastifyError, request: FastifyRequest, reply: FastifyReply): FastifyReply => {
+    const p =
+      err.code === "FST_ERR_MAX_PARAM_LENGTH"
+        ? problem("invalid-resource-id", "A path parameter is too long to be a resource id.")
+        : err.code === "FST_ERR_BAD_URL"
+          ? problem("invalid-request", "The request URL is malformed.")
+          : problem("internal", "Internal error; quote the requestId when reporting it.");
+    if (p.status >= 500) request.log.error({ err }, "unexpected router error");
+    reply.header(REQUEST_ID_HEADER, request.id);
+    return sendProblem(reply, p, docsUrl);
+  };
 }
 
 /** One place that turns every failure, routing misses included, into problem+json. */

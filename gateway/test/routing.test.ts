@@ -44,6 +44,15 @@ function send(
 const json = { "content-type": "application/json" };
 
 describe("routing errors", () => {
+  it("answers 400 invalid-resource-id, as problem+json, for a path id longer than the router accepts", async () => {
+    const res = await get(gw.app, `${API}/smart-schedules/sched_${"z".repeat(300)}`, key);
+    expectProblem(res, "invalid-resource-id");
+  });
+
+  it("answers 400 invalid-request for a URL that does not decode", async () => {
+    expectProblem(await get(gw.app, `${API}/users/%E0%A4%A`, key), "invalid-request");
+  });
+
   it("answers 404 not-found for an unknown path, with or without a key", async () => {
     expectProblem(await get(gw.app, `${API}/no-such-thing`), "not-found");
     expectProblem(await get(gw.app, `${API}/no-such-thing`, key), "not-found");
