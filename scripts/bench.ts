@@ -7,6 +7,7 @@
  * the 300 reads/minute of the spec; a 429 fails the run.
  *
  *   npm run bench -- [--duration 10] [--connections 10] [--tokens 600]
+ *   npm run bench -- --suite analytics   (buyer signals at 1,000,000 email events)
  */
 import { parseArgs } from "node:util";
 import { createClient } from "@connectrpc/connect";
@@ -20,6 +21,15 @@ import { createEmbeddedPlatform } from "@platform/runtime/platform";
 import { seedBenchSchedule } from "@platform/scheduling/server";
 import autocannon from "autocannon";
 import Fastify from "fastify";
+
+// `--suite analytics` runs the buyer-signals benchmark at a million events instead (scripts/bench-analytics.ts).
+const suiteAt = process.argv.indexOf("--suite");
+if (suiteAt !== -1) {
+  const suite = process.argv[suiteAt + 1];
+  if (suite !== "analytics") throw new Error(`unknown --suite '${suite}'; the suites are: analytics`);
+  await import("./bench-analytics.js");
+  process.exit(0);
+}
 
 const { values } = parseArgs({
   options: {

@@ -9,7 +9,17 @@ RUN_DIR=${STACK_RUN_DIR:-.run}
 GATEWAY_PORT=${GATEWAY_PORT:-8080}
 IDENTITY_PORT=${IDENTITY_PORT:-7101}
 SCHEDULING_PORT=${SCHEDULING_PORT:-7102}
+CRM_PORT=${CRM_PORT:-7103}
+REVENUE_PORT=${REVENUE_PORT:-7104}
+ANALYTICS_PORT=${ANALYTICS_PORT:-7105}
+WEBHOOKS_PORT=${WEBHOOKS_PORT:-7106}
+DELIVERY_PORT=${DELIVERY_PORT:-7116}
 ADMIN_PORT=${ADMIN_PORT:-8081}
+CRM_ADMIN_PORT=${CRM_ADMIN_PORT:-8083}
+REVENUE_ADMIN_PORT=${REVENUE_ADMIN_PORT:-8084}
+ANALYTICS_ADMIN_PORT=${ANALYTICS_ADMIN_PORT:-8085}
+# Prometheus /metrics of each process: METRICS_BASE_PORT + its index (gateway 0, identity 1, …).
+METRICS_BASE_PORT=${METRICS_BASE_PORT:-9460}
 PG_URL=${PG_URL:-postgres://postgres@127.0.0.1:5432}
 export REDIS_URL=${REDIS_URL:-redis://127.0.0.1:6379}
 export KAFKA_BROKERS=${KAFKA_BROKERS:-127.0.0.1:${KAFKA_PORT:-19092}}
@@ -25,14 +35,19 @@ usage: scripts/stack.sh start|stop|status|logs [name]
   stop     stop the processes this script started (by their pid files), then Kafka if
            this script started it
   status   show which processes run
-  logs     tail the log of one process (identity, scheduling, gateway)
+  logs     tail the log of one process ($PROCESSES)
 
-Ports: gateway http://127.0.0.1:$GATEWAY_PORT, identity RPC $IDENTITY_PORT, scheduling RPC
-$SCHEDULING_PORT, admin plane $ADMIN_PORT.
-Settings come from the environment (GATEWAY_PORT, IDENTITY_PORT, SCHEDULING_PORT, ADMIN_PORT, PG_URL,
-REDIS_URL, KAFKA_BROKERS, PLATFORM_CONTEXT_SECRET, PLATFORM_ADMIN_SECRET, SANDBOX_SEED).
+Ports: gateway http://127.0.0.1:$GATEWAY_PORT; RPC identity $IDENTITY_PORT, scheduling $SCHEDULING_PORT,
+crm-data $CRM_PORT, revenue $REVENUE_PORT, analytics $ANALYTICS_PORT, webhooks $WEBHOOKS_PORT, webhook
+delivery worker $DELIVERY_PORT; admin planes identity $ADMIN_PORT, crm-data $CRM_ADMIN_PORT, revenue
+$REVENUE_ADMIN_PORT, analytics $ANALYTICS_ADMIN_PORT; Prometheus /metrics on $METRICS_BASE_PORT + n
+(n: the process's place in the list above, gateway 0).
+Settings come from the environment (the *_PORT variables above, PG_URL, REDIS_URL, KAFKA_BROKERS,
+PLATFORM_CONTEXT_SECRET, PLATFORM_ADMIN_SECRET, SANDBOX_SEED).
 TXT
 }
+
+PROCESSES="identity scheduling crm-data revenue analytics webhooks webhooks-delivery gateway"
 
 running() { [ -f "$RUN_DIR/$1.pid" ] && kill -0 "$(cat "$RUN_DIR/$1.pid")" 2>/dev/null; }
 
@@ -75,29 +90,43 @@ case "${1:-}" in
     bash scripts/infra.sh up
     if ! bash scripts/kafka.sh status >/dev/null 2>&1; then touch "$RUN_DIR/kafka.started-by-stack"; fi
     bash scripts/kafka.sh start
-    launch identity "$IDENTITY_PORT" PORT="$IDENTITY_PORT" ADMIN_PORT="$ADMIN_PORT" \
+    local_url() { echo "http://127.0.0.1:$1"; }
+    launch identity "$IDENTITY_PORT" PORT="$IDENTITY_PORT" ADMIN_PORT="$ADMIN_PORT" METRICS_PORT=$((METRICS_BASE_PORT + 1)) \
       DATABASE_URL="$PG_URL/platform_identity" node --import tsx services/identity/src/main.ts
-    launch scheduling "$SCHEDULING_PORT" PORT="$SCHEDULING_PORT" \
+    launch scheduling "$SCHEDULING_PORT" PORT="$SCHEDULING_PORT" METRICS_PORT=$((METRICS_BASE_PORT + 2)) \
       DATABASE_URL="$PG_URL/platform_scheduling" node --import tsx services/scheduling/src/main.ts
-    launch gateway "$GATEWAY_PORT" PORT="$GATEWAY_PORT" IDENTITY_URL="http://127.0.0.1:$IDENTITY_PORT" \
-      SCHEDULING_URL="http://127.0.0.1:$SCHEDULING_PORT" node --import tsx gateway/src/main.ts
+    launch crm-data "$CRM_PORT" PORT="$CRM_PORT" ADMIN_PORT="$CRM_ADMIN_PORT" METRICS_PORT=$((METRICS_BASE_PORT + 3)) \
+      DATABASE_URL="$PG_URL/platform_crm" node --import tsx services/crm-data/src/main.ts
+    launch revenue "$REVENUE_PORT" PORT="$REVENUE_PORT" ADMIN_PORT="$REVENUE_ADMIN_PORT" METRICS_PORT=$((METRICS_BASE_PORT + 4)) \
+      DATABASE_URL="$PG_URL/platform_revenue" CRM_URL="$(local_url "$CRM_PORT")" \
+      IDENTITY_URL="$(local_url "$IDENTITY_PORT")" node --import tsx services/revenue/src/main.ts
+    launch analytics "$ANALYTICS_PORT" PORT="$ANALYTICS_PORT" ADMIN_PORT="$ANALYTICS_ADMIN_PORT" \
+      METRICS_PORT=$((METRICS_BASE_PORT + 5)) DATABASE_URL="$PG_URL/platform_analytics" \
+      CRM_URL="$(local_url "$CRM_PORT")" node --import tsx services/analytics/src/main.ts
+    launch webhooks "$WEBHOOKS_PORT" PORT="$WEBHOOKS_PORT" METRICS_PORT=$((METRICS_BASE_PORT + 6)) \
+      DATABASE_URL="$PG_URL/platform_webhooks" node --import tsx services/webhooks/src/main.ts
+    launch webhooks-delivery "$DELIVERY_PORT" DELIVERY_PORT="$DELIVERY_PORT" METRICS_PORT=$((METRICS_BASE_PORT + 7)) \
+      DATABASE_URL="$PG_URL/platform_webhooks" node --import tsx services/webhooks/src/delivery-main.ts
+    launch gateway "$GATEWAY_PORT" PORT="$GATEWAY_PORT" METRICS_PORT="$METRICS_BASE_PORT" \
+      IDENTITY_URL="$(local_url "$IDENTITY_PORT")" SCHEDULING_URL="$(local_url "$SCHEDULING_PORT")" \
+      CRM_URL="$(local_url "$CRM_PORT")" REVENUE_URL="$(local_url "$REVENUE_PORT")" \
+      ANALYTICS_URL="$(local_url "$ANALYTICS_PORT")" WEBHOOKS_URL="$(local_url "$WEBHOOKS_PORT")" \
+      node --import tsx gateway/src/main.ts
     echo
     echo "Gateway: http://127.0.0.1:$GATEWAY_PORT/api/v1alpha1  (docs: http://127.0.0.1:$GATEWAY_PORT/docs)"
     echo "Sandbox keys: npx platform sandbox keys --admin-url http://127.0.0.1:$ADMIN_PORT"
     ;;
   stop)
-    stop_one gateway
-    stop_one scheduling
-    stop_one identity
+    for n in gateway webhooks-delivery webhooks analytics revenue crm-data scheduling identity; do stop_one "$n"; done
     if [ -f "$RUN_DIR/kafka.started-by-stack" ]; then bash scripts/kafka.sh stop; rm -f "$RUN_DIR/kafka.started-by-stack"; fi
     ;;
   status)
-    for n in identity scheduling gateway; do
+    for n in $PROCESSES; do
       if running "$n"; then echo "$n: running (pid $(cat "$RUN_DIR/$n.pid"))"; else echo "$n: stopped"; fi
     done
     bash scripts/kafka.sh status || true
     ;;
-  logs) tail -n 100 -f "$RUN_DIR/${2:?name: identity, scheduling or gateway}.log" ;;
+  logs) tail -n 100 -f "$RUN_DIR/${2:?name: one of $PROCESSES}.log" ;;
   -h|--help|help) usage ;;
   *) usage >&2; exit 2 ;;
 esac

@@ -19,6 +19,7 @@ import {
   table,
   tokenJson,
 } from "./format.js";
+import { registerSandboxGenerate } from "./generate.js";
 
 /** Where the CLI reads its environment and writes; `process` in real use, buffers in tests. */
 export interface CliIo {
@@ -92,6 +93,7 @@ const EXAMPLES = `
 Examples:
   $ platform orgs list
   $ platform sandbox keys
+  $ platform sandbox generate --emails 10000
   $ platform tokens create --org org_… --scopes read --name reporting
   $ platform tokens create --org org_… --scopes deals:read,deals:write --expires-at 2026-12-31T00:00:00Z --json
   $ platform tokens revoke tok_…
@@ -326,9 +328,8 @@ Examples:
       );
     });
 
-  program
-    .command("sandbox")
-    .description("the sandbox's demo data")
+  const sandbox = program.command("sandbox").description("the sandbox's demo data");
+  sandbox
     .command("keys")
     .description("show the documented sandbox API keys (computed from SANDBOX_SEED when the platform is not running)")
     .option("--json", "print a JSON array of {name, key, tokenId, orgId, orgName, scopes, expiresAt, revokedAt}")
@@ -358,6 +359,15 @@ Examples:
         ),
       );
     });
+
+  registerSandboxGenerate(sandbox, {
+    adminUrl: () => adminUrl,
+    adminSecret: io.env.PLATFORM_ADMIN_SECRET || identityConfigSpec.PLATFORM_ADMIN_SECRET.default,
+    sandboxSeed: io.env.SANDBOX_SEED || DEFAULT_SANDBOX_SEED,
+    now,
+    out,
+    progress: io.stderr,
+  });
 
   try {
     await program.parseAsync(argv, { from: "user" });

@@ -12,15 +12,20 @@ import { DelegationResolver, type GrantRecord } from "./delegation.js";
 import { frameworkErrorHandler, installErrorHandling } from "./errors.js";
 import { type GuardDeps, guardFor } from "./guard.js";
 import { registerHealth } from "./health.js";
+import { installHttpMetrics } from "./http-metrics.js";
 import { LoadingCache } from "./loading-cache.js";
 import { registerOpenApi } from "./openapi.js";
 import { RateLimiter } from "./rate-limit/limiter.js";
 import type { RateLimitStore } from "./rate-limit/store.js";
 import { REQUEST_ID_HEADER, requestId } from "./request-id.js";
 import { API_PREFIX, type JsonSchema, type RouteSpec } from "./route.js";
-import { announcedRoutes } from "./routes/announced.js";
+import { analyticsRoutes, analyticsSchemas } from "./routes/analytics.js";
+import { composedRoutes, composedSchemas } from "./routes/composed.js";
+import { crmRoutes, crmSchemas } from "./routes/crm.js";
 import { identityRoutes } from "./routes/identity.js";
+import { revenueRoutes, revenueSchemas } from "./routes/revenue.js";
 import { schedulingRoutes } from "./routes/scheduling.js";
+import { webhooksRoutes, webhooksSchemas } from "./routes/webhooks.js";
 import {
   entitlementsSchema,
   managedOrganizationSchema,
@@ -135,6 +140,7 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
   app.removeContentTypeParser("text/plain");
   app.addContentTypeParser(JSON_SUFFIX_TYPES, { parseAs: "string" }, app.getDefaultJsonParser("error", "error"));
   app.decorateRequest("apiCall", null);
+  installHttpMetrics(app);
   app.addHook("onSend", async (request, reply) => {
     reply.header(REQUEST_ID_HEADER, request.id);
     if (request.apiCall?.actingOn && reply.statusCode < 400) {
@@ -184,12 +190,25 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
     availableSlotSchema,
     availabilitySchema,
     meetingSchema,
+    ...crmSchemas,
+    ...revenueSchemas,
+    ...analyticsSchemas,
+    ...webhooksSchemas,
+    ...composedSchemas,
   ]) {
     app.addSchema(schema);
   }
   await registerOpenApi(app, { docsUrl });
   registerHealth(app, { clients, sign, docsUrl });
-  const routes = [...identityRoutes(clients), ...schedulingRoutes(clients), ...announcedRoutes];
+  const routes = [
+    ...identityRoutes(clients),
+    ...schedulingRoutes(clients),
+    ...crmRoutes(deps.transports),
+    ...revenueRoutes(deps.transports),
+    ...analyticsRoutes(deps.transports),
+    ...webhooksRoutes(deps.transports),
+    ...composedRoutes(deps.transports, clock),
+  ];
   for (const spec of routes) registerApiRoute(app, spec, guard);
 
   if (deps.bus) {

@@ -22,6 +22,26 @@ export const gatewayConfigSpec = {
     default: "http://127.0.0.1:7102",
     parse: parse.url,
   },
+  CRM_URL: {
+    description: "Base URL of the crm-data service (Connect over HTTP/2)",
+    default: "http://127.0.0.1:7103",
+    parse: parse.url,
+  },
+  REVENUE_URL: {
+    description: "Base URL of the revenue service (Connect over HTTP/2)",
+    default: "http://127.0.0.1:7104",
+    parse: parse.url,
+  },
+  ANALYTICS_URL: {
+    description: "Base URL of the analytics service (Connect over HTTP/2)",
+    default: "http://127.0.0.1:7105",
+    parse: parse.url,
+  },
+  WEBHOOKS_URL: {
+    description: "Base URL of the webhooks service (Connect over HTTP/2)",
+    default: "http://127.0.0.1:7106",
+    parse: parse.url,
+  },
   REDIS_URL: {
     description: "Redis for the rate-limit buckets shared by all gateway instances; in-memory buckets when unset",
     default: undefined,

@@ -81,7 +81,7 @@ export function installErrorHandling(app: FastifyInstance, opts: { docsUrl: stri
   app.setErrorHandler((err, request, reply) => {
     const known = toProblem(err, request);
     if (!known) request.log.error({ err }, "unexpected error");
-    // 501 is an announced route doing what it should; other 5xx are a dependency failing.
+    // 501 is a service without the operation (not-implemented); other 5xx are a dependency failing.
     else if (known.status >= 500 && known.status !== 501) {
       request.log.warn({ err, problem: known.problemName }, "request failed");
     }

@@ -44,6 +44,10 @@ const app = await buildGateway({
   transports: {
     identity: httpTransport(config.IDENTITY_URL),
     scheduling: httpTransport(config.SCHEDULING_URL),
+    crm: httpTransport(config.CRM_URL),
+    revenue: httpTransport(config.REVENUE_URL),
+    analytics: httpTransport(config.ANALYTICS_URL),
+    webhooks: httpTransport(config.WEBHOOKS_URL),
   },
   rateLimitStore: redis
     ? redisRateLimitStore({ client: redis, prefix: config.RATE_LIMIT_PREFIX })

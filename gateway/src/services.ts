@@ -8,6 +8,10 @@ import { CONTEXT_HEADER, IDEMPOTENT_REPLAY_HEADER, type RequestContext, signCont
 export interface ServiceTransports {
   identity: Transport;
   scheduling: Transport;
+  crm: Transport;
+  revenue: Transport;
+  analytics: Transport;
+  webhooks: Transport;
 }
 
 /** Connect clients of the services behind the gateway. */

@@ -111,7 +111,7 @@ describe("X-Platform-Acting-On", () => {
     );
   });
 
-  it("lets a delegated request through the guard of an announced route (501, no Platform-Acting-On)", async () => {
+  it("lets a delegated request through the guard (here to a service without the RPC: 501, no Platform-Acting-On)", async () => {
     const res = await get(gw.app, `${API}/deals`, partnerKey, actingOn(CHILD_ORG));
     expectProblem(res, "not-implemented");
     expect(res.headers["platform-acting-on"]).toBeUndefined();

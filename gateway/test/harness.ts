@@ -1051,7 +1051,16 @@ export async function buildTestGateway(
     config,
     clock,
     logger,
-    transports: { identity: transport(identity.routes), scheduling: transport(scheduling.routes) },
+    transports: {
+      identity: transport(identity.routes),
+      scheduling: transport(scheduling.routes),
+      // Contexts without a fake here answer every RPC "unimplemented" (501); their routes
+      // are tested end to end on the embedded platform in runtime/test.
+      crm: transport(() => {}),
+      revenue: transport(() => {}),
+      analytics: transport(() => {}),
+      webhooks: transport(() => {}),
+    },
     rateLimitStore: opts.store ?? memoryRateLimitStore(),
     ...(opts.bus ? { bus: opts.bus } : {}),
   });

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { API, buildTestGateway, expectProblem, get, ORG, type TestGateway } from "./harness.js";
 
 // The guard checks sort and cursor of every list route before the owning service runs,
-// so announced lists (501 for now) already answer pagination errors exactly.
+// so a list whose service is not faked here (its call is a 501) still answers pagination errors exactly.
 let gw: TestGateway;
 let key: string;
 let codec: ReturnType<typeof createCursorCodec>;

@@ -1,3 +1,4 @@
+import { seededId } from "@platform/kit/ids";
 import type { FastifyInstance } from "fastify";
 import { afterEach, describe, expect, it } from "vitest";
 import { bucketsFor } from "../src/rate-limit/limiter.js";
@@ -28,13 +29,13 @@ async function gateway(opts: Parameters<typeof buildTestGateway>[0] = {}) {
   return { ...gw, key };
 }
 
-/** A write-tier request (the route answers 501, after the limiter). */
+/** A write-tier request (revenue is not faked in the harness: the route answers 501, after the limiter). */
 function write(app: FastifyInstance, key: string, headers: Record<string, string> = {}) {
   return app.inject({
-    method: "POST",
-    url: `${API}/deals`,
+    method: "PATCH",
+    url: `${API}/deals/${seededId("deal_", "gw-test", "rate-limit")}`,
     headers: { "x-platform-api-key": key, "idempotency-key": "k-1", ...headers },
-    payload: {},
+    payload: { name: "Renamed" },
   });
 }
 

@@ -1,5 +1,6 @@
 import { join } from "node:path";
 import { buildGateway, type GatewayConfig, memoryRateLimitStore } from "@platform/gateway/app";
+import type { ServiceTransports } from "@platform/gateway/services";
 import {
   build as buildIdentity,
   identityMigrations,
@@ -9,7 +10,9 @@ import {
   seedSandbox,
   startIdentityConsumers,
 } from "@platform/identity/server";
+import type { Subscription } from "@platform/kit/bus";
 import { type Clock, systemClock } from "@platform/kit/clock";
+import type { Routes } from "@platform/kit/connect";
 import {
   adminSecretInterceptor,
   errorInterceptor,
@@ -32,6 +35,25 @@ import {
   startSchedulingConsumers,
 } from "@platform/scheduling/server";
 import type { FastifyInstance } from "fastify";
+import type { EmbeddedParts, EmbeddedService } from "./embedded-service.js";
+import { analyticsEmbedded } from "./services/analytics.js";
+import { crmEmbedded } from "./services/crm.js";
+import { revenueEmbedded } from "./services/revenue.js";
+import { webhooksEmbedded } from "./services/webhooks.js";
+
+/**
+ * The contexts after identity and scheduling, in start order: a service may call the ones
+ * before it (revenue calls crm-data).
+ */
+const EMBEDDED_SERVICES: (EmbeddedService | undefined)[] = [
+  crmEmbedded,
+  revenueEmbedded,
+  analyticsEmbedded,
+  webhooksEmbedded,
+];
+
+/** Answers every RPC "unimplemented", which the gateway renders as 501 not-implemented. */
+const NO_ROUTES: Routes = () => {};
 
 export interface EmbeddedOptions {
   /** PGlite data directory; in memory when unset. */
@@ -49,6 +71,8 @@ export interface EmbeddedOptions {
   slotTokenSecret?: string;
   /** Base of the reschedule and cancel links in meetings. */
   bookingBaseUrl?: string;
+  /** Settings of the services after identity and scheduling (their own variables); process.env when unset. */
+  env?: NodeJS.ProcessEnv;
 }
 
 export interface EmbeddedPlatform {
@@ -61,8 +85,8 @@ export interface EmbeddedPlatform {
   sandboxKeys(): Promise<SandboxKeyInfo[]>;
   /** Publishes every pending outbox row of every service now (tests). */
   drainOutbox(): Promise<number>;
-  /** Each service's database, for the benchmark's fixtures and for tests. */
-  dbs: { identity: Db; scheduling: Db };
+  /** Each service's database (keyed by schema name), for the benchmark's fixtures and for tests. */
+  dbs: { identity: Db; scheduling: Db } & Record<string, Db>;
   close(): Promise<void>;
 }
 
@@ -105,21 +129,57 @@ export async function createEmbeddedPlatform(opts: EmbeddedOptions): Promise<Emb
     onCommit: () => schedulingRelay.notify(),
   });
 
-  const consumers = [
+  const consumers: Subscription[] = [
     ...(await startIdentityConsumers({ db: identityDb, bus, logger, mailer: logMailer(logger) })),
     ...(await startSchedulingConsumers({ db: schedulingDb, bus, logger, notifier: logNotifier(logger) })),
   ];
+
+  const transports: ServiceTransports = {
+    identity: inProcessTransport(identity.routes, serverInterceptors),
+    scheduling: inProcessTransport(scheduling.routes, serverInterceptors),
+    crm: inProcessTransport(NO_ROUTES, serverInterceptors),
+    revenue: inProcessTransport(NO_ROUTES, serverInterceptors),
+    analytics: inProcessTransport(NO_ROUTES, serverInterceptors),
+    webhooks: inProcessTransport(NO_ROUTES, serverInterceptors),
+  };
+  const dbs: EmbeddedPlatform["dbs"] = { identity: identityDb, scheduling: schedulingDb };
+  const relays = [identityRelay, schedulingRelay];
+  const started: EmbeddedParts[] = [];
+  for (const service of EMBEDDED_SERVICES) {
+    if (!service) continue;
+    const db = pgliteDb(pglite, service.schema);
+    await migrate(db, [kitMigrations, service.migrations]);
+    const relay = startOutboxRelay({ db, bus, logger });
+    relays.push(relay);
+    dbs[service.schema] = db;
+    const parts = await service.start({
+      db,
+      bus,
+      clock,
+      logger,
+      cursorSecret,
+      contextSecret: opts.gateway.PLATFORM_CONTEXT_SECRET,
+      sandboxSeed: opts.sandboxSeed,
+      env: opts.env ?? process.env,
+      onCommit: () => relay.notify(),
+      transports: { ...transports },
+    });
+    transports[service.name] = inProcessTransport(parts.routes, serverInterceptors);
+    consumers.push(...(parts.consumers ?? []));
+    started.push(parts);
+  }
+
   const seeded = opts.seedSandbox ? await seedSandbox(identityDb, clock, opts.sandboxSeed) : false;
-  if (opts.seedSandbox) await seedSchedulingSandbox(schedulingDb, clock, opts.sandboxSeed);
+  if (opts.seedSandbox) {
+    await seedSchedulingSandbox(schedulingDb, clock, opts.sandboxSeed, opts.bookingBaseUrl);
+    for (const parts of started) await parts.seed?.();
+  }
 
   const app = await buildGateway({
     config: opts.gateway,
     clock,
     logger,
-    transports: {
-      identity: inProcessTransport(identity.routes, serverInterceptors),
-      scheduling: inProcessTransport(scheduling.routes, serverInterceptors),
-    },
+    transports,
     rateLimitStore: memoryRateLimitStore(),
     bus,
   });
@@ -128,7 +188,10 @@ export async function createEmbeddedPlatform(opts: EmbeddedOptions): Promise<Emb
     opts.adminPort === undefined
       ? undefined
       : await serveConnect({
-          routes: identity.adminRoutes,
+          routes: (router) => {
+            identity.adminRoutes(router);
+            for (const parts of started) parts.adminRoutes?.(router);
+          },
           interceptors: [errorInterceptor(logger), adminSecretInterceptor(opts.adminSecret)],
           port: opts.adminPort,
           host: opts.adminHost ?? "127.0.0.1",
@@ -140,14 +203,17 @@ export async function createEmbeddedPlatform(opts: EmbeddedOptions): Promise<Emb
     admin,
     seeded,
     sandboxKeys: () => sandboxKeys(identityDb, opts.sandboxSeed),
-    dbs: { identity: identityDb, scheduling: schedulingDb },
-    drainOutbox: async () => (await identityRelay.drain()) + (await schedulingRelay.drain()),
+    dbs,
+    drainOutbox: async () => {
+      let published = 0;
+      for (const relay of relays) published += await relay.drain();
+      return published;
+    },
     async close() {
       await app.close();
       await admin?.close();
       for (const c of consumers) await c.close();
-      await identityRelay.stop();
-      await schedulingRelay.stop();
+      for (const relay of relays) await relay.stop();
       await bus.close();
       await pglite.close();
     },

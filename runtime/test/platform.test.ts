@@ -138,8 +138,11 @@ describe("embedded platform", () => {
 
     const notGranted = await get("/organizations/me/entitlements", partner, { "x-platform-acting-on": orgs.Globex! });
     expect(notGranted.statusCode).toBe(200);
-    const insufficient = await get("/deals", partner, { "x-platform-acting-on": orgs.Globex! });
-    expect(insufficient.statusCode).toBe(501);
+    // Globex granted deals:read: the partner reads Globex's deals (the sandbox gives Globex none).
+    const granted = await get("/deals", partner, { "x-platform-acting-on": orgs.Globex! });
+    expect(granted.statusCode).toBe(200);
+    expect(granted.headers["platform-acting-on"]).toBe(orgs.Globex);
+    expect(granted.json()).toEqual({ items: [], nextCursor: null });
     const smart = await get("/smart-schedules", partner, { "x-platform-acting-on": orgs.Globex! });
     expect(smart.json()).toMatchObject({
       type: problemType("delegation-scope-insufficient"),

@@ -16,7 +16,7 @@ const clock = new ManualClock(new Date("2026-03-02T10:00:00Z"));
 let platform: EmbeddedPlatform;
 let key: string;
 let n = 0;
-const events: { type: string; data: unknown }[] = [];
+const events: { type: string; subject?: string; data: unknown }[] = [];
 
 type Init = { headers?: Record<string, string>; body?: unknown };
 function call(method: "GET" | "POST" | "PATCH" | "DELETE", url: string, init: Init = {}) {
@@ -69,7 +69,7 @@ beforeAll(async () => {
     fromBeginning: true,
     handler: async (m) => {
       const e = decodeEvent(m);
-      events.push({ type: e.type, data: e.data });
+      events.push({ type: e.type, subject: e.subject, data: e.data });
     },
   });
 });
@@ -124,7 +124,7 @@ describe("smart scheduling", () => {
     expect((await call("GET", `/scheduled-meetings/${meeting.id}`)).json()).toEqual(meeting);
     await platform.drainOutbox();
     await platform.bus.idle();
-    const published = events.filter((e) => e.type === "scheduling.smartscheduler.booked");
+    const published = events.filter((e) => e.type === "scheduling.smartscheduler.booked" && e.subject === meeting.id);
     expect(published).toHaveLength(1);
   });
 

@@ -1,5 +1,5 @@
 import type { MessageInitShape } from "@bufbuild/protobuf";
-import { type Timestamp, timestampDate } from "@bufbuild/protobuf/wkt";
+import type { Timestamp } from "@bufbuild/protobuf/wkt";
 import {
   type Entitlements,
   type ManagedOrganization,
@@ -7,20 +7,12 @@ import {
   type User,
   UserPatchSchema,
 } from "@platform/contracts/identity";
+import { iso, isoOrNull } from "@platform/contracts/rest/json";
 import { problem } from "@platform/kit/problems";
 import { parseInstant } from "./time.js";
 
 // Fields the contract always sets: their absence is a service bug, so a plain Error, which
 // the error handler logs and answers with an opaque 500.
-
-function iso(ts: Timestamp | undefined, field: string): string {
-  if (!ts) throw new Error(`identity returned no ${field}`);
-  return timestampDate(ts).toISOString();
-}
-
-function isoOrNull(ts: Timestamp | undefined): string | null {
-  return ts ? timestampDate(ts).toISOString() : null;
-}
 
 /** The weak validator of a resource's optimistic-concurrency version, as GET and PATCH send it. */
 export function versionEtag(resource: { version: bigint }): string {

@@ -1,24 +1,22 @@
-import { fromJson, type JsonValue, type MessageInitShape, toJson } from "@bufbuild/protobuf";
-import { type Timestamp, timestampDate, type Value, ValueSchema } from "@bufbuild/protobuf/wkt";
+import { fromJson, type MessageInitShape } from "@bufbuild/protobuf";
+import { type Timestamp, type Value, ValueSchema } from "@bufbuild/protobuf/wkt";
+import { iso } from "@platform/contracts/rest/json";
 import type {
   BookMeetingRequestSchema,
   GetAvailabilityRequestSchema,
   GetAvailabilityResponse,
   HostRef,
-  Meeting,
   SmartSchedule,
 } from "@platform/contracts/scheduling";
 import { problem } from "@platform/kit/problems";
 import { UTM_PARAMETERS } from "../schemas/scheduling.js";
 import { parseInstant } from "./time.js";
 
+// The canonical Meeting JSON is shared with the webhook payloads (v2), so it lives in contracts.
+export { meetingJson } from "@platform/contracts/rest/meeting";
+
 // Fields the contract always sets: their absence is a service bug, so a plain Error, which
 // the error handler logs and answers with an opaque 500.
-
-function iso(ts: Timestamp | undefined, field: string): string {
-  if (!ts) throw new Error(`scheduling returned no ${field}`);
-  return timestampDate(ts).toISOString();
-}
 
 const hostRefJson = (h: HostRef) => ({ userId: h.userId, displayName: h.displayName });
 
@@ -162,87 +160,4 @@ export interface RescheduleBody {
 export interface CancelQuery {
   sendNotifications: boolean;
   reason?: string;
-}
-
-function answerJson(answer: Value | undefined): JsonValue {
-  if (!answer) throw new Error("scheduling returned a form value without its answer");
-  return toJson(ValueSchema, answer);
-}
-
-function smartSchedulingJson(m: Meeting) {
-  const s = m.smartScheduling;
-  if (!s) return null;
-  const c = s.campaign;
-  return {
-    scheduleId: s.scheduleId,
-    formValues: s.formValues.map((f) => ({ key: f.key, answer: answerJson(f.answer) })),
-    surveyResponses: s.surveyResponses.map((r) => ({ question: r.question, answer: r.answer })),
-    rescheduleUrl: s.rescheduleUrl,
-    cancelUrl: s.cancelUrl,
-    campaign: c
-      ? {
-          id: c.id ?? null,
-          source: c.source ?? null,
-          medium: c.medium ?? null,
-          campaign: c.campaign ?? null,
-          term: c.term ?? null,
-          content: c.content ?? null,
-        }
-      : null,
-    preview: s.preview,
-  };
-}
-
-/**
- * The canonical Meeting. Absent values are explicit nulls (an empty list for
- * additionalAttendees), and the four booking-kind sub-objects are always present, so every
- * payload has the same members; the contract carries Smart Schedule bookings only, so the
- * other three are null.
- */
-export function meetingJson(m: Meeting) {
-  if (!m.host) throw new Error("scheduling returned no host");
-  if (!m.attendee) throw new Error("scheduling returned no attendee");
-  const { location, conferencing } = m;
-  return {
-    id: m.id,
-    orgId: m.orgId,
-    host: {
-      userId: m.host.userId,
-      email: m.host.email,
-      firstName: m.host.firstName,
-      lastName: m.host.lastName,
-      displayName: m.host.displayName,
-    },
-    attendee: {
-      email: m.attendee.email,
-      firstName: m.attendee.firstName,
-      lastName: m.attendee.lastName,
-      phone: m.attendee.phone ?? null,
-      timeZone: m.attendee.timeZone ?? null,
-    },
-    additionalAttendees: m.additionalAttendees,
-    title: m.title,
-    startTime: iso(m.startTime, "start_time"),
-    endTime: iso(m.endTime, "end_time"),
-    timeZone: m.timeZone,
-    location: location
-      ? {
-          type: location.type,
-          provider: location.provider ?? null,
-          joinUrl: location.joinUrl ?? null,
-          address: location.address ?? null,
-        }
-      : null,
-    conferencing: conferencing
-      ? { provider: conferencing.provider, providerMeetingId: conferencing.providerMeetingId }
-      : null,
-    calendarEventId: m.calendarEventId ?? null,
-    status: m.status,
-    createdAt: iso(m.createTime, "create_time"),
-    updatedAt: iso(m.updateTime, "update_time"),
-    smartScheduling: smartSchedulingJson(m),
-    personalScheduling: null,
-    teamScheduling: null,
-    meetingAi: null,
-  };
 }

@@ -1,3 +1,4 @@
+import { metrics } from "@opentelemetry/api";
 import type { Logger } from "@platform/kit/logger";
 import { problem } from "@platform/kit/problems";
 import type { FastifyReply } from "fastify";
@@ -36,6 +37,9 @@ const seconds = (ms: number) => Math.ceil(ms / 1000);
 export class RateLimiter {
   readonly #store: RateLimitStore;
   readonly #logger: Logger;
+  readonly #rejections = metrics
+    .getMeter("@platform/gateway")
+    .createCounter("gateway.rate_limit.rejections", { description: "Requests refused with 429, by tier and bucket" });
 
   constructor(store: RateLimitStore, logger: Logger) {
     this.#store = store;
@@ -57,6 +61,11 @@ export class RateLimiter {
       reply.header("ratelimit", `"${tier}";r=${minute.remaining};t=${seconds(minute.resetMs)}`);
     }
     if (result.allowed) return;
+    this.#rejections.add(1, {
+      tier,
+      bucket: daily?.remaining === 0 ? "daily" : "minute",
+      delegated: subject.actingOn !== undefined,
+    });
     reply.header("retry-after", String(seconds(result.retryAfterMs)));
     // A refused request is not counted, so a bucket at 0 remaining is one that is full.
     throw problem(

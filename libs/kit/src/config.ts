@@ -115,3 +115,29 @@ export const commonConfig = {
     parse: parse.oneOf("fatal", "error", "warn", "info", "debug", "trace", "silent"),
   },
 } satisfies ConfigSpec;
+
+/** Settings every service process has (the distributed runtime's bus, sandbox and migrations). */
+export const serviceConfig = {
+  KAFKA_BROKERS: {
+    description: "Comma-separated Kafka brokers; unset uses an in-process bus",
+    default: [] as string[],
+    parse: parse.list,
+  },
+  SANDBOX_SEED: {
+    description: "Seed the sandbox ids and keys derive from (the same in every service)",
+    default: "sandbox",
+    parse: parse.string,
+  },
+  SANDBOX_ENABLED: { description: "Seed the sandbox on start when missing", default: true, parse: parse.bool },
+  MIGRATE_ONLY: { description: "Apply migrations and exit", default: false, parse: parse.bool },
+} satisfies ConfigSpec;
+
+/** The bearer secret of a service's admin plane (the CLI and the ingestion clients send it). */
+export const adminPlaneConfig = {
+  PLATFORM_ADMIN_SECRET: {
+    description: "Bearer secret the admin plane requires (the CLI sends it)",
+    default: "dev-admin-secret-change-me",
+    sensitive: true,
+    parse: parse.secret(16),
+  },
+} satisfies ConfigSpec;

@@ -1,6 +1,7 @@
 import http2 from "node:http2";
 import { create } from "@bufbuild/protobuf";
 import {
+  type CallOptions,
   Code,
   ConnectError,
   type ConnectRouter,
@@ -14,8 +15,10 @@ import { connectNodeAdapter, createConnectTransport } from "@connectrpc/connect-
 import { ProblemSchema } from "@platform/contracts/common";
 import type { Clock } from "./clock.js";
 import { CONTEXT_HEADER, type RequestContext, signContext, verifyContext } from "./context.js";
+import { HEALTH_SERVICE } from "./health.js";
 import type { Logger } from "./logger.js";
 import { isProblemName, ProblemError, problem } from "./problems.js";
+import { clientTelemetryInterceptor, serverTelemetryInterceptor } from "./rpc-telemetry.js";
 
 export type Routes = (router: ConnectRouter) => void;
 
@@ -95,6 +98,9 @@ export function problemFromError(err: unknown): ProblemError {
   if (detail && isProblemName(detail.name)) {
     return new ProblemError(detail.name, detail.detail, (detail.extensions ?? {}) as Record<string, unknown>);
   }
+  if (ce.code === Code.Unimplemented) {
+    return problem("not-implemented", "This operation is not available yet.");
+  }
   if (ce.code === Code.Unavailable || ce.code === Code.DeadlineExceeded) {
     return problem("service-unavailable", "A backing service is unavailable; retry with backoff.");
   }
@@ -118,6 +124,8 @@ export function errorInterceptor(logger: Logger): Interceptor {
 /** Server side: every RPC must carry a context signed by the gateway. */
 export function trustInterceptor(secret: string, clock: Clock): Interceptor {
   return (next) => async (req) => {
+    // Health checks come from kubelet and load balancers, which carry no request context.
+    if (req.service.typeName === HEALTH_SERVICE) return next(req);
     req.contextValues.set(requestContextKey, verifyContext(req.header.get(CONTEXT_HEADER), secret, clock));
     return next(req);
   };
@@ -142,6 +150,14 @@ export function signingInterceptor(secret: string, clock: Clock, current: () => 
   };
 }
 
+/**
+ * Call options for a service-to-service call on behalf of `ctx` (the caller's own signed
+ * context, signed again now), so the callee answers for the caller's org only.
+ */
+export function onBehalfOf(ctx: RequestContext, secret: string, clock: Clock): CallOptions {
+  return { headers: { [CONTEXT_HEADER]: signContext(ctx, secret, clock) } };
+}
+
 /** Client side: sends the admin secret. */
 export function adminClientInterceptor(secret: string): Interceptor {
   return (next) => async (req) => {
@@ -152,7 +168,12 @@ export function adminClientInterceptor(secret: string): Interceptor {
 
 /** Connect over HTTP/2 (cleartext inside the cluster) to a service. */
 export function httpTransport(baseUrl: string, interceptors: Interceptor[] = []): Transport {
-  return createConnectTransport({ baseUrl, httpVersion: "2", useBinaryFormat: true, interceptors });
+  return createConnectTransport({
+    baseUrl,
+    httpVersion: "2",
+    useBinaryFormat: true,
+    interceptors: [clientTelemetryInterceptor(), ...interceptors],
+  });
 }
 
 /** The embedded runtime's transport: the same routes and interceptors, no network. */
@@ -162,8 +183,8 @@ export function inProcessTransport(
   clientInterceptors: Interceptor[] = [],
 ): Transport {
   return createRouterTransport(routes, {
-    router: { interceptors: serverInterceptors },
-    transport: { interceptors: clientInterceptors, useBinaryFormat: true },
+    router: { interceptors: [serverTelemetryInterceptor(), ...serverInterceptors] },
+    transport: { interceptors: [clientTelemetryInterceptor(), ...clientInterceptors], useBinaryFormat: true },
   });
 }
 
@@ -179,7 +200,10 @@ export async function serveConnect(opts: {
   port: number;
   host?: string;
 }): Promise<RunningServer> {
-  const handler = connectNodeAdapter({ routes: opts.routes, interceptors: opts.interceptors });
+  const handler = connectNodeAdapter({
+    routes: opts.routes,
+    interceptors: [serverTelemetryInterceptor(), ...opts.interceptors],
+  });
   const server = http2.createServer(handler);
   const sessions = new Set<http2.ServerHttp2Session>();
   server.on("session", (s) => {

@@ -3,6 +3,9 @@ export const TOPICS = {
   identity: "platform.identity.v1",
   gateway: "platform.gateway.v1",
   scheduling: "platform.scheduling.v1",
+  revenue: "platform.revenue.v1",
+  /** Email events (sends, opens, clicks, replies, bounces) from the email-sending system; analytics ingests them. */
+  email: "platform.email.v1",
 } as const;
 
 export type Topic = (typeof TOPICS)[keyof typeof TOPICS];
@@ -20,6 +23,15 @@ export const EVENT_TYPES = {
   meetingBooked: "scheduling.smartscheduler.booked",
   meetingRescheduled: "scheduling.smartscheduler.rescheduled",
   meetingCanceled: "scheduling.smartscheduler.canceled",
+  // Revenue's events carry the names webhook subscribers see too.
+  dealCreated: "revenue.deal.created",
+  dealUpdated: "revenue.deal.updated",
+  qnaCreated: "revenue.qna.created",
+  qnaUpdated: "revenue.qna.updated",
+  insightCreated: "revenue.insight.created",
+  insightItemAppended: "revenue.insight.item-appended",
+  /** One email event as the email-sending system reports it (payload platform.events.email.v1.EmailEventRecorded). */
+  emailEventRecorded: "platform.email.v1.EmailEventRecorded",
 } as const;
 
 /** A domain event as written to the outbox and read back by consumers. */

@@ -96,6 +96,30 @@ export async function runIdempotent(
   });
 }
 
+/**
+ * The stored response of an earlier request with this key, read without claiming anything:
+ * undefined when there is none yet (or it expired, or is still running); 422
+ * idempotency-key-conflict when the key was used with another body. Lets a write skip work
+ * that must happen before its transaction (calls to other services) when it is a replay;
+ * `runIdempotent` still decides for the requests that race past it.
+ */
+export async function storedResponse(
+  db: Db,
+  scope: IdempotencyScope,
+  clock: Clock,
+): Promise<IdempotentResult | undefined> {
+  const [row] = await db.query<KeyRow>(
+    `SELECT request_hash, status_code, response FROM ${db.schema}.idempotency_keys
+      WHERE token_id = $1 AND acting_org_id = $2 AND key = $3 AND created_at > $4 AND status_code IS NOT NULL`,
+    [scope.tokenId, scope.actingOrgId ?? "", scope.key, new Date(clock.now().getTime() - IDEMPOTENCY_RETENTION_MS)],
+  );
+  if (!row || row.status_code === null) return undefined;
+  if (row.request_hash !== scope.requestHash) {
+    throw problem("idempotency-key-conflict", "This Idempotency-Key was already used with a different request body.");
+  }
+  return { status: row.status_code, body: row.response, replayed: true };
+}
+
 /** Deletes records past the retention window; run it now and then (they no longer replay anyway). */
 export async function purgeIdempotencyKeys(db: Db, clock: Clock): Promise<number> {
   const rows = await db.query(`DELETE FROM ${db.schema}.idempotency_keys WHERE created_at <= $1 RETURNING key`, [

@@ -1,11 +1,46 @@
-import { type DescMessage, fromJson, type JsonValue, type MessageShape, toJson } from "@bufbuild/protobuf";
+import {
+  create,
+  type DescMessage,
+  fromJson,
+  type JsonValue,
+  type MessageInitShape,
+  type MessageShape,
+  toJson,
+} from "@bufbuild/protobuf";
 import type { HandlerContext } from "@connectrpc/connect";
 import type { Clock } from "./clock.js";
 import { apiContext } from "./connect.js";
 import { IDEMPOTENT_REPLAY_HEADER } from "./context.js";
 import type { Db, Queryable } from "./db.js";
-import { hashRequest, runIdempotent } from "./idempotency.js";
+import {
+  hashRequest,
+  type IdempotencyScope,
+  type IdempotentResult,
+  runIdempotent,
+  storedResponse,
+} from "./idempotency.js";
 import { problem } from "./problems.js";
+
+/** The key of this write: scoped to the token, and to the child org when delegating. */
+function scopeOf<I extends DescMessage>(
+  ctx: HandlerContext,
+  request: { schema: I; message: MessageShape<I> },
+): IdempotencyScope {
+  const caller = apiContext(ctx);
+  if (!caller.idempotencyKey)
+    throw problem("idempotency-key-required", "This write requires an Idempotency-Key header.");
+  return {
+    tokenId: caller.tokenId,
+    ...(caller.parentOrgId ? { actingOrgId: caller.orgId } : {}),
+    key: caller.idempotencyKey,
+    requestHash: hashRequest({ rpc: request.schema.typeName, body: toJson(request.schema, request.message) }),
+  };
+}
+
+function answer<O extends DescMessage>(ctx: HandlerContext, responseSchema: O, result: IdempotentResult) {
+  if (result.replayed) ctx.responseHeader.set(IDEMPOTENT_REPLAY_HEADER, "true");
+  return fromJson(responseSchema, result.body as JsonValue);
+}
 
 /**
  * Runs a write RPC once per Idempotency-Key: the key (from the signed context) is scoped to
@@ -21,20 +56,55 @@ export async function idempotentRpc<I extends DescMessage, O extends DescMessage
   responseSchema: O,
   fn: (q: Queryable) => Promise<MessageShape<O>>,
 ): Promise<MessageShape<O>> {
-  const caller = apiContext(ctx);
-  if (!caller.idempotencyKey)
-    throw problem("idempotency-key-required", "This write requires an Idempotency-Key header.");
-  const result = await runIdempotent(
-    deps.db,
-    {
-      tokenId: caller.tokenId,
-      ...(caller.parentOrgId ? { actingOrgId: caller.orgId } : {}),
-      key: caller.idempotencyKey,
-      requestHash: hashRequest({ rpc: request.schema.typeName, body: toJson(request.schema, request.message) }),
-    },
-    deps.clock,
-    async (q) => ({ status: 200, body: toJson(responseSchema, await fn(q)) }),
-  );
-  if (result.replayed) ctx.responseHeader.set(IDEMPOTENT_REPLAY_HEADER, "true");
-  return fromJson(responseSchema, result.body as JsonValue);
+  const result = await runIdempotent(deps.db, scopeOf(ctx, request), deps.clock, async (q) => ({
+    status: 200,
+    body: toJson(responseSchema, await fn(q)),
+  }));
+  return answer(ctx, responseSchema, result);
+}
+
+/**
+ * The stored response when this write is a replay of an earlier one, else undefined. Writes
+ * that ask other services before their transaction call it first, so that a replay answers
+ * what it answered the first time (not what those services say now) and costs no calls.
+ */
+export async function replayOf<I extends DescMessage, O extends DescMessage>(
+  deps: { db: Db; clock: Clock },
+  ctx: HandlerContext,
+  request: { schema: I; message: MessageShape<I> },
+  responseSchema: O,
+): Promise<MessageShape<O> | undefined> {
+  const stored = await storedResponse(deps.db, scopeOf(ctx, request), deps.clock);
+  return stored && answer(ctx, responseSchema, stored);
+}
+
+export interface WriteDeps {
+  db: Db;
+  clock: Clock;
+  /** Called after the transaction committed, so the outbox relay publishes at once. */
+  committed: () => void;
+}
+
+/** A public-API write of one service: `fn` gets the service's store bound to the write's transaction. */
+export type IdempotentWrite<W> = <I extends DescMessage, O extends DescMessage>(
+  deps: WriteDeps,
+  ctx: HandlerContext,
+  request: { schema: I; message: MessageShape<I> },
+  responseSchema: O,
+  fn: (w: W) => Promise<MessageInitShape<O>>,
+) => Promise<MessageShape<O>>;
+
+/**
+ * The write helper of a service whose store is `storeOf(q)`: once per Idempotency-Key, in one
+ * transaction that holds the key's record, the change and its outbox rows; the relay is
+ * nudged after the commit.
+ */
+export function idempotentWriter<W>(storeOf: (q: Queryable) => W): IdempotentWrite<W> {
+  return async (deps, ctx, request, responseSchema, fn) => {
+    const response = await idempotentRpc(deps, ctx, request, responseSchema, async (q) =>
+      create(responseSchema, await fn(storeOf(q))),
+    );
+    deps.committed();
+    return response;
+  };
 }

@@ -1,3 +1,4 @@
+import { metrics } from "@opentelemetry/api";
 import {
   type Admin,
   type Consumer,
@@ -26,6 +27,25 @@ const JOIN_TIMEOUT_MS = 30_000;
  * unreachable broker fails within seconds rather than retrying for minutes, because the
  * outbox relay owns retries: its rows stay unpublished until a publish succeeds.
  */
+/** Latest lag per "group\0topic\0partition", observed by the kafka.consumer.lag gauge. */
+const consumerLag = new Map<string, number>();
+let lagGauge = false;
+
+/** Registers the gauge on first use, so it binds to the meter provider telemetry set up. */
+function observeConsumerLag(): void {
+  if (lagGauge) return;
+  lagGauge = true;
+  metrics
+    .getMeter("@platform/kit/kafka")
+    .createObservableGauge("kafka.consumer.lag", { description: "Messages a consumer group is behind, per partition" })
+    .addCallback((result) => {
+      for (const [key, lag] of consumerLag) {
+        const [group, topic, partition] = key.split("\u0000");
+        result.observe(lag, { "messaging.consumer.group.name": group, "messaging.destination.name": topic, partition });
+      }
+    });
+}
+
 export class KafkaBus implements EventBus {
   readonly #kafka: Kafka;
   readonly #logger: Logger;
@@ -72,6 +92,12 @@ export class KafkaBus implements EventBus {
       // A handler that keeps failing must never be skipped: after the retries the consumer
       // restarts from the last committed offset and tries the message again.
       retry: { retries: 5, initialRetryTime: 300, maxRetryTime: 5000, restartOnFailure: async () => true },
+    });
+    observeConsumerLag();
+    // Consumer lag as kafkajs reports it after every batch: messages between the batch's last
+    // offset and the partition's high watermark, per group, topic and partition.
+    consumer.on(consumer.events.END_BATCH_PROCESS, ({ payload }) => {
+      consumerLag.set(`${options.groupId}\u0000${payload.topic}\u0000${payload.partition}`, Number(payload.offsetLag));
     });
     const joined = new Promise<boolean>((resolve) => {
       const timer = setTimeout(() => resolve(false), JOIN_TIMEOUT_MS);

@@ -1,4 +1,11 @@
-import { type Context, context, propagation, ROOT_CONTEXT } from "@opentelemetry/api";
+import {
+  type BatchObservableResult,
+  type Context,
+  context,
+  metrics,
+  propagation,
+  ROOT_CONTEXT,
+} from "@opentelemetry/api";
 import { suppressTracing } from "@opentelemetry/core";
 import type { EventBus } from "./bus.js";
 import type { Db, Queryable } from "./db.js";
@@ -60,6 +67,23 @@ export function startOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
   const minBackoffMs = options.minBackoffMs ?? 250;
   const maxBackoffMs = options.maxBackoffMs ?? 5000;
   const s = db.schema;
+
+  // Outbox lag: what is written but not yet on the bus, read when metrics are collected.
+  const meter = metrics.getMeter("@platform/kit/outbox");
+  const pendingGauge = meter.createObservableGauge("outbox.pending", { description: "Outbox rows not yet published" });
+  const lagGauge = meter.createObservableGauge("outbox.lag", {
+    description: "Age of the oldest unpublished outbox row",
+    unit: "s",
+  });
+  const observeLag = async (result: BatchObservableResult) => {
+    const [row] = await db.query<{ pending: number; lag: number | null }>(
+      `SELECT count(*)::int AS pending, EXTRACT(EPOCH FROM now() - min(created_at))::float8 AS lag
+       FROM ${s}.outbox WHERE published_at IS NULL`,
+    );
+    result.observe(pendingGauge, row?.pending ?? 0, { schema: s });
+    result.observe(lagGauge, row?.lag ?? 0, { schema: s });
+  };
+  meter.addBatchObservableCallback(observeLag, [pendingGauge, lagGauge]);
 
   let busDown = false;
   let dbDown = false;
@@ -218,6 +242,7 @@ export function startOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
     },
     async stop() {
       stopped = true;
+      meter.removeBatchObservableCallback(observeLag, [pendingGauge, lagGauge]);
       clearTimeout(timer);
       await running;
       await queue;

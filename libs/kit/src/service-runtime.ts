@@ -10,6 +10,7 @@ import {
   trustInterceptor,
 } from "./connect.js";
 import { type Db, ensureDatabase, openPg } from "./db.js";
+import { healthRoutes } from "./health.js";
 import { InProcessBus } from "./in-process-bus.js";
 import { KafkaBus } from "./kafka-bus.js";
 import { createLogger, type Logger } from "./logger.js";
@@ -111,7 +112,10 @@ export async function startService(
   const relay = startOutboxRelay({ db, bus, logger });
   const servers: RunningServer[] = [];
   const consumers: Subscription[] = [];
+  let draining = false;
   const stop = async () => {
+    // Health turns NOT_SERVING first, so probes take the pod out of rotation while it drains.
+    draining = true;
     await Promise.all(servers.map((s) => s.close()));
     await Promise.all(consumers.map((c) => c.close()));
     await relay.stop();
@@ -126,7 +130,15 @@ export async function startService(
       servers.push(server);
       return server.port;
     };
-    const port = await serve(parts.routes, [trustInterceptor(config.PLATFORM_CONTEXT_SECRET, clock)], config.PORT);
+    const health = healthRoutes({
+      name: def.name,
+      serving: async () => !draining && (await db.query("SELECT 1")).length === 1,
+    });
+    const routes: Routes = (router) => {
+      parts.routes(router);
+      health(router);
+    };
+    const port = await serve(routes, [trustInterceptor(config.PLATFORM_CONTEXT_SECRET, clock)], config.PORT);
     const adminPort = parts.admin
       ? await serve(parts.admin.routes, [adminSecretInterceptor(parts.admin.secret)], parts.admin.port)
       : undefined;

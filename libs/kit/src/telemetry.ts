@@ -1,33 +1,49 @@
 import { register } from "node:module";
-import { OTLPTraceExporter } from "@opentelemetry/exporter-trace-otlp-proto";
+import { OTLPMetricExporter } from "@opentelemetry/exporter-metrics-otlp-proto";
+import { PrometheusExporter } from "@opentelemetry/exporter-prometheus";
 import { HttpInstrumentation } from "@opentelemetry/instrumentation-http";
 import { KafkaJsInstrumentation } from "@opentelemetry/instrumentation-kafkajs";
 import { PgInstrumentation } from "@opentelemetry/instrumentation-pg";
 import { RedisInstrumentation } from "@opentelemetry/instrumentation-redis";
+import { type IMetricReader, PeriodicExportingMetricReader } from "@opentelemetry/sdk-metrics";
 import { NodeSDK } from "@opentelemetry/sdk-node";
 
 let sdk: NodeSDK | undefined;
 
 /**
  * Starts OpenTelemetry before anything else is imported (entry points load the rest with
- * dynamic imports after this call). The standard OTEL_* variables apply; the OTLP exporter
- * is on only when OTEL_EXPORTER_OTLP_ENDPOINT (or the traces variant) is set, so a
- * developer's machine never retries exports to a collector that is not there.
- * Instrumented: HTTP (the gateway's server side, HTTP/2 Connect calls), pg, kafkajs, redis.
+ * dynamic imports after this call). The standard OTEL_* variables apply (the SDK builds the
+ * trace exporter from them: OTEL_TRACES_EXPORTER, OTEL_EXPORTER_OTLP_PROTOCOL http/protobuf or
+ * http/json, …); OTLP export is on only when OTEL_EXPORTER_OTLP_ENDPOINT (or the traces
+ * variant) is set, so a developer's machine never retries exports to a collector that is not there.
+ * Instrumented: HTTP (the gateway's server side), pg, kafkajs, redis; Connect calls through
+ * kit's RPC interceptors (rpc-telemetry.ts). Metrics: a Prometheus /metrics endpoint on
+ * METRICS_PORT and OTLP export when an endpoint is set.
  */
 export function startTelemetry(defaultServiceName: string): void {
   if (sdk || process.env.OTEL_SDK_DISABLED === "true") return;
   process.env.OTEL_SERVICE_NAME ??= defaultServiceName;
   const exporting = Boolean(process.env.OTEL_EXPORTER_OTLP_ENDPOINT || process.env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT);
+  const exportingMetrics = Boolean(
+    process.env.OTEL_EXPORTER_OTLP_ENDPOINT || process.env.OTEL_EXPORTER_OTLP_METRICS_ENDPOINT,
+  );
   // Without an endpoint the SDK must not fall back to its default OTLP exporter.
   if (!exporting) process.env.OTEL_TRACES_EXPORTER ??= "none";
   process.env.OTEL_METRICS_EXPORTER ??= "none";
   process.env.OTEL_LOGS_EXPORTER ??= "none";
+  const metricReaders: IMetricReader[] = [];
+  // Prometheus scrapes /metrics on METRICS_PORT (9464 in the images); unset or 0 leaves it
+  // off, so that local processes and tests never fight over one port.
+  const metricsPort = Number(process.env.METRICS_PORT ?? 0);
+  if (Number.isInteger(metricsPort) && metricsPort > 0) {
+    metricReaders.push(new PrometheusExporter({ port: metricsPort, host: process.env.METRICS_HOST ?? "0.0.0.0" }));
+  }
+  if (exportingMetrics) metricReaders.push(new PeriodicExportingMetricReader({ exporter: new OTLPMetricExporter() }));
   // ESM modules are patched through import-in-the-middle's loader hook; CommonJS ones
   // (pg, kafkajs, redis) through require hooks the instrumentations install themselves.
   register("@opentelemetry/instrumentation/hook.mjs", import.meta.url);
   sdk = new NodeSDK({
-    ...(exporting ? { traceExporter: new OTLPTraceExporter() } : {}),
+    metricReaders,
     instrumentations: [
       new HttpInstrumentation(),
       new PgInstrumentation(),

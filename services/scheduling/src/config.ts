@@ -1,8 +1,12 @@
-import { type ConfigOf, commonConfig, loadConfig, parse } from "@platform/kit/config";
+import { type ConfigOf, commonConfig, loadConfig, parse, serviceConfig } from "@platform/kit/config";
 
 /** The scheduling service's settings; `describeConfig(schedulingConfigSpec)` lists them. */
+/** Base of the reschedule and cancel links when BOOKING_BASE_URL is unset. */
+export const DEFAULT_BOOKING_BASE_URL = "https://book.platform.example";
+
 export const schedulingConfigSpec = {
   ...commonConfig,
+  ...serviceConfig,
   DATABASE_URL: {
     description: "Postgres URL of the scheduling database (created when missing)",
     default: "postgres://postgres@127.0.0.1:5432/platform_scheduling",
@@ -18,21 +22,9 @@ export const schedulingConfigSpec = {
   },
   BOOKING_BASE_URL: {
     description: "Base of the reschedule and cancel links of a meeting",
-    default: "https://book.platform.example",
+    default: DEFAULT_BOOKING_BASE_URL,
     parse: parse.url,
   },
-  KAFKA_BROKERS: {
-    description: "Comma-separated Kafka brokers; unset uses an in-process bus",
-    default: [] as string[],
-    parse: parse.list,
-  },
-  SANDBOX_SEED: {
-    description: "Seed the sandbox ids derive from (the same as identity's, so hosts are its users)",
-    default: "sandbox",
-    parse: parse.string,
-  },
-  SANDBOX_ENABLED: { description: "Seed the sandbox on start when missing", default: true, parse: parse.bool },
-  MIGRATE_ONLY: { description: "Apply migrations and exit", default: false, parse: parse.bool },
 };
 
 export type SchedulingConfig = ConfigOf<typeof schedulingConfigSpec>;

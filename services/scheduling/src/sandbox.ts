@@ -3,10 +3,13 @@ import type { Clock } from "@platform/kit/clock";
 import type { Db, Queryable } from "@platform/kit/db";
 import { newId, seededId } from "@platform/kit/ids";
 import { DateTime, IANAZone } from "luxon";
+import { DEFAULT_BOOKING_BASE_URL } from "./config.js";
 import { validateWorkingHours } from "./domain/availability.js";
 import { meetingTitle } from "./domain/meeting-title.js";
 import type { BookingWindow, FormAnswer, FormField, Routing, SurveyQuestion, WorkingHours } from "./domain/types.js";
+import { meetingBookedEvent, meetingCanceledEvent } from "./events/outbox-events.js";
 import type { HostRecord, LocationRecord, MeetingRecord, ScheduleRecord, ScheduleStatus } from "./model.js";
+import { meetingMessage } from "./proto.js";
 import { simulatedConferencing, simulatedEventId, withConference } from "./providers.js";
 import { type SandboxMeeting, type SandboxRouting, SCHEDULING_SANDBOX } from "./sandbox-data.js";
 import { type SchedulingWrites, schedulingWrites } from "./store/scheduling.store.js";
@@ -147,6 +150,18 @@ function routingOf(seed: string, r: SandboxRouting): Routing {
   };
 }
 
+/**
+ * When a sandbox meeting takes place for a sandbox seeded at `now`: the other contexts'
+ * sandboxes (recordings, transcripts) line up with it.
+ */
+export function sandboxMeetingTimes(now: Date, label: string): { start: Date; end: Date } {
+  const m = SCHEDULING_SANDBOX.meetings.find((x) => x.label === label);
+  const host = SCHEDULING_SANDBOX.hosts.find((h) => h.user === m?.host);
+  if (!m || !host) throw new Error(`no sandbox meeting ${label}`);
+  const start = onWorkingDay(now, host.timeZone, m.workingDays, m.localTime);
+  return { start, end: new Date(start.getTime() + m.durationMinutes * 60_000) };
+}
+
 async function seedMeeting(
   w: SchedulingWrites,
   seed: string,
@@ -154,12 +169,13 @@ async function seedMeeting(
   hosts: Map<string, HostRecord>,
   schedules: Map<string, ScheduleRecord>,
   now: Date,
+  bookingBaseUrl: string,
 ): Promise<void> {
   const host = hosts.get(m.host);
   const schedule = schedules.get(m.schedule);
   if (!host || !schedule) throw new Error(`sandbox meeting ${m.label} names an unknown host or schedule`);
   const id = sandboxMeetingId(seed, m.label);
-  const start = onWorkingDay(now, host.timeZone, m.workingDays, m.localTime);
+  const { start, end } = sandboxMeetingTimes(now, m.label);
   const createdAt = new Date(Math.min(now.getTime(), start.getTime()) - 3 * DAY_MS);
   const canceledAt = m.canceledReason ? new Date(now.getTime() - DAY_MS) : null;
   const formValues = schedule.matchingForm.flatMap((f) => {
@@ -181,7 +197,7 @@ async function seedMeeting(
     additionalAttendees: m.additionalAttendees ?? [],
     title: meetingTitle(schedule.name, m.attendee),
     start,
-    end: new Date(start.getTime() + m.durationMinutes * 60_000),
+    end,
     timeZone: schedule.timeZone,
     location: schedule.location,
     conferencing: null,
@@ -200,7 +216,12 @@ async function seedMeeting(
   await w.insertMeeting(meeting);
   const slot = { start: meeting.start, end: meeting.end, hostUserId: host.userId };
   await w.insertAudit({ meetingId: id, at: createdAt, action: "booked", reason: null, previous: null, next: slot });
+  // Other contexts project meetings from the events (timelines, deal links), so the sandbox's
+  // are published too, flagged so that nobody is notified of them.
+  const message = meetingMessage({ meeting, host }, now, bookingBaseUrl);
+  await w.enqueue(meetingBookedEvent(message, createdAt, true));
   if (canceledAt) {
+    await w.enqueue(meetingCanceledEvent(message, meeting.cancelReason ?? "", false, canceledAt, true));
     await w.insertAudit({
       meetingId: id,
       at: canceledAt,
@@ -215,10 +236,16 @@ async function seedMeeting(
 /**
  * Writes the sandbox in one transaction. Idempotent: when its first schedule exists it does
  * nothing; concurrent seeders (replicas starting together) take turns on an advisory lock, so
- * the later one finds it. No events are published for it (the sandbox is state, not history).
+ * the later one finds it. Its meetings are published as events flagged `sandbox` (state for
+ * other contexts' projections, not news: nobody is notified).
  * Returns whether it wrote anything.
  */
-export async function seedSchedulingSandbox(db: Db, clock: Clock, seed: string): Promise<boolean> {
+export async function seedSchedulingSandbox(
+  db: Db,
+  clock: Clock,
+  seed: string,
+  bookingBaseUrl = DEFAULT_BOOKING_BASE_URL,
+): Promise<boolean> {
   const now = clock.now();
   const epoch = new Date(SANDBOX.epoch);
   const first = SCHEDULING_SANDBOX.schedules[0];
@@ -284,7 +311,7 @@ export async function seedSchedulingSandbox(db: Db, clock: Clock, seed: string):
         end: onWorkingDay(now, host.timeZone, b.workingDays, b.localEnd),
       });
     }
-    for (const m of SCHEDULING_SANDBOX.meetings) await seedMeeting(w, seed, m, hosts, schedules, now);
+    for (const m of SCHEDULING_SANDBOX.meetings) await seedMeeting(w, seed, m, hosts, schedules, now, bookingBaseUrl);
     return true;
   });
 }

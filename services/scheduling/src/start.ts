@@ -31,7 +31,7 @@ export function start(
       name: "scheduling",
       schema: SCHEDULING_SCHEMA,
       migrations: schedulingMigrations,
-      seed: seedSchedulingSandbox,
+      seed: (db, clock, seed) => seedSchedulingSandbox(db, clock, seed, config.BOOKING_BASE_URL),
       async wire({ db, bus, clock, logger, onCommit }) {
         const { routes } = build({
           db,

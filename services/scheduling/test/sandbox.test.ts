@@ -1,6 +1,7 @@
 import { timestampDate } from "@bufbuild/protobuf/wkt";
 import { MeetingService, SmartScheduleService } from "@platform/contracts/scheduling";
 import { SANDBOX, sandboxOrgId, sandboxUserId } from "@platform/identity/sandbox";
+import { EVENT_TYPES } from "@platform/kit/events";
 import { newId } from "@platform/kit/ids";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import {
@@ -10,7 +11,7 @@ import {
   seedBenchSchedule,
   seedSchedulingSandbox,
 } from "../src/sandbox.js";
-import { anAttendee, createTestScheduling, formValues, type TestScheduling } from "./builders.js";
+import { anAttendee, createTestScheduling, formValues, outboxRows, type TestScheduling } from "./builders.js";
 
 const SEED = "sandbox-test";
 let t: TestScheduling;
@@ -32,6 +33,19 @@ describe("seedSchedulingSandbox", () => {
     const before = await count();
     expect(await seedSchedulingSandbox(t.db, t.clock, SEED)).toBe(false);
     expect(await count()).toEqual(before);
+  });
+
+  it("publishes its meetings as events flagged sandbox, so projections see them and nobody is notified", async () => {
+    await seedSchedulingSandbox(t.db, t.clock, SEED);
+    const rows = await outboxRows(t.db);
+    const booked = rows.filter((r) => r.type === EVENT_TYPES.meetingBooked);
+    expect(booked.map((r) => r.subject).sort()).toEqual(
+      SCHEDULING_SANDBOX.meetings.map((m) => sandboxMeetingId(SEED, m.label)).sort(),
+    );
+    for (const r of booked) expect(r.data).toMatchObject({ sandbox: true, meeting: { id: r.subject } });
+    const canceled = rows.filter((r) => r.type === EVENT_TYPES.meetingCanceled);
+    expect(canceled.map((r) => r.subject)).toEqual([sandboxMeetingId(SEED, "acme-intro-canceled")]);
+    expect(canceled[0]?.data).toMatchObject({ sandbox: true, meeting: { status: "canceled" } });
   });
 
   it("makes identity's sandbox users the hosts, with the same ids and addresses, in several zones", async () => {

@@ -19,8 +19,8 @@ function meetingEvent(type: string, meeting: Meeting, data: unknown, at: Date): 
 }
 
 /** Published for previews too: consumers that sync a CRM or deliver webhooks skip those by meeting.smartScheduling.preview. */
-export function meetingBookedEvent(meeting: Meeting, at: Date): OutboxEvent {
-  const data = toJson(MeetingBookedSchema, create(MeetingBookedSchema, { meeting }));
+export function meetingBookedEvent(meeting: Meeting, at: Date, sandbox = false): OutboxEvent {
+  const data = toJson(MeetingBookedSchema, create(MeetingBookedSchema, { meeting, sandbox }));
   return meetingEvent(EVENT_TYPES.meetingBooked, meeting, data, at);
 }
 
@@ -48,7 +48,11 @@ export function meetingCanceledEvent(
   reason: string,
   sendNotifications: boolean,
   at: Date,
+  sandbox = false,
 ): OutboxEvent {
-  const data = toJson(MeetingCanceledSchema, create(MeetingCanceledSchema, { meeting, reason, sendNotifications }));
+  const data = toJson(
+    MeetingCanceledSchema,
+    create(MeetingCanceledSchema, { meeting, reason, sendNotifications, sandbox }),
+  );
   return meetingEvent(EVENT_TYPES.meetingCanceled, meeting, data, at);
 }

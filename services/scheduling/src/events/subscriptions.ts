@@ -46,7 +46,8 @@ function planOf(event: EventEnvelope): Plan | undefined {
   let plan: Plan | undefined;
   switch (event.type) {
     case EVENT_TYPES.meetingBooked: {
-      const { meeting } = fromJson(MeetingBookedSchema, data, options);
+      const { meeting, sandbox } = fromJson(MeetingBookedSchema, data, options);
+      if (sandbox) return undefined;
       plan = meeting && { meeting, kind: "confirmation", emails: "schedule" };
       break;
     }
@@ -56,9 +57,9 @@ function planOf(event: EventEnvelope): Plan | undefined {
       break;
     }
     case EVENT_TYPES.meetingCanceled: {
-      const { meeting, sendNotifications } = fromJson(MeetingCanceledSchema, data, options);
-      // Suppressed cancellations send nothing at all, SMS included.
-      if (!sendNotifications) return undefined;
+      const { meeting, sendNotifications, sandbox } = fromJson(MeetingCanceledSchema, data, options);
+      // Suppressed cancellations send nothing at all, SMS included; the sandbox's are state, not news.
+      if (!sendNotifications || sandbox) return undefined;
       plan = meeting && { meeting, kind: "cancellation", emails: true };
       break;
     }

@@ -14,7 +14,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file platform/events/scheduling/v1/events.proto.
  */
 export const file_platform_events_scheduling_v1_events: GenFile = /*@__PURE__*/
-  fileDesc("CipwbGF0Zm9ybS9ldmVudHMvc2NoZWR1bGluZy92MS9ldmVudHMucHJvdG8SHXBsYXRmb3JtLmV2ZW50cy5zY2hlZHVsaW5nLnYxIkEKDU1lZXRpbmdCb29rZWQSMAoHbWVldGluZxgBIAEoCzIfLnBsYXRmb3JtLnNjaGVkdWxpbmcudjEuTWVldGluZyLlAQoSTWVldGluZ1Jlc2NoZWR1bGVkEjAKB21lZXRpbmcYASABKAsyHy5wbGF0Zm9ybS5zY2hlZHVsaW5nLnYxLk1lZXRpbmcSDgoGcmVhc29uGAIgASgJEjcKE3ByZXZpb3VzX3N0YXJ0X3RpbWUYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEjUKEXByZXZpb3VzX2VuZF90aW1lGAQgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIdChVwcmV2aW91c19ob3N0X3VzZXJfaWQYBSABKAkibwoPTWVldGluZ0NhbmNlbGVkEjAKB21lZXRpbmcYASABKAsyHy5wbGF0Zm9ybS5zY2hlZHVsaW5nLnYxLk1lZXRpbmcSDgoGcmVhc29uGAIgASgJEhoKEnNlbmRfbm90aWZpY2F0aW9ucxgDIAEoCGIGcHJvdG8z", [file_google_protobuf_timestamp, file_platform_scheduling_v1_meeting]);
+  fileDesc("CipwbGF0Zm9ybS9ldmVudHMvc2NoZWR1bGluZy92MS9ldmVudHMucHJvdG8SHXBsYXRmb3JtLmV2ZW50cy5zY2hlZHVsaW5nLnYxIlIKDU1lZXRpbmdCb29rZWQSMAoHbWVldGluZxgBIAEoCzIfLnBsYXRmb3JtLnNjaGVkdWxpbmcudjEuTWVldGluZxIPCgdzYW5kYm94GAIgASgIIuUBChJNZWV0aW5nUmVzY2hlZHVsZWQSMAoHbWVldGluZxgBIAEoCzIfLnBsYXRmb3JtLnNjaGVkdWxpbmcudjEuTWVldGluZxIOCgZyZWFzb24YAiABKAkSNwoTcHJldmlvdXNfc3RhcnRfdGltZRgDIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASNQoRcHJldmlvdXNfZW5kX3RpbWUYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEh0KFXByZXZpb3VzX2hvc3RfdXNlcl9pZBgFIAEoCSKAAQoPTWVldGluZ0NhbmNlbGVkEjAKB21lZXRpbmcYASABKAsyHy5wbGF0Zm9ybS5zY2hlZHVsaW5nLnYxLk1lZXRpbmcSDgoGcmVhc29uGAIgASgJEhoKEnNlbmRfbm90aWZpY2F0aW9ucxgDIAEoCBIPCgdzYW5kYm94GAQgASgIYgZwcm90bzM", [file_google_protobuf_timestamp, file_platform_scheduling_v1_meeting]);
 
 /**
  * MeetingBooked is published for every booking (webhook event scheduling.smartscheduler.booked). Consumers that sync a CRM or deliver webhooks skip it when meeting.smart_scheduling.preview is true.
@@ -28,6 +28,14 @@ export type MeetingBooked = Message<"platform.events.scheduling.v1.MeetingBooked
    * @generated from field: platform.scheduling.v1.Meeting meeting = 1;
    */
   meeting?: Meeting | undefined;
+
+  /**
+   * True for the meetings the sandbox seeds: state for projections (timelines, deal links),
+   * not news, so notifiers and webhook delivery skip it.
+   *
+   * @generated from field: bool sandbox = 2;
+   */
+  sandbox: boolean;
 };
 
 /**
@@ -112,6 +120,13 @@ export type MeetingCanceled = Message<"platform.events.scheduling.v1.MeetingCanc
    * @generated from field: bool send_notifications = 3;
    */
   sendNotifications: boolean;
+
+  /**
+   * True for the sandbox's seeded cancellations (see MeetingBooked.sandbox).
+   *
+   * @generated from field: bool sandbox = 4;
+   */
+  sandbox: boolean;
 };
 
 /**

@@ -1,0 +1,22 @@
+import { metrics } from "@opentelemetry/api";
+import type { FastifyInstance } from "fastify";
+
+/**
+ * RED metrics per route: the semantic-convention histogram http.server.request.duration
+ * (seconds) labelled with the route template (never the raw path, whose ids would explode
+ * the series), the method and the status code. Errors are the 4xx/5xx series.
+ */
+export function installHttpMetrics(app: FastifyInstance): void {
+  const duration = metrics.getMeter("@platform/gateway").createHistogram("http.server.request.duration", {
+    description: "Duration of HTTP requests served by the gateway",
+    unit: "s",
+  });
+  app.addHook("onResponse", async (request, reply) => {
+    duration.record(reply.elapsedTime / 1000, {
+      "http.request.method": request.method,
+      // Unmatched paths (404s) share one series.
+      "http.route": request.routeOptions.url ?? "unmatched",
+      "http.response.status_code": reply.statusCode,
+    });
+  });
+}

@@ -1,0 +1,121 @@
+import { timestampFromDate } from "@bufbuild/protobuf/wkt";
+import { createClient } from "@connectrpc/connect";
+import { AccountService } from "@platform/contracts/crm";
+import { DealService } from "@platform/contracts/revenue";
+import type { Clock } from "@platform/kit/clock";
+import { problem } from "@platform/kit/problems";
+import { accountJson, activityJson, contactListJson } from "../mapping/crm.js";
+import { dealListItemJson } from "../mapping/revenue.js";
+import { parseInstant } from "../mapping/time.js";
+import { defineRoute, type JsonSchema, type RouteSpec } from "../route.js";
+import type { ServiceTransports } from "../services.js";
+
+// Responses that span bounded contexts, composed by the gateway (ARCHITECTURE: API
+// composition): each part comes from the context that owns it, over its own RPCs.
+
+const BUNDLE_DAYS = 90;
+const DAY_MS = 86_400_000;
+
+/** The spec's caps of the related bundle: default and maximum per part. */
+const CAPS = {
+  contactsLimit: { default: 20, max: 100 },
+  dealsLimit: { default: 20, max: 100 },
+  activityLimit: { default: 10, max: 50 },
+} as const;
+
+const capQuery = (name: keyof typeof CAPS, what: string) => ({
+  type: "integer",
+  default: CAPS[name].default,
+  description: `${what}: default ${CAPS[name].default}, clamped to 1..${CAPS[name].max}`,
+});
+
+const relatedQuery: JsonSchema = {
+  type: "object",
+  properties: {
+    contactsLimit: capQuery("contactsLimit", "Contacts"),
+    dealsLimit: capQuery("dealsLimit", "Deals"),
+    activityLimit: capQuery("activityLimit", "Activity items"),
+    activitySince: { type: "string", description: `ISO 8601; default ${BUNDLE_DAYS} days ago` },
+  },
+};
+
+const part = (items: string) => ({
+  type: "object",
+  required: ["items", "hasMore"],
+  properties: { items: { type: "array", items: { $ref: `${items}#` } }, hasMore: { type: "boolean" } },
+});
+
+export const accountRelatedSchema: JsonSchema = {
+  $id: "AccountRelated",
+  type: "object",
+  description: "An account with its contacts, deals and recent activity, each capped; hasMore tells that more exist",
+  required: ["account", "contacts", "deals", "recentActivity"],
+  properties: {
+    account: { $ref: "Account#" },
+    contacts: part("ContactSummary"),
+    deals: part("DealListItem"),
+    recentActivity: part("ActivityItem"),
+  },
+};
+
+const clamp = (name: keyof typeof CAPS, raw: number | undefined) =>
+  Math.min(CAPS[name].max, Math.max(1, raw ?? CAPS[name].default));
+
+type RelatedQuery = Partial<Record<keyof typeof CAPS, number>> & { activitySince?: string };
+
+export function composedRoutes(transports: ServiceTransports, clock: Clock): RouteSpec[] {
+  const accounts = createClient(AccountService, transports.crm);
+  const deals = createClient(DealService, transports.revenue);
+  return [
+    defineRoute({
+      method: "GET",
+      url: "/accounts/:accountId/related",
+      operationId: "getAccountRelated",
+      summary: "Account with its contacts, deals and recent activity (composed from crm-data and revenue)",
+      tag: "Accounts",
+      scope: "accounts:read",
+      tier: "read",
+      ids: { accountId: "acct_" },
+      schema: { querystring: relatedQuery, response: { 200: { $ref: "AccountRelated#" } } },
+      problems: ["account-not-found", "invalid-field"],
+      async handler(call, request) {
+        const { accountId } = request.params as { accountId: string };
+        const q = request.query as RelatedQuery;
+        const since =
+          q.activitySince === undefined
+            ? timestampFromDate(new Date(clock.now().getTime() - BUNDLE_DAYS * DAY_MS))
+            : parseInstant(q.activitySince, { allowDate: true });
+        if (!since) {
+          throw problem("invalid-field", "activitySince must be an ISO 8601 date-time with a zone, or a date.", {
+            field: "activitySince",
+          });
+        }
+        // The account first: an unknown or foreign id is its 404 before anything else is asked.
+        const { account } = await accounts.getAccount({ accountId }, call.callOptions());
+        if (!account) throw new Error("crm-data returned no account");
+        const [contactPage, dealPage, activityPage] = await Promise.all([
+          accounts.listAccountContacts(
+            { accountId, limit: clamp("contactsLimit", q.contactsLimit), sort: "-updatedAt" },
+            call.callOptions(),
+          ),
+          deals.listDeals(
+            { limit: clamp("dealsLimit", q.dealsLimit), sort: "-updatedAt", filter: { accountId } },
+            call.callOptions(),
+          ),
+          accounts.listAccountActivity(
+            { accountId, limit: clamp("activityLimit", q.activityLimit), sort: "-occurredAt", since },
+            call.callOptions(),
+          ),
+        ]);
+        return {
+          account: accountJson(account),
+          contacts: { items: contactPage.contacts.map(contactListJson), hasMore: contactPage.nextCursor !== "" },
+          deals: { items: dealPage.deals.map(dealListItemJson), hasMore: dealPage.nextCursor !== "" },
+          recentActivity: { items: activityPage.items.map(activityJson), hasMore: activityPage.nextCursor !== "" },
+        };
+      },
+    }),
+  ];
+}
+
+export const composedSchemas: JsonSchema[] = [accountRelatedSchema];

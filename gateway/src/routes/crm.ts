@@ -1,0 +1,324 @@
+import { createClient } from "@connectrpc/connect";
+import { AccountService, ContactService, TranscriptService } from "@platform/contracts/crm";
+import type { ProblemName } from "@platform/kit/problems";
+import {
+  accountJson,
+  accountListJson,
+  activityJson,
+  botJson,
+  chatJson,
+  chunkListJson,
+  contactJson,
+  contactListJson,
+  sinceFilter,
+  transcriptJson,
+  typesFilter,
+} from "../mapping/crm.js";
+import { defineRoute, type JsonSchema, type RouteSpec } from "../route.js";
+import { crmResponseSchemas } from "../schemas/crm.js";
+import { type PageQuery, pageQuery, pageRequest, pageSchema } from "../schemas/pagination.js";
+import type { ServiceTransports } from "../services.js";
+
+const str = (description?: string) => ({ type: "string", ...(description ? { description } : {}) });
+const CONTACT_SORTS = ["updatedAt", "createdAt", "lastName", "firstName"];
+
+const accountsPage = pageQuery(["updatedAt", "createdAt", "name", "employeeCount"], "-updatedAt", {
+  name: str("Case-insensitive substring of the name"),
+  domain: str("Exact rootDomain, no wildcards"),
+  industry: str("Exact primaryIndustry"),
+});
+
+const timelineFilters = {
+  // Judged by crm-data, so an unknown type is its 400 invalid-filter.
+  type: { type: "array", items: { type: "string" }, description: "meeting or email; repeatable" },
+  since: str("ISO 8601; default 12 months ago"),
+};
+const timelinePage = pageQuery(["occurredAt"], "-occurredAt", timelineFilters);
+
+const accountContactsPage = pageQuery(CONTACT_SORTS, "-updatedAt", {
+  search: str("Case-insensitive substring of first name, last name or email"),
+});
+
+const contactsPage = pageQuery(CONTACT_SORTS, "-updatedAt", {
+  search: str("Case-insensitive substring of first name, last name or email"),
+  email: str("Exact primary email"),
+  accountId: { type: "string", pattern: "^acct_[A-Za-z0-9]+$", description: "acct_ id" },
+});
+
+const chunksPage = pageQuery(["startTime"], "startTime", {
+  language: str("ISO code"),
+  speaker: str("Case-insensitive substring of the speaker"),
+  hostId: { type: "string", pattern: "^usr_[A-Za-z0-9]+$", description: "usr_ id" },
+});
+
+const chatPage = pageQuery([], undefined);
+
+const transcriptQuery: JsonSchema = {
+  type: "object",
+  properties: {
+    startTime: { type: "number", description: "Seconds from meeting start (default 0)" },
+    endTime: { type: "number", description: "Seconds from meeting start (default: the end)" },
+    language: str("ISO code: only chunks of that language"),
+  },
+};
+
+const TRANSCRIPT_PROBLEMS: ProblemName[] = ["meeting-not-found", "transcript-not-available", "transcript-expired"];
+
+type TimelineQuery = PageQuery & { type?: string | string[]; since?: string };
+
+/** Accounts, contacts, activity timelines, transcripts, chat and bot status (crm-data service): REST routes. */
+export function crmRoutes(transports: ServiceTransports): RouteSpec[] {
+  const accounts = createClient(AccountService, transports.crm);
+  const contacts = createClient(ContactService, transports.crm);
+  const transcripts = createClient(TranscriptService, transports.crm);
+
+  const timeline = (query: TimelineQuery) => ({
+    ...pageRequest(timelinePage.page, query),
+    types: typesFilter(query.type),
+    since: sinceFilter(query.since),
+  });
+
+  return [
+    defineRoute({
+      method: "GET",
+      url: "/accounts",
+      operationId: "listAccounts",
+      summary: "List accounts",
+      tag: "Accounts",
+      scope: "accounts:read",
+      tier: "read",
+      page: accountsPage.page,
+      schema: { querystring: accountsPage.query, response: { 200: pageSchema("AccountSummary") } },
+      async handler(call, request) {
+        const q = request.query as PageQuery & { name?: string; domain?: string; industry?: string };
+        const res = await accounts.listAccounts(
+          {
+            ...pageRequest(accountsPage.page, q),
+            name: q.name ?? "",
+            domain: q.domain ?? "",
+            industry: q.industry ?? "",
+          },
+          call.callOptions(),
+        );
+        return { items: res.accounts.map(accountListJson), nextCursor: res.nextCursor || null };
+      },
+    }),
+    defineRoute({
+      method: "GET",
+      url: "/accounts/:accountId",
+      operationId: "getAccount",
+      summary: "One account (detail view)",
+      tag: "Accounts",
+      scope: "accounts:read",
+      tier: "read",
+      ids: { accountId: "acct_" },
+      schema: { response: { 200: { $ref: "Account#" } } },
+      problems: ["account-not-found"],
+      async handler(call, request) {
+        const { accountId } = request.params as { accountId: string };
+        const res = await accounts.getAccount({ accountId }, call.callOptions());
+        if (!res.account) throw new Error("crm-data returned no account");
+        return accountJson(res.account);
+      },
+    }),
+    defineRoute({
+      method: "GET",
+      url: "/accounts/:accountId/activity",
+      operationId: "listAccountActivity",
+      summary: "Activity timeline of an account (its contacts' meetings and emails)",
+      tag: "Accounts",
+      scope: "accounts:read",
+      tier: "read",
+      ids: { accountId: "acct_" },
+      page: timelinePage.page,
+      schema: { querystring: timelinePage.query, response: { 200: pageSchema("ActivityItem") } },
+      problems: ["account-not-found"],
+      async handler(call, request) {
+        const { accountId } = request.params as { accountId: string };
+        const res = await accounts.listAccountActivity(
+          { accountId, ...timeline(request.query as TimelineQuery) },
+          call.callOptions(),
+        );
+        return { items: res.items.map(activityJson), nextCursor: res.nextCursor || null };
+      },
+    }),
+    defineRoute({
+      method: "GET",
+      url: "/accounts/:accountId/contacts",
+      operationId: "listAccountContacts",
+      summary: "Contacts of one account",
+      tag: "Accounts",
+      // contacts:read first: a token with it but without accounts:read is told accounts:read.
+      scope: ["contacts:read", "accounts:read"],
+      tier: "read",
+      ids: { accountId: "acct_" },
+      page: accountContactsPage.page,
+      schema: { querystring: accountContactsPage.query, response: { 200: pageSchema("ContactSummary") } },
+      problems: ["account-not-found"],
+      async handler(call, request) {
+        const { accountId } = request.params as { accountId: string };
+        const q = request.query as PageQuery & { search?: string };
+        const res = await accounts.listAccountContacts(
+          { accountId, ...pageRequest(accountContactsPage.page, q), search: q.search ?? "" },
+          call.callOptions(),
+        );
+        return { items: res.contacts.map(contactListJson), nextCursor: res.nextCursor || null };
+      },
+    }),
+    defineRoute({
+      method: "GET",
+      url: "/contacts",
+      operationId: "listContacts",
+      summary: "List contacts",
+      tag: "Contacts",
+      scope: "contacts:read",
+      tier: "read",
+      page: contactsPage.page,
+      schema: { querystring: contactsPage.query, response: { 200: pageSchema("ContactSummary") } },
+      async handler(call, request) {
+        const q = request.query as PageQuery & { search?: string; email?: string; accountId?: string };
+        const res = await contacts.listContacts(
+          {
+            ...pageRequest(contactsPage.page, q),
+            search: q.search ?? "",
+            email: q.email ?? "",
+            accountId: q.accountId ?? "",
+          },
+          call.callOptions(),
+        );
+        return { items: res.contacts.map(contactListJson), nextCursor: res.nextCursor || null };
+      },
+    }),
+    defineRoute({
+      method: "GET",
+      url: "/contacts/:contactId",
+      operationId: "getContact",
+      summary: "One contact (detail view)",
+      tag: "Contacts",
+      scope: "contacts:read",
+      tier: "read",
+      ids: { contactId: "cont_" },
+      schema: { response: { 200: { $ref: "Contact#" } } },
+      problems: ["contact-not-found"],
+      async handler(call, request) {
+        const { contactId } = request.params as { contactId: string };
+        const res = await contacts.getContact({ contactId }, call.callOptions());
+        if (!res.contact) throw new Error("crm-data returned no contact");
+        return contactJson(res.contact);
+      },
+    }),
+    defineRoute({
+      method: "GET",
+      url: "/contacts/:contactId/activity",
+      operationId: "listContactActivity",
+      summary: "Activity timeline of a contact",
+      tag: "Contacts",
+      scope: "contacts:read",
+      tier: "read",
+      ids: { contactId: "cont_" },
+      page: timelinePage.page,
+      schema: { querystring: timelinePage.query, response: { 200: pageSchema("ActivityItem") } },
+      problems: ["contact-not-found"],
+      async handler(call, request) {
+        const { contactId } = request.params as { contactId: string };
+        const res = await contacts.listContactActivity(
+          { contactId, ...timeline(request.query as TimelineQuery) },
+          call.callOptions(),
+        );
+        return { items: res.items.map(activityJson), nextCursor: res.nextCursor || null };
+      },
+    }),
+    defineRoute({
+      method: "GET",
+      url: "/scheduled-meetings/:meetingId/transcript",
+      operationId: "getTranscript",
+      summary: "Transcript of a meeting, optionally a time window and one language",
+      tag: "Transcripts",
+      scope: "transcripts:read",
+      tier: "read",
+      ids: { meetingId: "mtg_" },
+      schema: { querystring: transcriptQuery, response: { 200: { $ref: "Transcript#" } } },
+      problems: [...TRANSCRIPT_PROBLEMS, "transcript-window-invalid"],
+      async handler(call, request) {
+        const { meetingId } = request.params as { meetingId: string };
+        const q = request.query as { startTime?: number; endTime?: number; language?: string };
+        const res = await transcripts.getTranscript(
+          { meetingId, startTime: q.startTime, endTime: q.endTime, language: q.language ?? "" },
+          call.callOptions(),
+        );
+        if (!res.transcript) throw new Error("crm-data returned no transcript");
+        return transcriptJson(res.transcript);
+      },
+    }),
+    defineRoute({
+      method: "GET",
+      url: "/scheduled-meetings/:meetingId/transcript/chunks",
+      operationId: "listTranscriptChunks",
+      summary: "Transcript chunks without words",
+      tag: "Transcripts",
+      scope: "transcripts:read",
+      tier: "read",
+      ids: { meetingId: "mtg_" },
+      page: chunksPage.page,
+      schema: { querystring: chunksPage.query, response: { 200: pageSchema("TranscriptChunkSummary") } },
+      problems: TRANSCRIPT_PROBLEMS,
+      async handler(call, request) {
+        const { meetingId } = request.params as { meetingId: string };
+        const q = request.query as PageQuery & { language?: string; speaker?: string; hostId?: string };
+        const res = await transcripts.listTranscriptChunks(
+          {
+            meetingId,
+            ...pageRequest(chunksPage.page, q),
+            language: q.language ?? "",
+            speaker: q.speaker ?? "",
+            hostId: q.hostId ?? "",
+          },
+          call.callOptions(),
+        );
+        return { items: res.chunks.map(chunkListJson), nextCursor: res.nextCursor || null };
+      },
+    }),
+    defineRoute({
+      method: "GET",
+      url: "/scheduled-meetings/:meetingId/chat",
+      operationId: "listChatMessages",
+      summary: "Chat messages of a meeting, oldest first",
+      tag: "Transcripts",
+      scope: "transcripts:read",
+      tier: "read",
+      ids: { meetingId: "mtg_" },
+      page: chatPage.page,
+      schema: { querystring: chatPage.query, response: { 200: pageSchema("ChatMessage") } },
+      problems: TRANSCRIPT_PROBLEMS,
+      async handler(call, request) {
+        const { meetingId } = request.params as { meetingId: string };
+        const res = await transcripts.listChatMessages(
+          { meetingId, ...pageRequest(chatPage.page, request.query as PageQuery) },
+          call.callOptions(),
+        );
+        return { items: res.messages.map(chatJson), nextCursor: res.nextCursor || null };
+      },
+    }),
+    defineRoute({
+      method: "GET",
+      url: "/scheduled-meetings/:meetingId/bot",
+      operationId: "getRecordingBot",
+      summary: "Recording-bot status",
+      tag: "Transcripts",
+      scope: "transcripts:read",
+      tier: "read",
+      ids: { meetingId: "mtg_" },
+      schema: { response: { 200: { $ref: "BotStatus#" } } },
+      problems: ["meeting-not-found", "bot-not-configured"],
+      async handler(call, request) {
+        const { meetingId } = request.params as { meetingId: string };
+        const res = await transcripts.getBotStatus({ meetingId }, call.callOptions());
+        if (!res.bot) throw new Error("crm-data returned no bot status");
+        return botJson(res.bot);
+      },
+    }),
+  ];
+}
+
+/** Shared JSON schemas ($id'd) the routes above reference. */
+export const crmSchemas: JsonSchema[] = crmResponseSchemas;

@@ -1,0 +1,243 @@
+import { createClient } from "@connectrpc/connect";
+import { WebhookSubscriptionService } from "@platform/contracts/webhooks";
+import type { ProblemName } from "@platform/kit/problems";
+import {
+  type CreateBody,
+  deliveryJson,
+  subscriptionJson,
+  subscriptionWithSecretJson,
+  type UpdateBody,
+  updateRequest,
+} from "../mapping/webhooks.js";
+import { defineRoute, type JsonSchema, type RouteSpec } from "../route.js";
+import { type PageQuery, pageQuery, pageRequest, pageSchema } from "../schemas/pagination.js";
+import {
+  createSubscriptionSchema,
+  updateSubscriptionSchema,
+  webhookDeliverySchema,
+  webhookSubscriptionSchema,
+  webhookSubscriptionWithSecretSchema,
+} from "../schemas/webhooks.js";
+import type { ServiceTransports } from "../services.js";
+
+const TAG = "Webhook subscriptions";
+const subscription = { $ref: "WebhookSubscription#" };
+const withSecret = { $ref: "WebhookSubscriptionWithSecret#" };
+const delivery = { $ref: "WebhookDelivery#" };
+const NOT_FOUND: ProblemName[] = ["webhook-subscription-not-found"];
+const VALIDATION: ProblemName[] = ["webhook-endpoint-invalid", "webhook-events-invalid"];
+
+const subscriptionsPage = pageQuery(["createdAt", "updatedAt"], "-createdAt");
+const deliveriesPage = pageQuery(["createdAt"], "-createdAt", {
+  status: { type: "string", enum: ["pending", "succeeded", "failed"], description: "Only attempts in this status" },
+});
+
+// A response without the resource it exists for is a service bug: a plain Error, which the
+// error handler logs and answers with an opaque 500.
+function required<T>(value: T | undefined, what: string): T {
+  if (value === undefined) throw new Error(`webhooks returned no ${what}`);
+  return value;
+}
+
+/**
+ * Webhook subscriptions and their delivery attempts (webhooks service). Scopes
+ * webhooks:read / webhooks:write; every write is write-tier and takes an Idempotency-Key,
+ * required on POST and PATCH (a retried create must not make a second subscription with a
+ * second secret), not used on DELETE (repeating it answers 404).
+ */
+export function webhooksRoutes(transports: ServiceTransports): RouteSpec[] {
+  const client = createClient(WebhookSubscriptionService, transports.webhooks);
+  const ids = { subscriptionId: "sub_" };
+  return [
+    defineRoute({
+      method: "GET",
+      url: "/webhook-subscriptions",
+      operationId: "listWebhookSubscriptions",
+      summary: "List the organization's webhook subscriptions (at most 10)",
+      tag: TAG,
+      scope: "webhooks:read",
+      tier: "read",
+      page: subscriptionsPage.page,
+      schema: { querystring: subscriptionsPage.query, response: { 200: pageSchema("WebhookSubscription") } },
+      async handler(call, request) {
+        const query = request.query as PageQuery;
+        const res = await client.listWebhookSubscriptions(
+          pageRequest(subscriptionsPage.page, query),
+          call.callOptions(),
+        );
+        return { items: res.subscriptions.map(subscriptionJson), nextCursor: res.nextCursor || null };
+      },
+    }),
+    defineRoute({
+      method: "POST",
+      url: "/webhook-subscriptions",
+      operationId: "createWebhookSubscription",
+      summary:
+        "Create a subscription (payload v2); the response carries its signing secret whsec_…, shown only this once",
+      tag: TAG,
+      scope: "webhooks:write",
+      tier: "write",
+      idempotencyKey: "required",
+      schema: { body: createSubscriptionSchema, response: { 201: withSecret } },
+      problems: [...VALIDATION, "webhook-limit-reached"],
+      async handler(call, request, reply) {
+        const body = request.body as CreateBody;
+        const res = await client.createWebhookSubscription(
+          {
+            endpointUrl: body.endpointUrl,
+            events: body.events,
+            ...(typeof body.description === "string" ? { description: body.description } : {}),
+          },
+          call.callOptions(),
+        );
+        reply.code(201);
+        return subscriptionWithSecretJson(required(res.subscription, "subscription"), res.secret);
+      },
+    }),
+    defineRoute({
+      method: "GET",
+      url: "/webhook-subscriptions/:subscriptionId",
+      operationId: "getWebhookSubscription",
+      summary: "One webhook subscription (never its secret)",
+      tag: TAG,
+      scope: "webhooks:read",
+      tier: "read",
+      ids,
+      schema: { response: { 200: subscription } },
+      problems: NOT_FOUND,
+      async handler(call, request) {
+        const { subscriptionId } = request.params as { subscriptionId: string };
+        const res = await client.getWebhookSubscription({ subscriptionId }, call.callOptions());
+        return subscriptionJson(required(res.subscription, "subscription"));
+      },
+    }),
+    defineRoute({
+      method: "PATCH",
+      url: "/webhook-subscriptions/:subscriptionId",
+      operationId: "updateWebhookSubscription",
+      summary: "Change endpointUrl, events, description or enabled (only the fields present)",
+      tag: TAG,
+      scope: "webhooks:write",
+      tier: "write",
+      idempotencyKey: "required",
+      ids,
+      schema: { body: updateSubscriptionSchema, response: { 200: subscription } },
+      notWritable: {
+        payloadVersion: "The payload version is fixed at creation; create a new subscription to receive v2.",
+        secret: "Use POST /webhook-subscriptions/{id}/rotate-secret.",
+      },
+      problems: [...NOT_FOUND, ...VALIDATION],
+      async handler(call, request) {
+        const { subscriptionId } = request.params as { subscriptionId: string };
+        const res = await client.updateWebhookSubscription(
+          updateRequest(subscriptionId, request.body as UpdateBody),
+          call.callOptions(),
+        );
+        return subscriptionJson(required(res.subscription, "subscription"));
+      },
+    }),
+    defineRoute({
+      method: "DELETE",
+      url: "/webhook-subscriptions/:subscriptionId",
+      operationId: "deleteWebhookSubscription",
+      summary: "Delete a subscription and its delivery history (pending attempts are dropped)",
+      tag: TAG,
+      scope: "webhooks:write",
+      tier: "write",
+      ids,
+      schema: { response: { 204: { type: "null", description: "Deleted" } } },
+      problems: NOT_FOUND,
+      async handler(call, request, reply) {
+        const { subscriptionId } = request.params as { subscriptionId: string };
+        await client.deleteWebhookSubscription({ subscriptionId }, call.callOptions());
+        return reply.code(204).send();
+      },
+    }),
+    defineRoute({
+      method: "POST",
+      url: "/webhook-subscriptions/:subscriptionId/rotate-secret",
+      operationId: "rotateWebhookSecret",
+      summary:
+        "Issue a new signing secret; for 24 h the old one still signs too (two v1 signatures in webhook-signature)",
+      tag: TAG,
+      scope: "webhooks:write",
+      tier: "write",
+      idempotencyKey: "required",
+      ids,
+      schema: { response: { 200: withSecret } },
+      problems: NOT_FOUND,
+      async handler(call, request) {
+        const { subscriptionId } = request.params as { subscriptionId: string };
+        const res = await client.rotateWebhookSecret({ subscriptionId }, call.callOptions());
+        return subscriptionWithSecretJson(required(res.subscription, "subscription"), res.secret);
+      },
+    }),
+    defineRoute({
+      method: "POST",
+      url: "/webhook-subscriptions/:subscriptionId/test",
+      operationId: "testWebhookSubscription",
+      summary: "Queue a webhook.test ping to the endpoint (sent at once, also to a disabled subscription; not retried)",
+      tag: TAG,
+      scope: "webhooks:write",
+      tier: "write",
+      idempotencyKey: "required",
+      ids,
+      schema: { response: { 202: delivery } },
+      problems: NOT_FOUND,
+      async handler(call, request, reply) {
+        const { subscriptionId } = request.params as { subscriptionId: string };
+        const res = await client.testWebhookSubscription({ subscriptionId }, call.callOptions());
+        reply.code(202);
+        return deliveryJson(required(res.delivery, "delivery"));
+      },
+    }),
+    defineRoute({
+      method: "GET",
+      url: "/webhook-subscriptions/:subscriptionId/deliveries",
+      operationId: "listWebhookDeliveries",
+      summary: "Delivery attempts of a subscription, newest first, pending retries included",
+      tag: TAG,
+      scope: "webhooks:read",
+      tier: "read",
+      ids,
+      page: deliveriesPage.page,
+      schema: { querystring: deliveriesPage.query, response: { 200: pageSchema("WebhookDelivery") } },
+      problems: NOT_FOUND,
+      async handler(call, request) {
+        const { subscriptionId } = request.params as { subscriptionId: string };
+        const query = request.query as PageQuery & { status?: string };
+        const res = await client.listWebhookDeliveries(
+          { subscriptionId, ...pageRequest(deliveriesPage.page, query), status: query.status ?? "" },
+          call.callOptions(),
+        );
+        return { items: res.deliveries.map(deliveryJson), nextCursor: res.nextCursor || null };
+      },
+    }),
+    defineRoute({
+      method: "POST",
+      url: "/webhook-subscriptions/:subscriptionId/deliveries/:deliveryId/redeliver",
+      operationId: "redeliverWebhook",
+      summary: "Queue a new attempt of the delivery's event, due now (same webhook-id; not retried)",
+      tag: TAG,
+      scope: "webhooks:write",
+      tier: "write",
+      idempotencyKey: "required",
+      ids: { ...ids, deliveryId: "wd_" },
+      schema: { response: { 202: delivery } },
+      problems: NOT_FOUND,
+      async handler(call, request, reply) {
+        const { subscriptionId, deliveryId } = request.params as { subscriptionId: string; deliveryId: string };
+        const res = await client.redeliverWebhook({ subscriptionId, deliveryId }, call.callOptions());
+        reply.code(202);
+        return deliveryJson(required(res.delivery, "delivery"));
+      },
+    }),
+  ];
+}
+
+/** Shared JSON schemas ($id'd) the routes above reference. */
+export const webhooksSchemas: JsonSchema[] = [
+  webhookSubscriptionSchema,
+  webhookSubscriptionWithSecretSchema,
+  webhookDeliverySchema,
+];

@@ -1,0 +1,91 @@
+import { type JsonValue, toJson } from "@bufbuild/protobuf";
+import { type Value, ValueSchema } from "@bufbuild/protobuf/wkt";
+import type { Meeting } from "../gen/platform/scheduling/v1/meeting_pb.js";
+import { iso } from "./json.js";
+
+// The REST JSON of the canonical Meeting: what GET /scheduled-meetings/{id} answers and what
+// v2 webhook payloads carry. Fields the contract always sets are asserted: their absence is a
+// producer bug, so a plain Error (the gateway logs it and answers an opaque 500).
+
+function answerJson(answer: Value | undefined): JsonValue {
+  if (!answer) throw new Error("meeting has a form value without its answer");
+  return toJson(ValueSchema, answer);
+}
+
+function smartSchedulingJson(m: Meeting) {
+  const s = m.smartScheduling;
+  if (!s) return null;
+  const c = s.campaign;
+  return {
+    scheduleId: s.scheduleId,
+    formValues: s.formValues.map((f) => ({ key: f.key, answer: answerJson(f.answer) })),
+    surveyResponses: s.surveyResponses.map((r) => ({ question: r.question, answer: r.answer })),
+    rescheduleUrl: s.rescheduleUrl,
+    cancelUrl: s.cancelUrl,
+    campaign: c
+      ? {
+          id: c.id ?? null,
+          source: c.source ?? null,
+          medium: c.medium ?? null,
+          campaign: c.campaign ?? null,
+          term: c.term ?? null,
+          content: c.content ?? null,
+        }
+      : null,
+    preview: s.preview,
+  };
+}
+
+/**
+ * The canonical Meeting. Absent values are explicit nulls (an empty list for
+ * additionalAttendees), and the four booking-kind sub-objects are always present, so every
+ * payload has the same members; the contract carries Smart Schedule bookings only, so the
+ * other three are null.
+ */
+export function meetingJson(m: Meeting) {
+  if (!m.host) throw new Error("meeting has no host");
+  if (!m.attendee) throw new Error("meeting has no attendee");
+  const { location, conferencing } = m;
+  return {
+    id: m.id,
+    orgId: m.orgId,
+    host: {
+      userId: m.host.userId,
+      email: m.host.email,
+      firstName: m.host.firstName,
+      lastName: m.host.lastName,
+      displayName: m.host.displayName,
+    },
+    attendee: {
+      email: m.attendee.email,
+      firstName: m.attendee.firstName,
+      lastName: m.attendee.lastName,
+      phone: m.attendee.phone ?? null,
+      timeZone: m.attendee.timeZone ?? null,
+    },
+    additionalAttendees: m.additionalAttendees,
+    title: m.title,
+    startTime: iso(m.startTime, "start_time"),
+    endTime: iso(m.endTime, "end_time"),
+    timeZone: m.timeZone,
+    location: location
+      ? {
+          type: location.type,
+          provider: location.provider ?? null,
+          joinUrl: location.joinUrl ?? null,
+          address: location.address ?? null,
+        }
+      : null,
+    conferencing: conferencing
+      ? { provider: conferencing.provider, providerMeetingId: conferencing.providerMeetingId }
+      : null,
+    calendarEventId: m.calendarEventId ?? null,
+    status: m.status,
+    createdAt: iso(m.createTime, "create_time"),
+    updatedAt: iso(m.updateTime, "update_time"),
+    smartScheduling: smartSchedulingJson(m),
+    personalScheduling: null,
+    teamScheduling: null,
+    meetingAi: null,
+  };
+}

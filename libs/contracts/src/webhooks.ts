@@ -1,0 +1,1 @@
+export * from "./gen/platform/webhooks/v1/webhook_subscription_pb.js";

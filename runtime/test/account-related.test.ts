@@ -1,0 +1,127 @@
+import { createClient } from "@connectrpc/connect";
+import { IdentityAdminService } from "@platform/contracts/identity";
+import { sandboxAccountId } from "@platform/crm-data/server";
+import { gatewayConfigSpec } from "@platform/gateway/config";
+import { sandboxOrgId } from "@platform/identity/sandbox";
+import { ManualClock } from "@platform/kit/clock";
+import { loadConfig } from "@platform/kit/config";
+import { adminClientInterceptor, httpTransport } from "@platform/kit/connect";
+import { createLogger } from "@platform/kit/logger";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { createEmbeddedPlatform, type EmbeddedPlatform } from "../src/platform.js";
+
+// GET /accounts/{id}/related: the gateway composes crm-data (account, contacts, activity) and
+// revenue (deals) into one bundle, each part capped with hasMore.
+const DOCS = "https://docs.related-test.example";
+const API = "/api/v1alpha1";
+const SEED = "related-test";
+const ADMIN_SECRET = "related-test-admin-secret";
+const clock = new ManualClock(new Date("2026-03-02T10:00:00Z"));
+const ANALYTICAL = sandboxAccountId(SEED, "analytical");
+
+let platform: EmbeddedPlatform;
+let key: string;
+
+const get = (url: string, k = key) =>
+  platform.app.inject({ method: "GET", url: `${API}${url}`, headers: { "x-platform-api-key": k } });
+async function ok(url: string) {
+  const res = await get(url);
+  expect(res.statusCode, res.body).toBe(200);
+  return res.json();
+}
+function expectProblem(res: Awaited<ReturnType<typeof get>>, status: number, name: string) {
+  expect(res.statusCode, res.body).toBe(status);
+  expect(res.headers["content-type"]).toContain("application/problem+json");
+  expect(res.json().type).toBe(`${DOCS}/platform-api/errors/${name}`);
+  return res.json();
+}
+
+beforeAll(async () => {
+  platform = await createEmbeddedPlatform({
+    clock,
+    logger: createLogger("related-test", "silent"),
+    gateway: loadConfig(gatewayConfigSpec, { PLATFORM_DOCS_URL: DOCS, LOG_LEVEL: "silent" }),
+    sandboxSeed: SEED,
+    seedSandbox: true,
+    adminSecret: ADMIN_SECRET,
+    adminPort: 0,
+  });
+  key = (await platform.sandboxKeys()).find((k) => k.name === "acme-full")?.key ?? "";
+  await platform.drainOutbox();
+  await platform.bus.idle();
+});
+afterAll(() => platform.close());
+beforeEach(() => clock.advance(61_000));
+
+describe("GET /accounts/{id}/related", () => {
+  it("bundles the account detail with its contacts, deals and recent activity, capped by default", async () => {
+    const bundle = await ok(`/accounts/${ANALYTICAL}/related`);
+    expect(Object.keys(bundle).sort()).toEqual(["account", "contacts", "deals", "recentActivity"]);
+    expect(bundle.account).toEqual((await ok(`/accounts/${ANALYTICAL}`)) as object);
+
+    const allContacts = await ok(`/accounts/${ANALYTICAL}/contacts?limit=100`);
+    expect(allContacts.items.length).toBeGreaterThan(20);
+    expect(bundle.contacts.items).toEqual(allContacts.items.slice(0, 20));
+    expect(bundle.contacts.hasMore).toBe(true);
+
+    const allDeals = await ok(`/accounts/${ANALYTICAL}/deals?limit=100`);
+    expect(allDeals.items.length).toBeGreaterThan(0);
+    expect(bundle.deals).toEqual({ items: allDeals.items.slice(0, 20), hasMore: allDeals.items.length > 20 });
+
+    // Activity: the last 90 days only, newest first, 10 at most.
+    const since = new Date(clock.now().getTime() - 90 * 86_400_000).toISOString();
+    const recent = await ok(`/accounts/${ANALYTICAL}/activity?limit=100&since=${since}`);
+    expect(recent.items.length).toBeGreaterThan(0);
+    expect(bundle.recentActivity.items).toEqual(recent.items.slice(0, 10));
+    expect(bundle.recentActivity.hasMore).toBe(recent.items.length > 10);
+  });
+
+  it("honours each part's limit, clamps it to the spec's maximum, and says when more exist", async () => {
+    const one = await ok(`/accounts/${ANALYTICAL}/related?contactsLimit=1&dealsLimit=1&activityLimit=1`);
+    expect(one.contacts.items).toHaveLength(1);
+    expect(one.contacts.hasMore).toBe(true);
+    expect(one.deals.items).toHaveLength(1);
+    expect(one.recentActivity.items.length).toBeLessThanOrEqual(1);
+
+    const all = await ok(`/accounts/${ANALYTICAL}/related?contactsLimit=500&activityLimit=500&dealsLimit=0`);
+    const contacts = await ok(`/accounts/${ANALYTICAL}/contacts?limit=100`);
+    expect(all.contacts).toEqual({ items: contacts.items, hasMore: false });
+    expect(all.deals.items).toHaveLength(1);
+    expect(all.recentActivity.items.length).toBeLessThanOrEqual(50);
+  });
+
+  it("takes activitySince as the lookback, and refuses a malformed one or a non-numeric limit", async () => {
+    const everything = await ok(`/accounts/${ANALYTICAL}/related?activitySince=2020-01-01&activityLimit=50`);
+    const timeline = await ok(`/accounts/${ANALYTICAL}/activity?since=2020-01-01&limit=50`);
+    expect(everything.recentActivity.items).toEqual(timeline.items);
+    const future = await ok(`/accounts/${ANALYTICAL}/related?activitySince=2099-01-01T00:00:00Z`);
+    expect(future.recentActivity).toEqual({ items: [], hasMore: false });
+
+    const bad = expectProblem(
+      await get(`/accounts/${ANALYTICAL}/related?activitySince=yesterday`),
+      400,
+      "invalid-field",
+    );
+    expect(bad.field).toBe("activitySince");
+    expectProblem(await get(`/accounts/${ANALYTICAL}/related?contactsLimit=many`), 400, "invalid-field");
+  });
+
+  it("answers 404 account-not-found for an unknown or another org's account, 400 for a wrong prefix", async () => {
+    expectProblem(await get(`/accounts/${sandboxAccountId(SEED, "nobody")}/related`), 404, "account-not-found");
+    expectProblem(await get(`/accounts/${sandboxAccountId(SEED, "umbrella-wonka")}/related`), 404, "account-not-found");
+    expectProblem(await get(`/accounts/${sandboxOrgId(SEED, "acme")}/related`), 400, "invalid-resource-id");
+  });
+
+  it("needs accounts:read", async () => {
+    const admin = createClient(
+      IdentityAdminService,
+      httpTransport(`http://127.0.0.1:${platform.admin?.port}`, [adminClientInterceptor(ADMIN_SECRET)]),
+    );
+    const { key: contactsOnly } = await admin.createToken({
+      orgId: sandboxOrgId(SEED, "acme"),
+      scopes: ["contacts:read"],
+    });
+    const body = expectProblem(await get(`/accounts/${ANALYTICAL}/related`, contactsOnly), 403, "insufficient-scope");
+    expect(body.requiredScope).toBe("accounts:read");
+  });
+});

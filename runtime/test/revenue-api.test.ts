@@ -1,0 +1,656 @@
+import { gatewayConfigSpec } from "@platform/gateway/config";
+import { sandboxOrgId } from "@platform/identity/sandbox";
+import { ManualClock } from "@platform/kit/clock";
+import { loadConfig } from "@platform/kit/config";
+import { TOPICS } from "@platform/kit/events";
+import { createLogger } from "@platform/kit/logger";
+import { decodeEvent } from "@platform/kit/outbox";
+import { eventually } from "@platform/kit/testing";
+import {
+  REVENUE_SANDBOX,
+  sandboxAccountId,
+  sandboxContactId,
+  sandboxDealId,
+  sandboxInsightId,
+  sandboxQnaId,
+} from "@platform/revenue/sandbox";
+import { sandboxMeetingId } from "@platform/scheduling/sandbox";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { createEmbeddedPlatform, type EmbeddedPlatform } from "../src/platform.js";
+
+// Deals, Q&As and 8P insights end to end on the embedded platform: gateway → revenue →
+// PGlite, with crm-data's references and scheduling's meeting events.
+const DOCS = "https://docs.revenue-test.example";
+const API = "/api/v1alpha1";
+const SEED = "revenue-api-test";
+const clock = new ManualClock(new Date("2026-03-02T10:00:00Z"));
+
+let platform: EmbeddedPlatform;
+const keys: Record<string, string> = {};
+let n = 0;
+const events: { type: string; subject?: string; data: unknown }[] = [];
+
+type Init = { headers?: Record<string, string>; body?: unknown; as?: string };
+function call(method: "GET" | "POST" | "PATCH", url: string, init: Init = {}) {
+  return platform.app.inject({
+    method,
+    url: `${API}${url}`,
+    headers: {
+      "x-platform-api-key": keys[init.as ?? "acme-full"] ?? "",
+      ...(init.body !== undefined ? { "content-type": "application/json" } : {}),
+      ...(method !== "GET" ? { "idempotency-key": `k-${++n}` } : {}),
+      ...init.headers,
+    },
+    ...(init.body !== undefined ? { payload: JSON.stringify(init.body) } : {}),
+  });
+}
+const problemType = (name: string) => `${DOCS}/platform-api/errors/${name}`;
+async function expectProblem(res: Awaited<ReturnType<typeof call>>, status: number, name: string, extra = {}) {
+  expect(res.statusCode, res.body).toBe(status);
+  expect(res.headers["content-type"]).toMatch(/application\/problem\+json/);
+  expect(res.json()).toMatchObject({ type: problemType(name), status, ...extra });
+}
+
+const deal = (key: string) => sandboxDealId(SEED, key);
+const account = (key: string) => sandboxAccountId(SEED, key);
+const contact = (key: string) => sandboxContactId(SEED, key);
+const meeting = (label: string) => sandboxMeetingId(SEED, label);
+const ANALYTICAL = () => deal("analytical-expansion");
+
+beforeAll(async () => {
+  platform = await createEmbeddedPlatform({
+    clock,
+    logger: createLogger("revenue-api-test", "silent"),
+    gateway: loadConfig(gatewayConfigSpec, { PLATFORM_DOCS_URL: DOCS, LOG_LEVEL: "silent" }),
+    sandboxSeed: SEED,
+    seedSandbox: true,
+    adminSecret: "revenue-api-test-admin",
+    env: {},
+  });
+  for (const k of await platform.sandboxKeys()) keys[k.name] = k.key;
+  await platform.bus.subscribe({
+    groupId: "revenue-test-observer",
+    topics: [TOPICS.revenue],
+    fromBeginning: true,
+    handler: async (m) => {
+      const e = decodeEvent(m);
+      events.push({ type: e.type, subject: e.subject, data: e.data });
+    },
+  });
+  // Scheduling's sandbox meetings reach revenue's projection through the bus.
+  await platform.drainOutbox();
+  await eventually("sandbox meetings projected", async () => {
+    const rows = await platform.dbs.revenue?.query("SELECT id FROM revenue.meetings");
+    return rows && rows.length >= 4 ? rows : undefined;
+  });
+});
+afterAll(() => platform.close());
+beforeEach(() => clock.advance(61_000));
+
+describe("deals", () => {
+  it("lists the sandbox deals in list view, filters by repeatable stage and account, pages and sorts", async () => {
+    const all = await call("GET", "/deals?limit=100");
+    expect(all.statusCode).toBe(200);
+    const items = all.json().items as Record<string, unknown>[];
+    const acmeDeals = REVENUE_SANDBOX.deals.filter((d) => d.org === "acme");
+    expect(items.map((d) => d.id)).toEqual(expect.arrayContaining(acmeDeals.map((d) => deal(d.key))));
+    const analytical = items.find((d) => d.id === ANALYTICAL());
+    expect(Object.keys(analytical ?? {}).sort()).toEqual(
+      [
+        "id",
+        "orgId",
+        "name",
+        "stage",
+        "amount",
+        "closeDate",
+        "account",
+        "owner",
+        "sourceRefs",
+        "createdAt",
+        "updatedAt",
+      ].sort(),
+    );
+    expect(analytical).toMatchObject({
+      orgId: sandboxOrgId(SEED, "acme"),
+      stage: "Negotiation",
+      amount: { value: 240000, currency: "USD" },
+      closeDate: "2026-04-30",
+      account: { id: account("analytical"), name: "Analytical Engines Ltd" },
+      owner: { displayName: "Casey Morgan" },
+      sourceRefs: { crm: { id: "006Acme000000001AAA" } },
+    });
+    const madras = items.find((d) => d.id === deal("madras-research"));
+    expect(madras).toMatchObject({ amount: null, closeDate: null, sourceRefs: {} });
+
+    const closed = (await call("GET", "/deals?stage=Won&stage=Lost&sort=name")).json().items as { stage: string }[];
+    expect(closed.map((d) => d.stage)).toEqual(["Won", "Lost"]);
+    const won = (await call("GET", "/deals?stage=Won")).json().items as { id: string }[];
+    expect(won.map((d) => d.id)).toEqual([deal("bletchley-cryptanalysis")]);
+    const byAccount = (await call("GET", `/deals?accountId=${account("cobol")}`)).json().items as { id: string }[];
+    expect(byAccount.map((d) => d.id)).toEqual([deal("cobol-migration")]);
+    const closing = (
+      await call("GET", "/deals?closingAfter=2026-04-01&closingBefore=2026-05-31&sort=closeDate")
+    ).json();
+    expect(closing.items.map((d: { closeDate: string }) => d.closeDate)).toEqual(["2026-04-30", "2026-05-15"]);
+    const searched = (await call("GET", "/deals?search=ENGINES")).json().items as { id: string }[];
+    expect(searched.map((d) => d.id)).toEqual([ANALYTICAL()]);
+
+    const first = (await call("GET", "/deals?sort=-amount&limit=2")).json();
+    expect(first.items.map((d: { amount: { value: number } }) => d.amount.value)).toEqual([310000, 240000]);
+    const second = (
+      await call("GET", `/deals?sort=-amount&limit=2&cursor=${encodeURIComponent(first.nextCursor)}`)
+    ).json();
+    expect(second.items.map((d: { amount: { value: number } }) => d.amount.value)).toEqual([125000.5, 90000]);
+    await expectProblem(
+      await call("GET", `/deals?sort=name&cursor=${encodeURIComponent(first.nextCursor)}`),
+      400,
+      "invalid-cursor",
+    );
+    await expectProblem(await call("GET", "/deals?sort=stage"), 400, "invalid-sort-field", { field: "stage" });
+    await expectProblem(await call("GET", "/deals?closingBefore=2026-02-30"), 400, "invalid-filter");
+  });
+
+  it("reads one deal in detail with its 8P ids, and hides other orgs' deals", async () => {
+    const res = await call("GET", `/deals/${ANALYTICAL()}`);
+    expect(res.statusCode).toBe(200);
+    const body = res.json();
+    expect(body).toMatchObject({
+      primaryContact: { id: contact("ada-lovelace"), displayName: "Ada Lovelace" },
+      schemaVersion: 2,
+      customFields: { forecastCategory: "commit", pricing: { seats: 40, termMonths: 24 } },
+      sourceRefs: { crm: { id: "006Acme000000001AAA", url: expect.stringContaining("https://") } },
+      insightSummary: {
+        profileId: sandboxInsightId(SEED, "analytical-expansion", "profile"),
+        powerId: sandboxInsightId(SEED, "analytical-expansion", "power"),
+        planId: null,
+        processId: null,
+      },
+    });
+    expect(body.schemaId).toMatch(/^schm_/);
+    await expectProblem(await call("GET", `/deals/${deal("umbrella-wonka")}`), 404, "deal-not-found");
+    await expectProblem(await call("GET", `/deals/${ANALYTICAL()}`, { as: "umbrella-full" }), 404, "deal-not-found");
+    await expectProblem(await call("GET", "/deals/acct_123"), 400, "invalid-resource-id");
+  });
+
+  it("finds a deal by its CRM reference without revealing other pairs", async () => {
+    const found = await call("GET", "/deals/by-source?sourceType=crm&sourceId=006Acme000000001AAA");
+    expect(found.statusCode).toBe(200);
+    expect(found.json().id).toBe(ANALYTICAL());
+    await expectProblem(await call("GET", "/deals/by-source?sourceType=crm&sourceId=nope"), 404, "deal-not-found");
+    // Umbrella's CRM id asked by Acme: the same 404 as an unknown one.
+    await expectProblem(
+      await call("GET", "/deals/by-source?sourceType=crm&sourceId=006Umbr000000001AAA"),
+      404,
+      "deal-not-found",
+    );
+    await expectProblem(await call("GET", "/deals/by-source?sourceType=crm"), 400, "invalid-field");
+  });
+
+  it("creates a deal once per Idempotency-Key and checks account, contact, stage, currency, fields and CRM id", async () => {
+    const body = {
+      name: "Analytical Engines: second site",
+      accountId: account("analytical"),
+      stage: "Discovery",
+      amount: { value: 5000, currency: "EUR" },
+      primaryContactId: contact("ada-lovelace"),
+      customFields: { probability: 10, products: ["Analytics"] },
+      sourceRefs: { crm: { id: "006Acme000000099AAA", url: "https://crm.example/99" } },
+    };
+    const headers = { "idempotency-key": "create-deal-1" };
+    const created = await call("POST", "/deals", { body, headers });
+    expect(created.statusCode, created.body).toBe(201);
+    const dealJson = created.json();
+    expect(dealJson).toMatchObject({
+      stage: "Discovery",
+      schemaVersion: 2,
+      owner: { displayName: "Avery Stone" },
+      insightSummary: { profileId: null },
+    });
+    const replay = await call("POST", "/deals", { body, headers });
+    expect(replay.statusCode).toBe(201);
+    expect(replay.headers["x-idempotent-replay"]).toBe("true");
+    expect(replay.json()).toEqual(dealJson);
+    await expectProblem(
+      await call("POST", "/deals", { body: { ...body, name: "Other" }, headers }),
+      422,
+      "idempotency-key-conflict",
+    );
+    await expectProblem(
+      await call("POST", "/deals", { body, headers: { "idempotency-key": "" } }),
+      400,
+      "idempotency-key-required",
+    );
+
+    const fresh = { ...body, sourceRefs: undefined };
+    await expectProblem(
+      await call("POST", "/deals", { body: { ...fresh, accountId: account("umbrella-wonka") } }),
+      404,
+      "account-not-found",
+    );
+    await expectProblem(
+      await call("POST", "/deals", { body: { ...fresh, primaryContactId: contact("umbrella-charlie") } }),
+      404,
+      "contact-not-found",
+    );
+    await expectProblem(
+      await call("POST", "/deals", { body: { ...fresh, stage: "Closed Won" } }),
+      422,
+      "schema-mismatch",
+    );
+    await expectProblem(
+      await call("POST", "/deals", { body: { ...fresh, amount: { value: 5 } } }),
+      422,
+      "schema-mismatch",
+    );
+    await expectProblem(
+      await call("POST", "/deals", { body: { ...fresh, customFields: { colour: "red" } } }),
+      422,
+      "schema-mismatch",
+    );
+    await expectProblem(
+      await call("POST", "/deals", { body: { ...fresh, customFields: { renewal: "yes" } } }),
+      422,
+      "schema-mismatch",
+    );
+    await expectProblem(
+      await call("POST", "/deals", { body: { ...fresh, sourceRefs: { crm: { id: "006Acme000000001AAA" } } } }),
+      422,
+      "source-ref-conflict",
+    );
+    await expectProblem(
+      await call("POST", "/deals", { body: { ...fresh, closeDate: "2026-02-30" } }),
+      400,
+      "invalid-field",
+    );
+    await expectProblem(await call("POST", "/deals", { body: { ...fresh, id: "deal_x" } }), 400, "invalid-field", {
+      field: "id",
+    });
+    await expectProblem(await call("POST", "/deals", { body: fresh, as: "acme-readonly" }), 403, "insufficient-scope", {
+      requiredScope: "deals:write",
+    });
+    await platform.drainOutbox();
+    await platform.bus.idle();
+    expect(events.filter((e) => e.type === "revenue.deal.created" && e.subject === dealJson.id)).toHaveLength(1);
+  });
+
+  it("patches with merge semantics, bumps the schema version, and refuses closed deals", async () => {
+    const id = deal("madras-research");
+    const before = (await call("GET", `/deals/${id}`)).json();
+    expect(before.schemaVersion).toBe(1);
+    const patched = await call("PATCH", `/deals/${id}`, {
+      body: {
+        stage: "Qualification",
+        customFields: { probability: 25, forecastCategory: null },
+        closeDate: "2026-09-30",
+      },
+    });
+    expect(patched.statusCode, patched.body).toBe(200);
+    expect(patched.json()).toMatchObject({
+      stage: "Qualification",
+      closeDate: "2026-09-30",
+      schemaVersion: 2,
+      customFields: { probability: 25 },
+      primaryContact: { id: contact("srinivasa-ramanujan") },
+    });
+    expect(patched.json().customFields).not.toHaveProperty("forecastCategory");
+    const cleared = await call("PATCH", `/deals/${id}`, { body: { closeDate: null, primaryContactId: null } });
+    expect(cleared.json()).toMatchObject({ closeDate: null, primaryContact: null, customFields: { probability: 25 } });
+
+    await expectProblem(
+      await call("PATCH", `/deals/${deal("bletchley-cryptanalysis")}`, { body: { name: "x" } }),
+      409,
+      "deal-closed",
+    );
+    await expectProblem(
+      await call("PATCH", `/deals/${deal("cobol-migration")}`, { body: { stage: "Discovery" } }),
+      409,
+      "deal-closed",
+    );
+    await expectProblem(
+      await call("PATCH", `/deals/${deal("umbrella-wonka")}`, { body: { name: "x" } }),
+      404,
+      "deal-not-found",
+    );
+    await expectProblem(await call("PATCH", `/deals/${id}`, { body: { stage: "Nope" } }), 422, "schema-mismatch");
+    await expectProblem(
+      await call("PATCH", `/deals/${id}`, { body: { accountId: account("umbrella-wonka") } }),
+      404,
+      "account-not-found",
+    );
+  });
+
+  it("lists the account's deals (deals:read and accounts:read) and the deal's meetings with hasTranscript", async () => {
+    const res = await call("GET", `/accounts/${account("analytical")}/deals`, { as: "acme-readonly" });
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json().items.map((d: { id: string }) => d.id)).toContain(ANALYTICAL());
+    await expectProblem(await call("GET", `/accounts/${account("umbrella-wonka")}/deals`), 404, "account-not-found");
+    await expectProblem(
+      await call("GET", `/accounts/${account("analytical")}/deals`, { as: "acme-noscopes" }),
+      403,
+      "insufficient-scope",
+    );
+
+    const meetings = await call("GET", `/deals/${ANALYTICAL()}/meetings`);
+    expect(meetings.statusCode, meetings.body).toBe(200);
+    const items = meetings.json().items as { meetingId: string; hasTranscript: boolean }[];
+    expect(items.map((m) => m.meetingId)).toEqual([meeting("acme-intro-completed")]);
+    for (const m of items) {
+      const transcript = await call("GET", `/scheduled-meetings/${m.meetingId}/transcript`);
+      expect(transcript.statusCode === 200, `transcript of ${m.meetingId}`).toBe(m.hasTranscript);
+    }
+    const bletchley = (await call("GET", `/deals/${deal("bletchley-cryptanalysis")}/meetings`)).json();
+    expect(bletchley.items.map((m: { meetingId: string }) => m.meetingId)).toEqual([
+      meeting("acme-intro-upcoming-amer"),
+    ]);
+    const canceled = (await call("GET", `/deals/${deal("cobol-migration")}/meetings`)).json();
+    expect(canceled.items).toMatchObject([{ meetingId: meeting("acme-intro-canceled"), status: "canceled" }]);
+    const madras = (await call("GET", `/deals/${deal("madras-research")}/meetings`)).json();
+    expect(madras.items).toMatchObject([{ meetingId: meeting("acme-intro-upcoming-apac"), status: "scheduled" }]);
+    // The preview demo with Katherine Johnson is not linked.
+    expect((await call("GET", `/deals/${deal("orbital-trajectory")}/meetings`)).json().items).toEqual([]);
+    const none = (await call("GET", `/deals/${deal("babbage-holdings")}/meetings`)).json();
+    expect(none).toEqual({ items: [], nextCursor: null });
+    await expectProblem(await call("GET", `/deals/${deal("umbrella-wonka")}/meetings`), 404, "deal-not-found");
+  });
+});
+
+describe("Q&As", () => {
+  it("shows the backlog in six buckets, also filtered by meeting", async () => {
+    const backlog = (await call("GET", `/deals/${ANALYTICAL()}/qnas`)).json();
+    for (const direction of ["discovery", "rfi"]) {
+      for (const state of ["open", "answered", "dismissed"]) {
+        expect(backlog[direction][state].count, `${direction}.${state}`).toBeGreaterThanOrEqual(1);
+        expect(backlog[direction][state].items.every((q: { state: string }) => q.state === state)).toBe(true);
+      }
+    }
+    const item = backlog.rfi.open.items.find((q: { id: string }) => q.id === sandboxQnaId(SEED, "sso"));
+    expect(item).toMatchObject({
+      direction: "rfi",
+      linkedInsight: null,
+      contact: { id: contact("ada-lovelace"), displayName: "Ada Lovelace" },
+      answerText: null,
+      occurrences: [{ meetingId: meeting("acme-intro-completed"), source: "ai-agent" }],
+    });
+    const forMeeting = (
+      await call("GET", `/deals/${ANALYTICAL()}/qnas/meetings/${meeting("acme-intro-completed")}`)
+    ).json();
+    expect(forMeeting.rfi.open.count).toBe(backlog.rfi.open.count);
+    const unrelated = (
+      await call("GET", `/deals/${ANALYTICAL()}/qnas/meetings/${meeting("acme-intro-canceled")}`)
+    ).json();
+    expect(unrelated.discovery.open).toEqual({ count: 0, items: [] });
+    expect(unrelated.rfi.dismissed).toEqual({ count: 0, items: [] });
+    await expectProblem(
+      await call("GET", `/deals/${ANALYTICAL()}/qnas/meetings/mtg_0000000000000000000000zz`),
+      404,
+      "meeting-not-found",
+    );
+    await expectProblem(await call("GET", `/deals/${deal("umbrella-wonka")}/qnas`), 404, "deal-not-found");
+  });
+
+  it("creates items of both directions and refuses invalid shapes", async () => {
+    const occurrences = [{ meetingId: meeting("acme-intro-completed"), occurredAt: "2026-02-27T10:05:00Z" }];
+    const url = `/deals/${ANALYTICAL()}/qnas`;
+    const created = await call("POST", url, {
+      body: {
+        direction: "discovery",
+        questionText: "What is the rollout date?",
+        linkedInsight: { schemaType: "plan", fieldKey: "targetSignDate" },
+        occurrences,
+      },
+    });
+    expect(created.statusCode, created.body).toBe(201);
+    expect(created.json()).toMatchObject({ state: "open", importance: "medium", contact: null, answerText: null });
+    const rfi = await call("POST", url, {
+      body: {
+        direction: "rfi",
+        questionText: "Is there an on-premise option?",
+        contactId: contact("ada-lovelace"),
+        importance: "high",
+        occurrences,
+      },
+    });
+    expect(rfi.statusCode).toBe(201);
+    await expectProblem(
+      await call("POST", url, { body: { direction: "discovery", questionText: "q", occurrences } }),
+      422,
+      "qna-shape-invalid",
+    );
+    await expectProblem(
+      await call("POST", url, { body: { direction: "rfi", questionText: "q", occurrences } }),
+      422,
+      "qna-shape-invalid",
+    );
+    await expectProblem(
+      await call("POST", url, {
+        body: {
+          direction: "discovery",
+          questionText: "q",
+          linkedInsight: { schemaType: "plan", fieldKey: "colour" },
+          occurrences,
+        },
+      }),
+      422,
+      "insight-field-invalid",
+    );
+    await expectProblem(
+      await call("POST", url, {
+        body: { direction: "rfi", questionText: "q", contactId: contact("umbrella-charlie"), occurrences },
+      }),
+      404,
+      "contact-not-found",
+    );
+    await expectProblem(
+      await call("POST", url, {
+        body: {
+          direction: "rfi",
+          questionText: "q",
+          contactId: contact("ada-lovelace"),
+          occurrences: [{ ...occurrences[0], meetingId: "mtg_0000000000000000000000zz" }],
+        },
+      }),
+      404,
+      "meeting-not-found",
+    );
+    await expectProblem(
+      await call("POST", url, {
+        body: { direction: "rfi", questionText: "q", contactId: contact("ada-lovelace"), occurrences },
+        headers: { "idempotency-key": "" },
+      }),
+      400,
+      "idempotency-key-required",
+    );
+  });
+
+  it("answers by confidence and moves items only as the state table allows", async () => {
+    const url = `/deals/${ANALYTICAL()}/qnas`;
+    const occurrences = [{ meetingId: meeting("acme-intro-completed"), occurredAt: "2026-02-27T10:05:00Z" }];
+    const { id } = (
+      await call("POST", url, {
+        body: { direction: "rfi", questionText: "Can we pay yearly?", contactId: contact("ada-lovelace"), occurrences },
+      })
+    ).json();
+    const draft = await call("POST", `/qnas/${id}/answer`, {
+      body: { answerText: "Probably", source: { type: "grounding-doc", documentId: "doc-7" } },
+    });
+    expect(draft.statusCode, draft.body).toBe(200);
+    expect(draft.json()).toMatchObject({ state: "open", answerText: "Probably" });
+    await expectProblem(
+      await call("POST", `/qnas/${id}/answer`, { body: { answerText: "x", source: { type: "meeting" } } }),
+      422,
+      "answer-source-invalid",
+    );
+    await expectProblem(
+      await call("POST", `/qnas/${id}/answer`, { body: { answerText: "x", source: { type: "grounding-doc" } } }),
+      422,
+      "answer-source-invalid",
+    );
+    const answered = await call("POST", `/qnas/${id}/answer`, {
+      body: {
+        answerText: "Yes, yearly in advance",
+        source: { type: "meeting", meetingId: meeting("acme-intro-completed") },
+        confidence: 0.9,
+      },
+    });
+    expect(answered.json()).toMatchObject({ state: "answered", answerText: "Yes, yearly in advance" });
+
+    const move = (target: string) => call("POST", `/qnas/${id}/transitions/${target}`, { body: { reason: "test" } });
+    await expectProblem(await move("answered"), 409, "qna-transition-invalid", { currentState: "answered" });
+    expect((await move("open")).json().state).toBe("open");
+    expect((await move("dismissed")).json().state).toBe("dismissed");
+    await expectProblem(await move("answered"), 409, "qna-transition-invalid", { currentState: "dismissed" });
+    await expectProblem(
+      await call("POST", `/qnas/${id}/answer`, { body: { answerText: "x", source: { type: "manual" } } }),
+      409,
+      "qna-transition-invalid",
+      {
+        currentState: "dismissed",
+      },
+    );
+    expect((await move("open")).json().state).toBe("open");
+    expect((await move("answered")).json().state).toBe("answered");
+    expect((await move("dismissed")).json().state).toBe("dismissed");
+    await expectProblem(await move("closed"), 400, "invalid-target-state");
+    await expectProblem(
+      await call("POST", "/qnas/qna_0000000000000000000000zz/transitions/open"),
+      404,
+      "qna-item-not-found",
+    );
+    expect((await call("GET", `/qnas/${id}`)).json().state).toBe("dismissed");
+    await expectProblem(await call("GET", "/qnas/qna_0000000000000000000000zz"), 404, "qna-item-not-found");
+    await expectProblem(
+      await call("GET", `/qnas/${sandboxQnaId(SEED, "sso")}`, { as: "umbrella-full" }),
+      404,
+      "qna-item-not-found",
+    );
+  });
+});
+
+describe("8P insights", () => {
+  it("shows all eight records, null where absent, one by type and one by id", async () => {
+    const all = (await call("GET", `/deals/${ANALYTICAL()}/insights`)).json();
+    expect(Object.keys(all).sort()).toEqual(
+      ["dealId", "profile", "problem", "pain", "power", "position", "phases", "process", "plan"].sort(),
+    );
+    expect(all.position).toBeNull();
+    expect(all.problem.fields.problemStatement[0]).toMatchObject({
+      importance: "high",
+      rationale: "Raised twice in the intro call.",
+      capturedFrom: { meetingId: meeting("acme-intro-completed"), chunkId: null },
+      capturedBy: { type: "ai-agent", agentName: "deal-intel-assistant" },
+    });
+    const power = (await call("GET", `/deals/${ANALYTICAL()}/insights/power`)).json();
+    expect(power.fields.budgetHolder).toEqual([]);
+    expect((await call("GET", `/insights/${power.id}`)).json()).toEqual(power);
+    await expectProblem(await call("GET", `/deals/${ANALYTICAL()}/insights/price`), 400, "invalid-schema-type");
+    await expectProblem(await call("GET", `/deals/${ANALYTICAL()}/insights/position`), 404, "insight-record-not-found");
+    await expectProblem(await call("GET", `/insights/${ANALYTICAL()}`), 400, "invalid-resource-id");
+    await expectProblem(
+      await call("GET", `/insights/${power.id}`, { as: "umbrella-full" }),
+      404,
+      "insight-record-not-found",
+    );
+  });
+
+  it("creates records idempotently (201 then 200), appends typed items and closes linked discovery items", async () => {
+    const url = `/deals/${ANALYTICAL()}/insights/position`;
+    const created = await call("POST", url);
+    expect(created.statusCode, created.body).toBe(201);
+    expect(created.json().fields).toEqual({ alternatives: [], differentiators: [] });
+    const again = await call("POST", url, { body: {} });
+    expect(again.statusCode).toBe(200);
+    expect(again.json().id).toBe(created.json().id);
+    await expectProblem(await call("POST", `/deals/${ANALYTICAL()}/insights/price`), 400, "invalid-schema-type");
+    await expectProblem(
+      await call("POST", `/deals/${ANALYTICAL()}/insights/plan`, { body: { schemaId: "schm_nope" } }),
+      422,
+      "schema-not-found",
+    );
+    await expectProblem(await call("POST", `/deals/${deal("umbrella-wonka")}/insights/plan`), 404, "deal-not-found");
+
+    const append = (fieldKey: string, body: object) => call("POST", `${url}/fields/${fieldKey}`, { body });
+    const one = await append("alternatives", {
+      value: ["Jacquard Looms"],
+      capturedFrom: { meetingId: meeting("acme-intro-completed") },
+    });
+    expect(one.statusCode, one.body).toBe(200);
+    const two = await append("alternatives", {
+      value: ["Build in-house"],
+      importance: "low",
+      rationale: "Mentioned once",
+    });
+    expect(two.json().fields.alternatives.map((i: { value: string[] }) => i.value)).toEqual([
+      ["Jacquard Looms"],
+      ["Build in-house"],
+    ]);
+    expect(two.json().fields.alternatives[0]).toMatchObject({
+      importance: "medium",
+      capturedFrom: { meetingId: meeting("acme-intro-completed") },
+    });
+    await expectProblem(await append("alternatives", { value: "not a list" }), 422, "insight-field-invalid");
+    await expectProblem(await append("colour", { value: "red" }), 422, "insight-field-invalid");
+    await expectProblem(
+      await append("differentiators", { value: "x", capturedFrom: { meetingId: "mtg_0000000000000000000000zz" } }),
+      404,
+      "meeting-not-found",
+    );
+    await expectProblem(
+      await call("POST", `/deals/${ANALYTICAL()}/insights/process/fields/securityReview`, { body: { value: true } }),
+      404,
+      "insight-record-not-found",
+    );
+
+    // The sandbox's open discovery item about the budget holder is linked to power.budgetHolder.
+    const budget = sandboxQnaId(SEED, "budget-holder");
+    expect((await call("GET", `/qnas/${budget}`)).json().state).toBe("open");
+    const closed = await call("POST", `/deals/${ANALYTICAL()}/insights/power/fields/budgetHolder`, {
+      body: { value: "Ada Lovelace" },
+    });
+    expect(closed.statusCode).toBe(200);
+    expect((await call("GET", `/qnas/${budget}`)).json()).toMatchObject({
+      state: "answered",
+      answerText: "Ada Lovelace",
+    });
+
+    const summary = (await call("GET", `/deals/${ANALYTICAL()}`)).json().insightSummary;
+    expect(summary.positionId).toBe(created.json().id);
+    await platform.drainOutbox();
+    await platform.bus.idle();
+    const types = new Set(events.map((e) => e.type));
+    for (const t of [
+      "revenue.insight.created",
+      "revenue.insight.item-appended",
+      "revenue.qna.updated",
+      "revenue.qna.created",
+      "revenue.deal.updated",
+    ]) {
+      expect(types.has(t), t).toBe(true);
+    }
+  });
+});
+
+describe("optional bodies", () => {
+  it("accept no body or an object, and refuse unknown fields and non-objects", async () => {
+    const budget = sandboxQnaId(SEED, "punch-cards");
+    const reopened = await call("POST", `/qnas/${budget}/transitions/open`);
+    expect(reopened.statusCode, reopened.body).toBe(200);
+    await expectProblem(
+      await call("POST", `/qnas/${budget}/transitions/dismissed`, { body: { why: "x" } }),
+      400,
+      "invalid-field",
+      {
+        field: "why",
+      },
+    );
+    await expectProblem(
+      await call("POST", `/qnas/${budget}/transitions/dismissed`, { body: [1] }),
+      400,
+      "invalid-field",
+    );
+    await expectProblem(
+      await call("POST", `/deals/${ANALYTICAL()}/insights/plan`, { body: { schema: "x" } }),
+      400,
+      "invalid-field",
+    );
+  });
+});

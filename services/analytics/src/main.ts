@@ -1,0 +1,11 @@
+// The distributed runtime's entry point: `node --import tsx services/analytics/src/main.ts`.
+import { startTelemetry } from "@platform/kit/telemetry";
+
+// Telemetry first, so what loads after it can be instrumented.
+startTelemetry("analytics");
+
+const { runUntilSignal } = await import("@platform/kit/service-runtime");
+const { loadAnalyticsConfig } = await import("./config.js");
+const { start } = await import("./start.js");
+
+await runUntilSignal("analytics", () => start(loadAnalyticsConfig()));

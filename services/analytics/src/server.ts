@@ -1,0 +1,57 @@
+import { fileURLToPath } from "node:url";
+import { AnalyticsAdminService, BuyerSignalsService, EmailBlastService } from "@platform/contracts/analytics";
+import type { Clock } from "@platform/kit/clock";
+import type { Routes } from "@platform/kit/connect";
+import { createCursorCodec } from "@platform/kit/cursor";
+import type { Db } from "@platform/kit/db";
+import type { Logger } from "@platform/kit/logger";
+import type { MigrationSource } from "@platform/kit/migrate";
+import { adminHandlers } from "./admin.handler.js";
+import { buyerSignalsHandlers } from "./buyer-signals.handler.js";
+import { type ContactResolver, noContacts } from "./contacts.js";
+import { emailBlastHandlers } from "./email-blasts.handler.js";
+import { analyticsReads } from "./store/reads.store.js";
+
+export { type ContactResolver, crmContacts, noContacts } from "./contacts.js";
+export { type EmailEvent, emailEventOf } from "./domain/email-event.js";
+export { INGEST_GROUP, startAnalyticsConsumers } from "./events/subscriptions.js";
+export { ANALYTICS_SANDBOX, sandboxBlastId, seedAnalyticsSandbox } from "./sandbox.js";
+export { type IngestResult, ingestEvents } from "./store/ingest.store.js";
+
+/** The service's schema: every table is `analytics.<table>`. */
+export const ANALYTICS_SCHEMA = "analytics";
+
+/** The service's own migrations, applied after the kit's (outbox, idempotency). */
+export const analyticsMigrations: MigrationSource = {
+  name: "analytics",
+  dir: fileURLToPath(new URL("../migrations", import.meta.url)),
+};
+
+export interface AnalyticsDeps {
+  db: Db;
+  clock: Clock;
+  logger: Logger;
+  /** PLATFORM_CURSOR_SECRET: the service mints the cursors the gateway verifies. */
+  cursorSecret: string;
+  /** Resolves recipient emails to CRM contacts; none (contactId null) by default. */
+  contacts?: ContactResolver;
+}
+
+/**
+ * The analytics service's Connect routes: `routes` for the gateway (behind the trust
+ * interceptor) and `adminRoutes` for the admin plane (behind the admin secret).
+ */
+export function build(deps: AnalyticsDeps): { routes: Routes; adminRoutes: Routes } {
+  const reads = analyticsReads(deps.db);
+  const cursors = createCursorCodec(deps.cursorSecret);
+  const shared = { reads, clock: deps.clock, cursors };
+  return {
+    routes: (router) => {
+      router.service(BuyerSignalsService, buyerSignalsHandlers({ ...shared, contacts: deps.contacts ?? noContacts }));
+      router.service(EmailBlastService, emailBlastHandlers(shared));
+    },
+    adminRoutes: (router) => {
+      router.service(AnalyticsAdminService, adminHandlers(deps));
+    },
+  };
+}

@@ -1,0 +1,102 @@
+import { fromJson, type JsonValue } from "@bufbuild/protobuf";
+import { timestampDate } from "@bufbuild/protobuf/wkt";
+import { EmailEventRecordedSchema } from "@platform/contracts/events/email";
+import {
+  MeetingBookedSchema,
+  MeetingCanceledSchema,
+  MeetingRescheduledSchema,
+} from "@platform/contracts/events/scheduling";
+import type { Meeting } from "@platform/contracts/scheduling";
+import type { ConsumedMessage, EventBus, Subscription } from "@platform/kit/bus";
+import { consumeOnce } from "@platform/kit/consumer";
+import type { Db } from "@platform/kit/db";
+import { EVENT_TYPES, type EventEnvelope, TOPICS } from "@platform/kit/events";
+import type { Logger } from "@platform/kit/logger";
+import { decodeEvent } from "@platform/kit/outbox";
+import { type EmailSend, emailSendOf, type MeetingFacts, meetingFacts } from "../domain/activity.js";
+import { activityOn } from "../store/activity.store.js";
+
+// What crm-data consumes: scheduling's meeting events (the meetings projection behind the
+// timelines and the transcripts) and the email system's sends. The sandbox's meetings come
+// the same way (flagged sandbox: state, which a projection takes like any other). Each event
+// is applied once per consumer group (consumeOnce), and an older version of a meeting never
+// overwrites a newer one, so redelivery and reordering are harmless.
+
+export const ACTIVITY_GROUP = "crm-data-activity";
+
+export interface ConsumerDeps {
+  db: Db;
+  bus: EventBus;
+  logger: Logger;
+}
+
+type Change = { kind: "meeting"; facts: MeetingFacts } | { kind: "email"; send: EmailSend };
+
+const options = { ignoreUnknownFields: true };
+
+function meetingChange(meeting: Meeting | undefined, canceled: boolean, type: string): Change {
+  if (!meeting?.startTime || !meeting.endTime || !meeting.updateTime || meeting.id === "" || meeting.orgId === "") {
+    throw new Error(`${type} without a complete meeting`);
+  }
+  const times = {
+    start: timestampDate(meeting.startTime),
+    end: timestampDate(meeting.endTime),
+    updated: timestampDate(meeting.updateTime),
+  };
+  return { kind: "meeting", facts: meetingFacts(meeting, times, canceled) };
+}
+
+/** The projection change an event calls for; undefined for events of no interest; throws on unreadable ones. */
+export function changeOf(event: EventEnvelope): Change | undefined {
+  const data = event.data as JsonValue;
+  switch (event.type) {
+    case EVENT_TYPES.meetingBooked:
+      return meetingChange(fromJson(MeetingBookedSchema, data, options).meeting, false, event.type);
+    case EVENT_TYPES.meetingRescheduled:
+      return meetingChange(fromJson(MeetingRescheduledSchema, data, options).meeting, false, event.type);
+    case EVENT_TYPES.meetingCanceled:
+      return meetingChange(fromJson(MeetingCanceledSchema, data, options).meeting, true, event.type);
+    case EVENT_TYPES.emailEventRecorded: {
+      const e = fromJson(EmailEventRecordedSchema, data, options);
+      const send = emailSendOf(e, e.occurredAt ? timestampDate(e.occurredAt) : undefined);
+      return send && { kind: "email", send };
+    }
+    default:
+      return undefined;
+  }
+}
+
+async function project(deps: ConsumerDeps, message: ConsumedMessage): Promise<void> {
+  let event: EventEnvelope;
+  let change: Change | undefined;
+  try {
+    event = decodeEvent(message);
+    change = changeOf(event);
+  } catch (err) {
+    // Redelivering an unreadable message would only block its partition.
+    deps.logger.error(
+      { err, topic: message.topic, partition: message.partition, offset: message.offset },
+      "unreadable event skipped",
+    );
+    return;
+  }
+  if (!change) return;
+  const applied = change;
+  await consumeOnce(deps.db, ACTIVITY_GROUP, event.id, async (q) => {
+    const store = activityOn(q);
+    if (applied.kind === "meeting") await store.projectMeeting(applied.facts);
+    else await store.recordEmailSend(applied.send);
+  });
+}
+
+/** Subscribes crm-data's projection on `bus`; close the returned subscriptions before the bus. */
+export async function startCrmConsumers(deps: ConsumerDeps): Promise<Subscription[]> {
+  return [
+    await deps.bus.subscribe({
+      groupId: ACTIVITY_GROUP,
+      topics: [TOPICS.scheduling, TOPICS.email],
+      fromBeginning: true,
+      handler: (m) => project(deps, m),
+    }),
+  ];
+}

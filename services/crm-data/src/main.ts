@@ -1,0 +1,11 @@
+// The distributed runtime's entry point: `node --import tsx services/crm-data/src/main.ts`.
+import { startTelemetry } from "@platform/kit/telemetry";
+
+// Telemetry first, so what loads after it can be instrumented.
+startTelemetry("crm-data");
+
+const { runUntilSignal } = await import("@platform/kit/service-runtime");
+const { loadCrmConfig } = await import("./config.js");
+const { start } = await import("./start.js");
+
+await runUntilSignal("crm-data", () => start(loadCrmConfig()));

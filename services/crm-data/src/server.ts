@@ -1,0 +1,58 @@
+import { fileURLToPath } from "node:url";
+import {
+  AccountService,
+  ContactService,
+  CrmAdminService,
+  ReferenceService,
+  TranscriptService,
+} from "@platform/contracts/crm";
+import type { Clock } from "@platform/kit/clock";
+import type { Routes } from "@platform/kit/connect";
+import { createCursorCodec } from "@platform/kit/cursor";
+import type { Db } from "@platform/kit/db";
+import type { MigrationSource } from "@platform/kit/migrate";
+import { accountHandlers } from "./account.handler.js";
+import { adminHandlers } from "./admin.handler.js";
+import { contactHandlers } from "./contact.handler.js";
+import { referenceHandlers } from "./reference.handler.js";
+import { pgCrmStore } from "./store/crm.store.js";
+import { transcriptHandlers } from "./transcript.handler.js";
+
+export { ACTIVITY_GROUP, startCrmConsumers } from "./events/subscriptions.js";
+export { CRM_SANDBOX, sandboxAccountId, sandboxContactId, seedCrmSandbox } from "./sandbox.js";
+
+/** The service's schema: every table is `crm.<table>`. */
+export const CRM_SCHEMA = "crm";
+
+/** The service's own migrations, applied after the kit's (outbox, idempotency, processed events). */
+export const crmMigrations: MigrationSource = {
+  name: "crm",
+  dir: fileURLToPath(new URL("../migrations", import.meta.url)),
+};
+
+export interface CrmDeps {
+  db: Db;
+  clock: Clock;
+  /** PLATFORM_CURSOR_SECRET: the service mints the cursors the gateway verifies. */
+  cursorSecret: string;
+}
+
+/**
+ * The crm-data service's Connect routes (behind the trust interceptor) and its ingestion
+ * plane (`adminRoutes`, behind the admin secret).
+ */
+export function build(deps: CrmDeps): { routes: Routes; adminRoutes: Routes } {
+  const store = pgCrmStore(deps.db);
+  const reads = { store, clock: deps.clock, cursors: createCursorCodec(deps.cursorSecret) };
+  return {
+    routes: (router) => {
+      router.service(AccountService, accountHandlers(reads));
+      router.service(ContactService, contactHandlers(reads));
+      router.service(TranscriptService, transcriptHandlers(reads));
+      router.service(ReferenceService, referenceHandlers(reads));
+    },
+    adminRoutes: (router) => {
+      router.service(CrmAdminService, adminHandlers(reads));
+    },
+  };
+}

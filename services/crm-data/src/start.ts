@@ -1,0 +1,34 @@
+import { type RunningService, type ServiceOverrides, startService } from "@platform/kit/service-runtime";
+import type { CrmConfig } from "./config.js";
+import { startCrmConsumers } from "./events/subscriptions.js";
+import { seedCrmSandbox } from "./sandbox.js";
+import { build, CRM_SCHEMA, crmMigrations } from "./server.js";
+
+export type RunningCrm = RunningService & { adminPort: number };
+
+/**
+ * Runs the crm-data service: migrates, seeds the sandbox, starts the timeline projection
+ * (scheduling and email events), serves the gateway API on PORT and the ingestion plane on
+ * ADMIN_PORT. Resolves to undefined when MIGRATE_ONLY is set.
+ */
+export async function start(config: CrmConfig, overrides: ServiceOverrides = {}): Promise<RunningCrm | undefined> {
+  const running = await startService(
+    {
+      name: "crm-data",
+      schema: CRM_SCHEMA,
+      migrations: crmMigrations,
+      seed: (db, clock, seed) => seedCrmSandbox(db, clock, seed),
+      async wire({ db, bus, clock, logger }) {
+        const { routes, adminRoutes } = build({ db, clock, cursorSecret: config.PLATFORM_CURSOR_SECRET });
+        return {
+          routes,
+          consumers: await startCrmConsumers({ db, bus, logger }),
+          admin: { routes: adminRoutes, port: config.ADMIN_PORT, secret: config.PLATFORM_ADMIN_SECRET },
+        };
+      },
+    },
+    config,
+    overrides,
+  );
+  return running && { ...running, adminPort: running.adminPort ?? config.ADMIN_PORT };
+}

@@ -1,0 +1,113 @@
+import { fromJson, type JsonValue } from "@bufbuild/protobuf";
+import { timestampDate } from "@bufbuild/protobuf/wkt";
+import {
+  MeetingBookedSchema,
+  MeetingCanceledSchema,
+  MeetingRescheduledSchema,
+} from "@platform/contracts/events/scheduling";
+import type { Meeting } from "@platform/contracts/scheduling";
+import type { ConsumedMessage, EventBus, Subscription } from "@platform/kit/bus";
+import { consumeOnce } from "@platform/kit/consumer";
+import type { Db } from "@platform/kit/db";
+import { EVENT_TYPES, type EventEnvelope, TOPICS } from "@platform/kit/events";
+import type { Logger } from "@platform/kit/logger";
+import { decodeEvent } from "@platform/kit/outbox";
+import type { MeetingRecord } from "../model.js";
+import { revenueQueries } from "../store/revenue.store.js";
+
+// What revenue consumes: scheduling's meeting events, projected into revenue.meetings. Deal
+// links are not decided here but at read time from the attendee emails, so a contact created
+// after its meeting still links it. The group starts from the earliest retained event, and
+// consumeOnce makes redelivery harmless; the projection keeps the newest event's view.
+
+export const MEETINGS_GROUP = "revenue-meetings";
+
+export interface ConsumerDeps {
+  db: Db;
+  bus: EventBus;
+  logger: Logger;
+}
+
+const options = { ignoreUnknownFields: true };
+
+type Change = { kind: "upsert" | "cancel"; meeting: Meeting };
+
+function changeOf(event: EventEnvelope): Change | undefined {
+  const data = event.data as JsonValue;
+  let change: Change | undefined;
+  switch (event.type) {
+    case EVENT_TYPES.meetingBooked: {
+      const { meeting } = fromJson(MeetingBookedSchema, data, options);
+      change = meeting && { kind: "upsert", meeting };
+      break;
+    }
+    case EVENT_TYPES.meetingRescheduled: {
+      const { meeting } = fromJson(MeetingRescheduledSchema, data, options);
+      change = meeting && { kind: "upsert", meeting };
+      break;
+    }
+    case EVENT_TYPES.meetingCanceled: {
+      const { meeting } = fromJson(MeetingCanceledSchema, data, options);
+      change = meeting && { kind: "cancel", meeting };
+      break;
+    }
+    default:
+      return undefined;
+  }
+  if (!change) throw new Error(`${event.type} without its meeting`);
+  // Preview bookings are test runs of a schedule: like CRM sync, deal links skip them.
+  if (change.meeting.smartScheduling?.preview) return undefined;
+  return change;
+}
+
+export function meetingRecordOf(m: Meeting): MeetingRecord {
+  if (!m.startTime || !m.endTime || !m.attendee) throw new Error(`meeting ${m.id} without its times or attendee`);
+  const emails = [m.attendee.email, ...m.additionalAttendees].map((e) => e.toLowerCase());
+  return {
+    id: m.id,
+    orgId: m.orgId,
+    title: m.title,
+    start: timestampDate(m.startTime),
+    end: timestampDate(m.endTime),
+    canceled: m.status === "canceled",
+    attendeeEmails: [...new Set(emails)],
+  };
+}
+
+async function project(deps: ConsumerDeps, message: ConsumedMessage): Promise<void> {
+  let event: EventEnvelope;
+  let change: Change | undefined;
+  let meeting: MeetingRecord;
+  try {
+    event = decodeEvent(message);
+    change = changeOf(event);
+    if (!change) return;
+    meeting = meetingRecordOf(change.meeting);
+  } catch (err) {
+    // Redelivering an unreadable message would only block its partition.
+    deps.logger.error(
+      { err, topic: message.topic, partition: message.partition, offset: message.offset },
+      "unreadable event skipped",
+    );
+    return;
+  }
+  const { kind } = change;
+  const at = new Date(event.time);
+  await consumeOnce(deps.db, MEETINGS_GROUP, event.id, async (q) => {
+    const w = revenueQueries(q);
+    if (kind === "cancel") await w.cancelMeeting(meeting, at);
+    else await w.upsertMeeting(meeting, at);
+  });
+}
+
+/** Subscribes revenue's consumers on `bus`; close the returned subscriptions before the bus. */
+export async function startRevenueConsumers(deps: ConsumerDeps): Promise<Subscription[]> {
+  return [
+    await deps.bus.subscribe({
+      groupId: MEETINGS_GROUP,
+      topics: [TOPICS.scheduling],
+      fromBeginning: true,
+      handler: (m) => project(deps, m),
+    }),
+  ];
+}

@@ -1,0 +1,11 @@
+// The distributed runtime's entry point: `node --import tsx services/revenue/src/main.ts`.
+import { startTelemetry } from "@platform/kit/telemetry";
+
+// Telemetry first, so what loads after it can be instrumented.
+startTelemetry("revenue");
+
+const { runUntilSignal } = await import("@platform/kit/service-runtime");
+const { loadRevenueConfig } = await import("./config.js");
+const { start } = await import("./start.js");
+
+await runUntilSignal("revenue", () => start(loadRevenueConfig()));

@@ -1,0 +1,65 @@
+import { fileURLToPath } from "node:url";
+import { DealService, InsightService, QnaService, RevenueAdminService } from "@platform/contracts/revenue";
+import type { Clock } from "@platform/kit/clock";
+import type { Routes } from "@platform/kit/connect";
+import { createCursorCodec } from "@platform/kit/cursor";
+import type { Db } from "@platform/kit/db";
+import type { Logger } from "@platform/kit/logger";
+import type { MigrationSource } from "@platform/kit/migrate";
+import { adminHandlers } from "./admin.handler.js";
+import { dealHandlers } from "./deal.handler.js";
+import { insightHandlers } from "./insight.handler.js";
+import { qnaHandlers } from "./qna.handler.js";
+import type { CrmReferences, Directory } from "./references.js";
+import { pgRevenueStore } from "./store/revenue.store.js";
+
+export { startRevenueConsumers } from "./events/subscriptions.js";
+export { type CrmReferences, crmReferences, type Directory, identityDirectory } from "./references.js";
+export * from "./sandbox.js";
+
+/** The service's schema: every table is `revenue.<table>`. */
+export const REVENUE_SCHEMA = "revenue";
+
+/** The service's own migrations, applied after the kit's (outbox, idempotency, processed events). */
+export const revenueMigrations: MigrationSource = {
+  name: "revenue",
+  dir: fileURLToPath(new URL("../migrations", import.meta.url)),
+};
+
+export interface RevenueDeps {
+  db: Db;
+  clock: Clock;
+  logger: Logger;
+  /** PLATFORM_CURSOR_SECRET: the service mints the cursors the gateway verifies. */
+  cursorSecret: string;
+  /** crm-data's ReferenceService, called with the caller's context. */
+  crm: CrmReferences;
+  /** identity's users, for deal owners. */
+  directory: Directory;
+  /** Called after each committed write, so the outbox relay publishes at once. */
+  onCommit?: () => void;
+}
+
+/** The revenue service's Connect routes (behind the trust interceptor) and its admin plane (behind the admin secret). */
+export function build(deps: RevenueDeps): { routes: Routes; adminRoutes: Routes } {
+  const store = pgRevenueStore(deps.db);
+  const shared = { db: deps.db, store, clock: deps.clock, committed: () => deps.onCommit?.() };
+  const deals = dealHandlers({
+    ...shared,
+    cursors: createCursorCodec(deps.cursorSecret),
+    crm: deps.crm,
+    directory: deps.directory,
+  });
+  const qnas = qnaHandlers({ ...shared, crm: deps.crm });
+  const insights = insightHandlers(shared);
+  return {
+    routes: (router) => {
+      router.service(DealService, deals);
+      router.service(QnaService, qnas);
+      router.service(InsightService, insights);
+    },
+    adminRoutes: (router) => {
+      router.service(RevenueAdminService, adminHandlers({ store }));
+    },
+  };
+}

@@ -1,0 +1,43 @@
+import { httpTransport } from "@platform/kit/connect";
+import { type RunningService, type ServiceOverrides, startService } from "@platform/kit/service-runtime";
+import type { RevenueConfig } from "./config.js";
+import { startRevenueConsumers } from "./events/subscriptions.js";
+import { crmReferences, identityDirectory } from "./references.js";
+import { seedRevenueSandbox } from "./sandbox.js";
+import { build, REVENUE_SCHEMA, revenueMigrations } from "./server.js";
+
+export type RunningRevenue = RunningService;
+
+/**
+ * Runs the revenue service: migrates, seeds the sandbox, starts the outbox relay and the
+ * meeting projection, serves the gateway API on PORT and the admin plane on ADMIN_PORT.
+ * Resolves to undefined when MIGRATE_ONLY is set.
+ */
+export function start(config: RevenueConfig, overrides: ServiceOverrides = {}): Promise<RunningRevenue | undefined> {
+  return startService(
+    {
+      name: "revenue",
+      schema: REVENUE_SCHEMA,
+      migrations: revenueMigrations,
+      seed: (db, clock, seed) => seedRevenueSandbox(db, clock, seed),
+      async wire({ db, bus, clock, logger, onCommit }) {
+        const { routes, adminRoutes } = build({
+          db,
+          clock,
+          logger,
+          cursorSecret: config.PLATFORM_CURSOR_SECRET,
+          crm: crmReferences(httpTransport(config.CRM_URL), config.PLATFORM_CONTEXT_SECRET, clock),
+          directory: identityDirectory(httpTransport(config.IDENTITY_URL), config.PLATFORM_CONTEXT_SECRET, clock),
+          onCommit,
+        });
+        return {
+          routes,
+          consumers: await startRevenueConsumers({ db, bus, logger }),
+          admin: { routes: adminRoutes, port: config.ADMIN_PORT, secret: config.PLATFORM_ADMIN_SECRET },
+        };
+      },
+    },
+    config,
+    overrides,
+  );
+}

@@ -1,0 +1,96 @@
+import { create } from "@bufbuild/protobuf";
+import { timestampFromDate } from "@bufbuild/protobuf/wkt";
+import { DealSchemaDefinitionSchema, RevenueAdminService } from "@platform/contracts/revenue";
+import { MeetingSchema } from "@platform/contracts/scheduling";
+import { EVENT_TYPES, TOPICS } from "@platform/kit/events";
+import { newId } from "@platform/kit/ids";
+import { InProcessBus } from "@platform/kit/in-process-bus";
+import { toBusMessage } from "@platform/kit/outbox";
+import { eventually } from "@platform/kit/testing";
+import { meetingBookedEvent, meetingCanceledEvent } from "@platform/scheduling/events/outbox-events";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startRevenueConsumers } from "../src/events/subscriptions.js";
+import { revenueQueries } from "../src/store/revenue.store.js";
+import { createTestRevenue, problemOf, silentLogger, type TestRevenue } from "./builders.js";
+
+let t: TestRevenue;
+let bus: InProcessBus;
+
+beforeAll(async () => {
+  t = await createTestRevenue();
+  bus = new InProcessBus({ logger: silentLogger });
+  await startRevenueConsumers({ db: t.db, bus, logger: silentLogger });
+});
+afterAll(async () => {
+  await bus.close();
+  await t.close();
+});
+
+function aMeeting(orgId: string, preview = false) {
+  return create(MeetingSchema, {
+    id: newId("mtg_"),
+    orgId,
+    title: "Intro",
+    attendee: { email: "Ada@Analytical.example", firstName: "Ada", lastName: "Lovelace" },
+    additionalAttendees: ["charles@analytical.example"],
+    startTime: timestampFromDate(new Date("2026-03-04T10:00:00Z")),
+    endTime: timestampFromDate(new Date("2026-03-04T10:30:00Z")),
+    status: "scheduled",
+    smartScheduling: { scheduleId: "sched_x", preview },
+  });
+}
+
+async function publish(e: ReturnType<typeof meetingBookedEvent>) {
+  await bus.publish(e.topic, [
+    toBusMessage(
+      { id: newId("evt_"), type: e.type, source: e.source, time: (e.time ?? new Date()).toISOString(), data: e.data },
+      e.key,
+    ),
+  ]);
+}
+
+describe("meeting projection", () => {
+  it("keeps booked meetings with their lower-cased attendee emails, sandbox ones included, previews skipped", async () => {
+    const orgId = newId("org_");
+    const booked = aMeeting(orgId);
+    const preview = aMeeting(orgId, true);
+    await publish(meetingBookedEvent(booked, new Date("2026-03-01T00:00:00Z"), true));
+    await publish(meetingBookedEvent(preview, new Date("2026-03-01T00:00:00Z")));
+    const stored = await eventually("projected meeting", () => revenueQueries(t.db).findMeeting(orgId, booked.id));
+    expect(stored.attendeeEmails).toEqual(["ada@analytical.example", "charles@analytical.example"]);
+    expect(await revenueQueries(t.db).findMeeting(orgId, preview.id)).toBeUndefined();
+  });
+
+  it("stays canceled when the cancellation arrives before the booking", async () => {
+    const orgId = newId("org_");
+    const meeting = aMeeting(orgId);
+    await publish(
+      meetingCanceledEvent({ ...meeting, status: "canceled" }, "", false, new Date("2026-03-02T00:00:00Z")),
+    );
+    await publish(meetingBookedEvent(meeting, new Date("2026-03-01T00:00:00Z")));
+    const stored = await eventually("canceled meeting", async () => {
+      const m = await revenueQueries(t.db).findMeeting(orgId, meeting.id);
+      return m?.canceled ? m : undefined;
+    });
+    expect(stored.canceled).toBe(true);
+    expect(EVENT_TYPES.meetingBooked).toBe("scheduling.smartscheduler.booked");
+    expect(TOPICS.scheduling).toBe("platform.scheduling.v1");
+  });
+});
+
+describe("admin plane", () => {
+  it("lists and reads deal schemas behind the admin secret only", async () => {
+    const org = await t.givenOrg();
+    const admin = t.admin(RevenueAdminService);
+    const { schemas } = await admin.listDealSchemas({ orgId: org.orgId });
+    expect(schemas.map((s) => s.id)).toEqual([org.schema.id]);
+    const { schema } = await admin.getDealSchema({ schemaId: org.schema.id });
+    expect(schema?.stages.map((s) => `${s.name}:${s.outcome}`)).toContain("Won:won");
+    expect(schema?.insightFields.map((f) => f.schemaType)).toHaveLength(8);
+    expect(create(DealSchemaDefinitionSchema, schema).isDefault).toBe(true);
+    expect(await problemOf(admin.getDealSchema({ schemaId: newId("schm_") }))).toBe("not-found");
+    expect(
+      await problemOf(t.admin(RevenueAdminService, "wrong-secret-0123456789").listDealSchemas({ orgId: org.orgId })),
+    ).toBe("connect:Unauthenticated");
+  });
+});

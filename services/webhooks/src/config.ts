@@ -1,0 +1,77 @@
+import { type ConfigOf, commonConfig, loadConfig, parse, serviceConfig } from "@platform/kit/config";
+import { DELIVERY_TIMEOUT_MS } from "./domain/retry.js";
+
+/** Settings of the webhook delivery, shared by the delivery process and the embedded runtime. */
+export const deliveryConfigSpec = {
+  WEBHOOKS_ALLOW_PRIVATE_TARGETS: {
+    description:
+      "Local development and tests only: allow endpoints on localhost, loopback and private addresses (and plain http). Logs a warning at start",
+    default: false,
+    parse: parse.bool,
+  },
+  WEBHOOKS_CA_FILE: {
+    description: "PEM file of extra CAs the delivery trusts besides the public roots (e.g. a test receiver's own CA)",
+    default: "",
+    parse: parse.string,
+  },
+  WEBHOOKS_TIMEOUT_MS: {
+    description: "How long an endpoint has to answer; a 2xx within it is a success",
+    default: DELIVERY_TIMEOUT_MS,
+    parse: parse.int(100, 60_000),
+  },
+  WEBHOOKS_LEASE_MS: {
+    description: "How long a worker's claim on an attempt lasts; a crashed worker's attempts are taken over after it",
+    default: 30_000,
+    parse: parse.int(1_000, 600_000),
+  },
+  WEBHOOKS_CONCURRENCY: {
+    description: "Attempts in flight at once per delivery worker",
+    default: 32,
+    parse: parse.int(1, 1000),
+  },
+  WEBHOOKS_PER_ENDPOINT_CONCURRENCY: {
+    description: "Attempts of one subscription in flight at once, across workers",
+    default: 4,
+    parse: parse.int(1, 100),
+  },
+  WEBHOOKS_CONSUMER_GROUP: {
+    description: "Kafka consumer group of the fan-out (every delivery worker of a deployment shares it)",
+    default: "webhooks-delivery",
+    parse: parse.string,
+  },
+  WEBHOOKS_POLL_MS: {
+    description: "Pause between polls for due attempts when idle",
+    default: 500,
+    parse: parse.int(10, 60_000),
+  },
+};
+
+export const webhooksConfigSpec = {
+  ...commonConfig,
+  ...serviceConfig,
+  ...deliveryConfigSpec,
+  DATABASE_URL: {
+    description:
+      "Postgres URL of the webhooks database (created when missing), shared by the API and the delivery worker",
+    default: "postgres://postgres@127.0.0.1:5432/platform_webhooks",
+    sensitive: true,
+    parse: parse.url,
+  },
+  PORT: { description: "Port of the Connect-RPC API the gateway calls", default: 7106, parse: parse.port },
+  DELIVERY_PORT: {
+    description: "Port the delivery worker process listens on (health: accepting connections means it runs)",
+    default: 7116,
+    parse: parse.port,
+  },
+};
+
+export type WebhooksConfig = ConfigOf<typeof webhooksConfigSpec>;
+export type DeliveryConfig = ConfigOf<typeof deliveryConfigSpec>;
+
+export function loadWebhooksConfig(env: NodeJS.ProcessEnv = process.env): WebhooksConfig {
+  return loadConfig(webhooksConfigSpec, env);
+}
+
+export function loadDeliveryConfig(env: NodeJS.ProcessEnv = process.env): DeliveryConfig {
+  return loadConfig(deliveryConfigSpec, env);
+}

@@ -1,0 +1,11 @@
+// The distributed runtime's entry point of the webhooks API: `node --import tsx services/webhooks/src/main.ts`.
+import { startTelemetry } from "@platform/kit/telemetry";
+
+// Telemetry first, so what loads after it can be instrumented.
+startTelemetry("webhooks");
+
+const { runUntilSignal } = await import("@platform/kit/service-runtime");
+const { loadWebhooksConfig } = await import("./config.js");
+const { start } = await import("./start.js");
+
+await runUntilSignal("webhooks", () => start(loadWebhooksConfig()));

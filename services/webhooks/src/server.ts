@@ -1,0 +1,118 @@
+import { readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { WebhookSubscriptionService } from "@platform/contracts/webhooks";
+import type { EventBus, Subscription } from "@platform/kit/bus";
+import type { Clock } from "@platform/kit/clock";
+import type { Routes } from "@platform/kit/connect";
+import type { Db } from "@platform/kit/db";
+import type { Logger } from "@platform/kit/logger";
+import type { MigrationSource } from "@platform/kit/migrate";
+import type { DeliveryConfig } from "./config.js";
+import { startFanOut } from "./delivery/fan-out.js";
+import { httpSender, type Sender, systemResolver } from "./delivery/sender.js";
+import { type DeliveryWorker, deliveryWorker } from "./delivery/worker.js";
+import type { Resolver } from "./domain/endpoint.js";
+import { subscriptionHandlers } from "./subscription.handler.js";
+
+export { DELIVERED_TOPICS, DELIVERY_GROUP } from "./delivery/fan-out.js";
+export { httpSender, systemResolver } from "./delivery/sender.js";
+export type { DeliveryWorker } from "./delivery/worker.js";
+export { EVENT_CATALOG, TEST_EVENT_TYPE } from "./domain/catalog.js";
+export { sandboxLegacySecret, sandboxSubscriptionId, seedWebhooksSandbox } from "./sandbox.js";
+
+/** The service's schema: every table is `webhooks.<table>`. */
+export const WEBHOOKS_SCHEMA = "webhooks";
+
+/** The service's own migrations, applied after the kit's (outbox, idempotency, processed events). */
+export const webhooksMigrations: MigrationSource = {
+  name: "webhooks",
+  dir: fileURLToPath(new URL("../migrations", import.meta.url)),
+};
+
+export interface WebhooksDeps {
+  db: Db;
+  clock: Clock;
+  /** PLATFORM_CURSOR_SECRET: the service mints the cursors the gateway verifies. */
+  cursorSecret: string;
+  /** WEBHOOKS_ALLOW_PRIVATE_TARGETS. */
+  allowPrivateTargets: boolean;
+  /** Host name resolution for endpoint validation; the system resolver by default. */
+  resolve?: Resolver;
+  /** Called after a test or redeliver queued an attempt (an in-process worker sends it at once). */
+  queued?: () => void;
+}
+
+/** The webhooks API's Connect routes, served behind the trust interceptor. */
+export function build(deps: WebhooksDeps): { routes: Routes } {
+  const handlers = subscriptionHandlers({
+    db: deps.db,
+    clock: deps.clock,
+    cursorSecret: deps.cursorSecret,
+    endpoints: { allowPrivateTargets: deps.allowPrivateTargets, resolve: deps.resolve ?? systemResolver },
+    ...(deps.queued ? { queued: deps.queued } : {}),
+  });
+  return { routes: (router) => router.service(WebhookSubscriptionService, handlers) };
+}
+
+export interface DeliveryDeps {
+  db: Db;
+  bus: EventBus;
+  clock: Clock;
+  logger: Logger;
+  config: DeliveryConfig;
+  /** Resolution at connect time; the system resolver by default. */
+  resolve?: Resolver;
+  /** Replaces the HTTP sender (tests). */
+  sender?: Sender;
+  random?: () => number;
+}
+
+/** Warns once per process that private targets are allowed: that setting must never reach production. */
+export function warnIfPrivateTargets(logger: Logger, allow: boolean): void {
+  if (allow) {
+    logger.warn(
+      "WEBHOOKS_ALLOW_PRIVATE_TARGETS is on: webhooks may target localhost and private networks (and plain http). Local development and tests only",
+    );
+  }
+}
+
+/**
+ * The delivery side: the fan-out consumer of the domain topics and the worker sending due
+ * attempts. Close the subscriptions (fan-out first, then the worker) before the bus.
+ */
+export async function startDelivery(
+  deps: DeliveryDeps,
+): Promise<{ worker: DeliveryWorker; subscriptions: Subscription[] }> {
+  const { config } = deps;
+  warnIfPrivateTargets(deps.logger, config.WEBHOOKS_ALLOW_PRIVATE_TARGETS);
+  const ca = config.WEBHOOKS_CA_FILE ? [readFileSync(config.WEBHOOKS_CA_FILE, "utf8")] : undefined;
+  const sender =
+    deps.sender ??
+    httpSender({
+      allowPrivateTargets: config.WEBHOOKS_ALLOW_PRIVATE_TARGETS,
+      resolve: deps.resolve ?? systemResolver,
+      timeoutMs: config.WEBHOOKS_TIMEOUT_MS,
+      ...(ca ? { ca: [...(await import("node:tls")).rootCertificates, ...ca] } : {}),
+    });
+  const worker = deliveryWorker({
+    db: deps.db,
+    clock: deps.clock,
+    logger: deps.logger,
+    sender,
+    leaseMs: config.WEBHOOKS_LEASE_MS,
+    concurrency: config.WEBHOOKS_CONCURRENCY,
+    perSubscription: config.WEBHOOKS_PER_ENDPOINT_CONCURRENCY,
+    pollMs: config.WEBHOOKS_POLL_MS,
+    ...(deps.random ? { random: deps.random } : {}),
+  });
+  const loop = worker.start();
+  const fanOut = await startFanOut({
+    db: deps.db,
+    bus: deps.bus,
+    clock: deps.clock,
+    logger: deps.logger,
+    groupId: config.WEBHOOKS_CONSUMER_GROUP,
+    queued: () => worker.nudge(),
+  });
+  return { worker, subscriptions: [fanOut, loop] };
+}

@@ -1,0 +1,39 @@
+import { type RunningService, type ServiceOverrides, startService } from "@platform/kit/service-runtime";
+import type { WebhooksConfig } from "./config.js";
+import type { Resolver } from "./domain/endpoint.js";
+import { seedWebhooksSandbox } from "./sandbox.js";
+import { build, WEBHOOKS_SCHEMA, warnIfPrivateTargets, webhooksMigrations } from "./server.js";
+
+export interface StartOverrides extends ServiceOverrides {
+  /** Host name resolution for endpoint validation (tests). */
+  resolve?: Resolver;
+}
+
+/**
+ * Runs the webhooks API: migrates, seeds the sandbox and serves the gateway API on PORT.
+ * Deliveries are the delivery worker's process (delivery-start.ts). Resolves to undefined
+ * when MIGRATE_ONLY is set.
+ */
+export function start(config: WebhooksConfig, overrides: StartOverrides = {}): Promise<RunningService | undefined> {
+  return startService(
+    {
+      name: "webhooks",
+      schema: WEBHOOKS_SCHEMA,
+      migrations: webhooksMigrations,
+      seed: seedWebhooksSandbox,
+      async wire({ db, clock, logger }) {
+        warnIfPrivateTargets(logger, config.WEBHOOKS_ALLOW_PRIVATE_TARGETS);
+        const { routes } = build({
+          db,
+          clock,
+          cursorSecret: config.PLATFORM_CURSOR_SECRET,
+          allowPrivateTargets: config.WEBHOOKS_ALLOW_PRIVATE_TARGETS,
+          ...(overrides.resolve ? { resolve: overrides.resolve } : {}),
+        });
+        return { routes };
+      },
+    },
+    config,
+    overrides,
+  );
+}

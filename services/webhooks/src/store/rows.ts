@@ -1,0 +1,46 @@
+import type { Row } from "@platform/kit/db";
+import type { PayloadVersion } from "../domain/payload.js";
+import type { AttemptRecord, AttemptStatus, AttemptTrigger, DisabledReason, SubscriptionRecord } from "../model.js";
+
+const date = (v: unknown): Date | null => (v === null || v === undefined ? null : new Date(v as string | Date));
+const must = (v: unknown): Date => new Date(v as string | Date);
+
+export function toSubscription(r: Row): SubscriptionRecord {
+  return {
+    id: String(r.id),
+    orgId: String(r.org_id),
+    endpointUrl: String(r.endpoint_url),
+    events: r.events as string[],
+    description: (r.description as string | null) ?? null,
+    enabled: Boolean(r.enabled),
+    payloadVersion: r.payload_version as PayloadVersion,
+    secret: String(r.secret),
+    previousSecret: (r.previous_secret as string | null) ?? null,
+    previousSecretExpiresAt: date(r.previous_secret_expires_at),
+    disabledReason: (r.disabled_reason as DisabledReason | null) ?? null,
+    disabledAt: date(r.disabled_at),
+    failingSince: date(r.failing_since),
+    createdAt: must(r.created_at),
+    updatedAt: must(r.updated_at),
+  };
+}
+
+export function toAttempt(r: Row): AttemptRecord {
+  return {
+    id: String(r.id),
+    subscriptionId: String(r.subscription_id),
+    eventId: String(r.event_id),
+    eventType: String(r.event_type),
+    attempt: Number(r.attempt),
+    trigger: r.trigger as AttemptTrigger,
+    status: r.status as AttemptStatus,
+    scheduledAt: must(r.scheduled_at),
+    attemptedAt: date(r.attempted_at),
+    responseStatus: r.response_status === null ? null : Number(r.response_status),
+    durationMs: r.duration_ms === null ? null : Number(r.duration_ms),
+    error: (r.error as string | null) ?? null,
+    nextRetryAt: date(r.next_retry_at),
+    retryStep: r.retry_step === null ? null : Number(r.retry_step),
+    createdAt: must(r.created_at),
+  };
+}

@@ -1,0 +1,333 @@
+import type { Queryable, Row } from "@platform/kit/db";
+import { type Keyed, keyset, type PageQuery, params, positionValue, type SortKey } from "@platform/kit/keyset";
+import { problem } from "@platform/kit/problems";
+import type { StoredEvent } from "../domain/payload.js";
+import type { AttemptRecord, AttemptStatus, SubscriptionRecord } from "../model.js";
+import { toAttempt, toSubscription } from "./rows.js";
+
+/** The sort keys of GET /webhook-subscriptions. */
+export const SUBSCRIPTION_SORT_KEYS: Record<string, SortKey> = {
+  createdAt: { expr: "s.created_at", type: "timestamptz", nullable: false },
+  updatedAt: { expr: "s.updated_at", type: "timestamptz", nullable: false },
+};
+
+/** The sort keys of GET /webhook-subscriptions/{id}/deliveries. */
+export const ATTEMPT_SORT_KEYS: Record<string, SortKey> = {
+  createdAt: { expr: "a.created_at", type: "timestamptz", nullable: false },
+};
+
+const CHECK_VIOLATION = "23514";
+
+/** An attempt claimed for sending, with what sending it needs. */
+export interface ClaimedAttempt {
+  attempt: AttemptRecord;
+  subscription: SubscriptionRecord;
+  event: StoredEvent;
+  /** The lease this worker holds; completing checks it is still ours. */
+  leasedUntil: Date;
+}
+
+/** How an attempt ended and what follows it, written in one transaction. */
+export interface Completion {
+  status: "succeeded" | "failed";
+  attemptedAt: Date;
+  responseStatus: number | null;
+  durationMs: number;
+  error: string | null;
+  /** The retry to insert after a failure; undefined when none follows. */
+  retryAt?: Date;
+  /** Disables the subscription with this reason. */
+  disable?: "endpoint-gone" | "failing";
+}
+
+const ATTEMPT_SELECT =
+  "SELECT a.*, e.type AS event_type FROM webhooks.attempts a JOIN webhooks.events e ON e.id = a.event_id";
+
+/** The webhooks service's queries, on a pool or inside a transaction. */
+export function webhooksStore(q: Queryable) {
+  return {
+    /** Inserts a subscription and counts it against the org's limit of 10 in the same statement's transaction. */
+    async insertSubscription(s: SubscriptionRecord): Promise<void> {
+      try {
+        await q.query(
+          `INSERT INTO webhooks.org_subscription_counts (org_id, subscriptions) VALUES ($1, 1)
+           ON CONFLICT (org_id) DO UPDATE SET subscriptions = webhooks.org_subscription_counts.subscriptions + 1`,
+          [s.orgId],
+        );
+      } catch (err) {
+        if ((err as { code?: string }).code === CHECK_VIOLATION) {
+          throw problem("webhook-limit-reached", "An organization can have at most 10 webhook subscriptions.", {
+            limit: 10,
+          });
+        }
+        throw err;
+      }
+      await q.query(
+        `INSERT INTO webhooks.subscriptions (id, org_id, endpoint_url, events, description, enabled, payload_version,
+           secret, previous_secret, previous_secret_expires_at, disabled_reason, disabled_at, failing_since, created_at, updated_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)`,
+        [
+          s.id,
+          s.orgId,
+          s.endpointUrl,
+          s.events,
+          s.description,
+          s.enabled,
+          s.payloadVersion,
+          s.secret,
+          s.previousSecret,
+          s.previousSecretExpiresAt,
+          s.disabledReason,
+          s.disabledAt,
+          s.failingSince,
+          s.createdAt,
+          s.updatedAt,
+        ],
+      );
+    },
+
+    /** Another org's subscription is as absent as an unknown one; `lock` holds it until the transaction ends. */
+    async findSubscription(orgId: string, id: string, lock = false): Promise<SubscriptionRecord | undefined> {
+      const [row] = await q.query(
+        `SELECT * FROM webhooks.subscriptions WHERE org_id = $1 AND id = $2${lock ? " FOR UPDATE" : ""}`,
+        [orgId, id],
+      );
+      return row && toSubscription(row);
+    },
+
+    async updateSubscription(s: SubscriptionRecord): Promise<void> {
+      await q.query(
+        `UPDATE webhooks.subscriptions SET endpoint_url = $3, events = $4, description = $5, enabled = $6,
+           secret = $7, previous_secret = $8, previous_secret_expires_at = $9, disabled_reason = $10,
+           disabled_at = $11, failing_since = $12, updated_at = $13
+         WHERE org_id = $1 AND id = $2`,
+        [
+          s.orgId,
+          s.id,
+          s.endpointUrl,
+          s.events,
+          s.description,
+          s.enabled,
+          s.secret,
+          s.previousSecret,
+          s.previousSecretExpiresAt,
+          s.disabledReason,
+          s.disabledAt,
+          s.failingSince,
+          s.updatedAt,
+        ],
+      );
+    },
+
+    /** Deletes it with its attempts and frees its place under the limit; false when there was none. */
+    async deleteSubscription(orgId: string, id: string): Promise<boolean> {
+      const gone = await q.query("DELETE FROM webhooks.subscriptions WHERE org_id = $1 AND id = $2 RETURNING id", [
+        orgId,
+        id,
+      ]);
+      if (gone.length === 0) return false;
+      await q.query("UPDATE webhooks.org_subscription_counts SET subscriptions = subscriptions - 1 WHERE org_id = $1", [
+        orgId,
+      ]);
+      return true;
+    },
+
+    async listSubscriptions(orgId: string, page: PageQuery): Promise<Keyed<SubscriptionRecord>[]> {
+      const p = params();
+      const k = keyset(page.sort.key, "s.id", page.sort.descending, page.after, p);
+      const rows = await q.query(
+        `SELECT s.*, ${page.sort.key.expr} AS sort_value FROM webhooks.subscriptions s
+          WHERE s.org_id = ${p.add(orgId)} AND ${k.where} ORDER BY ${k.orderBy} LIMIT ${p.add(page.limit)}`,
+        p.values,
+      );
+      return rows.map((r) => ({ item: toSubscription(r), position: [positionValue(r.sort_value), String(r.id)] }));
+    },
+
+    /** The enabled subscriptions of an org that receive `type`. */
+    async receivers(orgId: string, type: string): Promise<SubscriptionRecord[]> {
+      const rows = await q.query(
+        "SELECT * FROM webhooks.subscriptions WHERE org_id = $1 AND enabled AND $2 = ANY(events) ORDER BY id",
+        [orgId, type],
+      );
+      return rows.map(toSubscription);
+    },
+
+    /** Stores an event once; a redelivered one is left as first stored. */
+    async insertEvent(e: StoredEvent & { orgId: string }): Promise<void> {
+      await q.query(
+        `INSERT INTO webhooks.events (id, org_id, type, data, occurred_at, traceparent)
+         VALUES ($1, $2, $3, $4::jsonb, $5, $6)
+         ON CONFLICT (id) DO NOTHING`,
+        [e.id, e.orgId, e.type, JSON.stringify(e.data ?? null), e.occurredAt, e.traceparent ?? null],
+      );
+    },
+
+    /** Inserts an attempt; the first attempt of an event for a subscription exists at most once. */
+    async insertAttempt(a: Omit<AttemptRecord, "eventType">): Promise<boolean> {
+      const rows = await q.query(
+        `INSERT INTO webhooks.attempts (id, subscription_id, event_id, attempt, trigger, status, scheduled_at,
+           attempted_at, response_status, duration_ms, error, next_retry_at, retry_step, created_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
+         ON CONFLICT DO NOTHING RETURNING id`,
+        [
+          a.id,
+          a.subscriptionId,
+          a.eventId,
+          a.attempt,
+          a.trigger,
+          a.status,
+          a.scheduledAt,
+          a.attemptedAt,
+          a.responseStatus,
+          a.durationMs,
+          a.error,
+          a.nextRetryAt,
+          a.retryStep,
+          a.createdAt,
+        ],
+      );
+      return rows.length > 0;
+    },
+
+    /** The number the next attempt of an event to a subscription gets. */
+    async nextAttemptNumber(subscriptionId: string, eventId: string): Promise<number> {
+      const [row] = await q.query<{ n: number }>(
+        "SELECT COALESCE(max(attempt), 0) + 1 AS n FROM webhooks.attempts WHERE subscription_id = $1 AND event_id = $2",
+        [subscriptionId, eventId],
+      );
+      return Number(row?.n ?? 1);
+    },
+
+    async findAttempt(subscriptionId: string, id: string): Promise<AttemptRecord | undefined> {
+      const [row] = await q.query(`${ATTEMPT_SELECT} WHERE a.subscription_id = $1 AND a.id = $2`, [subscriptionId, id]);
+      return row && toAttempt(row);
+    },
+
+    async listAttempts(
+      subscriptionId: string,
+      status: AttemptStatus | undefined,
+      page: PageQuery,
+    ): Promise<Keyed<AttemptRecord>[]> {
+      const p = params();
+      const where = [`a.subscription_id = ${p.add(subscriptionId)}`];
+      if (status) where.push(`a.status = ${p.add(status)}`);
+      const k = keyset(page.sort.key, "a.id", page.sort.descending, page.after, p);
+      const rows = await q.query(
+        `${ATTEMPT_SELECT.replace("SELECT a.*", `SELECT a.*, ${page.sort.key.expr} AS sort_value`)}
+          WHERE ${[...where, k.where].join(" AND ")} ORDER BY ${k.orderBy} LIMIT ${p.add(page.limit)}`,
+        p.values,
+      );
+      return rows.map((r) => ({ item: toAttempt(r), position: [positionValue(r.sort_value), String(r.id)] }));
+    },
+
+    /**
+     * Claims due pending attempts for `leasedUntil`: at most `perSubscription` of one
+     * subscription in flight (claims still leased count), so a slow or dead endpoint holds a
+     * few slots, never the whole worker. SKIP LOCKED lets several workers claim side by side; an expired lease (a worker
+     * that died mid-send) makes the attempt claimable again. Disabled subscriptions get only
+     * the attempts someone asked for explicitly (redeliver, test).
+     */
+    async claimDue(now: Date, leasedUntil: Date, limit: number, perSubscription: number): Promise<ClaimedAttempt[]> {
+      const due = "a.status = 'pending' AND a.scheduled_at <= $1 AND (a.leased_until IS NULL OR a.leased_until <= $1)";
+      const ids = await q.query<{ id: string }>(
+        `WITH candidates AS (
+           SELECT a.id, row_number() OVER (PARTITION BY a.subscription_id ORDER BY a.scheduled_at, a.id)
+                  + (SELECT count(*) FROM webhooks.attempts b
+                      WHERE b.subscription_id = a.subscription_id AND b.status = 'pending' AND b.leased_until > $1) AS n
+             FROM webhooks.attempts a JOIN webhooks.subscriptions s ON s.id = a.subscription_id
+            WHERE ${due} AND (s.enabled OR a.trigger IN ('redeliver', 'test'))
+         ), picked AS (
+           SELECT a.id FROM webhooks.attempts a JOIN candidates c ON c.id = a.id
+            WHERE c.n <= $3 AND ${due}
+            ORDER BY a.scheduled_at, a.id LIMIT $4
+            FOR UPDATE OF a SKIP LOCKED
+         )
+         UPDATE webhooks.attempts a SET leased_until = $2 FROM picked WHERE a.id = picked.id RETURNING a.id`,
+        [now, leasedUntil, perSubscription, limit],
+      );
+      if (ids.length === 0) return [];
+      const rows = await q.query(
+        `SELECT a.*, e.type AS event_type, e.data AS event_data, e.occurred_at AS event_occurred_at,
+                e.traceparent AS event_traceparent, to_jsonb(s) AS subscription
+           FROM webhooks.attempts a
+           JOIN webhooks.events e ON e.id = a.event_id
+           JOIN webhooks.subscriptions s ON s.id = a.subscription_id
+          WHERE a.id = ANY($1::text[])`,
+        [ids.map((r) => r.id)],
+      );
+      return rows.map((r: Row) => ({
+        attempt: toAttempt(r),
+        subscription: toSubscription(r.subscription as Row),
+        event: {
+          id: String(r.event_id),
+          type: String(r.event_type),
+          data: r.event_data,
+          occurredAt: new Date(r.event_occurred_at as string | Date),
+          ...(r.event_traceparent ? { traceparent: String(r.event_traceparent) } : {}),
+        },
+        leasedUntil,
+      }));
+    },
+
+    /**
+     * Records how a claimed attempt ended, the retry that follows and the subscription's
+     * failure run; false when the lease was lost (another worker took the attempt over), in
+     * which case nothing is written.
+     */
+    async complete(claimed: ClaimedAttempt, c: Completion, nextId: string): Promise<boolean> {
+      const { attempt } = claimed;
+      const updated = await q.query(
+        `UPDATE webhooks.attempts SET status = $3, attempted_at = $4, response_status = $5, duration_ms = $6,
+           error = $7, next_retry_at = $8, leased_until = NULL
+         WHERE id = $1 AND status = 'pending' AND leased_until = $2 RETURNING id`,
+        [
+          attempt.id,
+          claimed.leasedUntil,
+          c.status,
+          c.attemptedAt,
+          c.responseStatus,
+          c.durationMs,
+          c.error,
+          c.retryAt ?? null,
+        ],
+      );
+      if (updated.length === 0) return false;
+      if (c.retryAt) {
+        await this.insertAttempt({
+          id: nextId,
+          subscriptionId: attempt.subscriptionId,
+          eventId: attempt.eventId,
+          attempt: await this.nextAttemptNumber(attempt.subscriptionId, attempt.eventId),
+          trigger: "retry",
+          status: "pending",
+          scheduledAt: c.retryAt,
+          attemptedAt: null,
+          responseStatus: null,
+          durationMs: null,
+          error: null,
+          nextRetryAt: null,
+          retryStep: (attempt.retryStep ?? 0) + 1,
+          createdAt: c.attemptedAt,
+        });
+      }
+      if (c.status === "succeeded") {
+        await q.query("UPDATE webhooks.subscriptions SET failing_since = NULL WHERE id = $1", [attempt.subscriptionId]);
+      } else {
+        await q.query("UPDATE webhooks.subscriptions SET failing_since = COALESCE(failing_since, $2) WHERE id = $1", [
+          attempt.subscriptionId,
+          c.attemptedAt,
+        ]);
+      }
+      if (c.disable) {
+        await q.query(
+          `UPDATE webhooks.subscriptions SET enabled = false, disabled_reason = $2, disabled_at = $3, updated_at = $3
+            WHERE id = $1 AND enabled`,
+          [attempt.subscriptionId, c.disable, c.attemptedAt],
+        );
+      }
+      return true;
+    },
+  };
+}
+
+export type WebhooksStore = ReturnType<typeof webhooksStore>;

@@ -1,0 +1,58 @@
+import { sandboxOrgId } from "@platform/identity/sandbox";
+import { ManualClock } from "@platform/kit/clock";
+import { InProcessBus } from "@platform/kit/in-process-bus";
+import { capturingLogger } from "@platform/kit/testing";
+import { describe, expect, it } from "vitest";
+import { loadDeliveryConfig } from "../src/config.js";
+import { sandboxLegacySecret, sandboxSubscriptionId, seedWebhooksSandbox, startDelivery } from "../src/server.js";
+import { webhooksStore } from "../src/store/webhooks.store.js";
+import { openTestDb } from "./builders.js";
+
+describe("starting the delivery", () => {
+  it.each([
+    [{}, 0],
+    [{ WEBHOOKS_ALLOW_PRIVATE_TARGETS: "false" }, 0],
+    [{ WEBHOOKS_ALLOW_PRIVATE_TARGETS: "true" }, 1],
+  ])("with %j logs %i warning about private targets", async (env, warnings) => {
+    const { pglite, db } = await openTestDb();
+    const bus = new InProcessBus();
+    const lines: Record<string, unknown>[] = [];
+    const logger = capturingLogger("webhooks-test", "warn", lines);
+    const { subscriptions } = await startDelivery({
+      db,
+      bus,
+      clock: new ManualClock(),
+      logger,
+      config: loadDeliveryConfig(env),
+    });
+    for (const s of subscriptions) await s.close();
+    await bus.close();
+    await pglite.close();
+    const warned = lines.filter((l) => String(l.msg).includes("WEBHOOKS_ALLOW_PRIVATE_TARGETS"));
+    expect(warned).toHaveLength(warnings);
+    if (warnings) expect(warned[0]?.level).toBe(40);
+  });
+
+  it("private targets are off unless set", () => {
+    expect(loadDeliveryConfig({}).WEBHOOKS_ALLOW_PRIVATE_TARGETS).toBe(false);
+    expect(() => loadDeliveryConfig({ WEBHOOKS_ALLOW_PRIVATE_TARGETS: "maybe" })).toThrow(
+      /WEBHOOKS_ALLOW_PRIVATE_TARGETS/,
+    );
+  });
+});
+
+describe("sandbox", () => {
+  it("seeds acme's legacy subscription once, with a secret standard verifiers accept", async () => {
+    const { pglite, db } = await openTestDb();
+    const clock = new ManualClock();
+    expect(await seedWebhooksSandbox(db, clock, "seed-a")).toBe(true);
+    expect(await seedWebhooksSandbox(db, clock, "seed-a")).toBe(false);
+    const found = await webhooksStore(db).findSubscription(
+      sandboxOrgId("seed-a", "acme"),
+      sandboxSubscriptionId("seed-a", "acme-legacy"),
+    );
+    expect(found).toMatchObject({ payloadVersion: "legacy", enabled: false, secret: sandboxLegacySecret("seed-a") });
+    expect(Buffer.from(sandboxLegacySecret("seed-a").slice(6), "base64").length).toBeGreaterThan(16);
+    await pglite.close();
+  });
+});
