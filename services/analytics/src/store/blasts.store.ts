@@ -1,12 +1,17 @@
 import type { Queryable } from "@platform/kit/db";
 import { checkBlastChange } from "../domain/blast-metadata.js";
 import type { BlastMetadata } from "../model.js";
+import { takeOrgTurns } from "./org-turns.js";
 
 /**
  * Creates or replaces blast metadata, keeping the counters ingestion maintains (events may
  * come before the metadata). Its checks run on the locked rows.
  */
 export async function upsertBlasts(q: Queryable, blasts: readonly BlastMetadata[], now: Date): Promise<number> {
+  await takeOrgTurns(
+    q,
+    blasts.map((b) => b.orgId),
+  );
   const sorted = [...blasts].sort((a, b) => (a.id < b.id ? -1 : 1));
   const stored = await q.query<{ id: string; org_id: string; status: string | null }>(
     "SELECT id, org_id, status FROM analytics.blasts WHERE id = ANY($1::text[]) ORDER BY id FOR UPDATE",

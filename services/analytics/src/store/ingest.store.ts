@@ -2,6 +2,7 @@ import type { Queryable } from "@platform/kit/db";
 import { type BatchPlan, deliveryKey, deliveryKeys, planBatch } from "../domain/batch.js";
 import { type Delivery, sentEmailId } from "../domain/delivery.js";
 import type { EmailEvent } from "../domain/email-event.js";
+import { takeOrgTurns } from "./org-turns.js";
 import { toDelivery } from "./rows.js";
 
 // Ingestion as set-based SQL: a batch of any size costs about ten statements, each writing
@@ -21,6 +22,10 @@ export async function ingestEvents(q: Queryable, events: readonly EmailEvent[]):
   for (const e of events) if (!unique.has(e.eventId)) unique.set(e.eventId, e);
   const candidates = [...unique.values()];
   if (candidates.length === 0) return { recorded: 0, duplicates: events.length };
+  await takeOrgTurns(
+    q,
+    candidates.map((e) => e.orgId),
+  );
 
   const inserted = await q.query<{ event_id: string }>(
     `INSERT INTO analytics.email_events (event_id, org_id, kind, occurred_at, message_id, recipient_email, auto_reply)
@@ -39,18 +44,14 @@ export async function ingestEvents(q: Queryable, events: readonly EmailEvent[]):
   const fresh = new Set(inserted.map((r) => r.event_id));
   const batch = candidates.filter((e) => fresh.has(e.eventId));
   if (batch.length > 0) {
-    const before = await lockDeliveries(q, batch);
+    const before = await ensureDeliveries(q, batch);
     await writePlan(q, planBatch(batch, before));
   }
   return { recorded: batch.length, duplicates: events.length - batch.length };
 }
 
-/**
- * The deliveries the batch touches, row-locked in key order, so concurrent batches (Kafka
- * and the admin RPC) change one delivery one at a time. Missing ones are created first
- * (their sent email too), so that the lock covers rows another batch is creating right now.
- */
-async function lockDeliveries(q: Queryable, batch: readonly EmailEvent[]): Promise<Map<string, Delivery>> {
+/** The deliveries the batch touches as they are now; missing ones (and their sent email) are created first. */
+async function ensureDeliveries(q: Queryable, batch: readonly EmailEvent[]): Promise<Map<string, Delivery>> {
   const firstOf = new Map<string, EmailEvent>();
   for (const e of batch) {
     const id = sentEmailId(e.orgId, e.messageId);
@@ -92,8 +93,7 @@ async function lockDeliveries(q: Queryable, batch: readonly EmailEvent[]): Promi
     `SELECT d.* FROM analytics.deliveries d
        JOIN unnest($1::text[], $2::text[]) AS k(sent_email_id, recipient_email)
          ON d.sent_email_id = k.sent_email_id AND d.recipient_email = k.recipient_email
-      ORDER BY d.sent_email_id, d.recipient_email
-        FOR UPDATE OF d`,
+`,
     [keys.map((k) => k.sentEmailId), keys.map((k) => k.recipientEmail)],
   );
   const before = new Map<string, Delivery>();
