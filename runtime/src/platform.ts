@@ -106,7 +106,7 @@ export async function createEmbeddedPlatform(opts: EmbeddedOptions): Promise<Emb
 
   const identityDb = pgliteDb(pglite, "identity");
   await migrate(identityDb, [kitMigrations, identityMigrations]);
-  const identityRelay = startOutboxRelay({ db: identityDb, bus, logger });
+  const identityRelay = startOutboxRelay({ db: identityDb, bus, logger, clock });
   const identity = buildIdentity({
     db: identityDb,
     clock,
@@ -118,7 +118,7 @@ export async function createEmbeddedPlatform(opts: EmbeddedOptions): Promise<Emb
 
   const schedulingDb = pgliteDb(pglite, "scheduling");
   await migrate(schedulingDb, [kitMigrations, schedulingMigrations]);
-  const schedulingRelay = startOutboxRelay({ db: schedulingDb, bus, logger });
+  const schedulingRelay = startOutboxRelay({ db: schedulingDb, bus, logger, clock });
   const scheduling = buildScheduling({
     db: schedulingDb,
     clock,
@@ -149,7 +149,7 @@ export async function createEmbeddedPlatform(opts: EmbeddedOptions): Promise<Emb
     if (!service) continue;
     const db = pgliteDb(pglite, service.schema);
     await migrate(db, [kitMigrations, service.migrations]);
-    const relay = startOutboxRelay({ db, bus, logger });
+    const relay = startOutboxRelay({ db, bus, logger, clock });
     relays.push(relay);
     dbs[service.schema] = db;
     const parts = await service.start({

@@ -8,8 +8,10 @@ import {
 } from "@opentelemetry/api";
 import { suppressTracing } from "@opentelemetry/core";
 import type { EventBus } from "./bus.js";
+import { type Clock, systemClock } from "./clock.js";
 import type { Db, Queryable } from "./db.js";
 import type { EventEnvelope } from "./events.js";
+import { purgeExpired } from "./housekeeping.js";
 import type { Logger } from "./logger.js";
 import { toBusMessage } from "./outbox.js";
 
@@ -24,6 +26,8 @@ export interface OutboxRelayOptions {
   /** Delay before the first retry of a failed row; doubles per attempt up to `maxBackoffMs`. */
   minBackoffMs?: number;
   maxBackoffMs?: number;
+  /** The clock idempotency records are written with, for their hourly purge. */
+  clock?: Clock;
 }
 
 export interface OutboxRelay {
@@ -52,16 +56,17 @@ interface RoundResult {
   failed: number;
 }
 
-const RETENTION = "7 days";
 const PURGE_EVERY_MS = 60 * 60 * 1000;
 
 /**
  * Publishes outbox rows to the bus and marks them published. Rows that fail stay in the
  * outbox with a growing delay and are retried for as long as it takes; until then, later
- * rows of the same topic wait behind them so per-key order survives an outage.
+ * rows of the same topic wait behind them so per-key order survives an outage. Every hour it
+ * also purges the kit's tables (`purgeExpired`), so each process that writes does it.
  */
 export function startOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
   const { db, bus, logger } = options;
+  const clock = options.clock ?? systemClock;
   const intervalMs = options.intervalMs ?? 250;
   const batchSize = options.batchSize ?? 100;
   const minBackoffMs = options.minBackoffMs ?? 250;
@@ -198,9 +203,8 @@ export function startOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
   async function purge(): Promise<void> {
     if (Date.now() - lastPurge < PURGE_EVERY_MS) return;
     lastPurge = Date.now();
-    await serial(() =>
-      untraced(() => db.query(`DELETE FROM ${s}.outbox WHERE published_at < now() - interval '${RETENTION}'`)),
-    );
+    const purged = await serial(() => untraced(() => purgeExpired(db, clock)));
+    if (purged.outbox + purged.processedEvents + purged.idempotencyKeys > 0) logger.debug({ purged }, "outbox: purged");
   }
 
   function schedule(ms: number): void {

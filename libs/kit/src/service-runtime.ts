@@ -109,7 +109,7 @@ export async function startService(
   const bus: EventBus = kafka
     ? new KafkaBus({ brokers: config.KAFKA_BROKERS, clientId: def.name, logger })
     : new InProcessBus({ logger });
-  const relay = startOutboxRelay({ db, bus, logger });
+  const relay = startOutboxRelay({ db, bus, logger, clock });
   const servers: RunningServer[] = [];
   const consumers: Subscription[] = [];
   let draining = false;
