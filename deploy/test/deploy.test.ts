@@ -226,6 +226,23 @@ describe.each(processes)("$name", (proc) => {
     expect(np.spec.policyTypes).toEqual(["Ingress", "Egress"]);
   });
 
+  it("is given every secret and database URL, which production refuses to default", async () => {
+    // The spec the process loads: gateway/src/config.ts or its service's config.ts (`*ConfigSpec`).
+    const module = await import(join(ROOT, proc.folder, "src/config.ts"));
+    const specName =
+      proc.name === "gateway"
+        ? "gatewayConfigSpec"
+        : Object.keys(module).find((k) => /^(?!delivery)\w+ConfigSpec$/.test(k));
+    const spec = module[specName as string] as Record<string, { sensitive?: boolean; default?: unknown }>;
+    const required = Object.entries(spec)
+      .filter(([, v]) => v.sensitive && v.default !== undefined)
+      .map(([name]) => name);
+    expect(required.length).toBeGreaterThan(0);
+    const container = one(objs, "Deployment").spec.template.spec.containers[0];
+    const fromSecrets = (container.env ?? []).filter((e: Any) => e.valueFrom?.secretKeyRef).map((e: Any) => e.name);
+    expect(fromSecrets.sort()).toEqual(expect.arrayContaining(required.sort()));
+  });
+
   it("probes the port it listens on", () => {
     const deployment = one(objs, "Deployment");
     const c = deployment.spec.template.spec.containers[0];
@@ -411,6 +428,7 @@ describe("the Kubernetes tree", () => {
   it("sets the sandbox off in production and pins registry images", () => {
     const prod = parse(readFileSync(join(K8S, "components/production/kustomization.yaml"), "utf8"));
     expect(JSON.stringify(prod.patches)).toMatch(/SANDBOX_ENABLED[\s\S]*"false"|SANDBOX_ENABLED[\s\S]*false/);
+    expect(JSON.stringify(prod.patches)).toMatch(/PLATFORM_ENV[\s\S]*production/);
     for (const image of prod.images) expect(image.newTag).not.toBe("latest");
   });
 });

@@ -39,7 +39,24 @@ export function loadConfig<S extends ConfigSpec>(spec: S, env: NodeJS.ProcessEnv
       throw new ConfigError(name, `is invalid ${shown}: ${(err as Error).message}`);
     }
   }
+  if (out.PLATFORM_ENV === "production") refuseDevelopmentDefaults(spec, env);
   return out as ConfigOf<S>;
+}
+
+/**
+ * The development defaults of secrets are public (they are in this repository), so a
+ * production process must be given each one explicitly, and not the default's value.
+ */
+function refuseDevelopmentDefaults(spec: ConfigSpec, env: NodeJS.ProcessEnv): void {
+  const missing = Object.entries(spec)
+    .filter(([name, v]) => v.sensitive && v.default !== undefined && (!env[name] || env[name] === String(v.default)))
+    .map(([name]) => name);
+  if (missing.length > 0) {
+    throw new ConfigError(
+      missing.join(", "),
+      `must be set explicitly when PLATFORM_ENV=production (the development defaults are public)`,
+    );
+  }
 }
 
 /** Rows for `--help` and the README: name, default, description; sensitive defaults hidden. */
@@ -92,6 +109,12 @@ export const parse = {
 
 /** Settings every process shares. */
 export const commonConfig = {
+  PLATFORM_ENV: {
+    description:
+      "development or production; production refuses to start while a secret or database URL is left at its development default",
+    default: "development",
+    parse: parse.oneOf("development", "production"),
+  },
   PLATFORM_CONTEXT_SECRET: {
     description: "HMAC secret shared by the gateway and the services to sign the request context",
     default: "dev-context-secret-change-me-0123456789",

@@ -53,6 +53,29 @@ describe("config", () => {
     const c = loadConfig(commonConfig, {});
     expect(c.PLATFORM_DOCS_URL).toMatch(/^https:\/\//);
     expect(c.PLATFORM_CONTEXT_SECRET.length).toBeGreaterThanOrEqual(16);
+    expect(c.PLATFORM_ENV).toBe("development");
+  });
+
+  it("refuses to start in production while a secret is left at its public development default", () => {
+    const secrets = {
+      PLATFORM_CONTEXT_SECRET: "prod-context-secret-0123456789",
+      PLATFORM_CURSOR_SECRET: "prod-cursor-secret-0123456789",
+    };
+    expect(() => loadConfig(commonConfig, { PLATFORM_ENV: "production" })).toThrow(
+      new ConfigError(
+        "PLATFORM_CONTEXT_SECRET, PLATFORM_CURSOR_SECRET",
+        "must be set explicitly when PLATFORM_ENV=production (the development defaults are public)",
+      ),
+    );
+    // The default's own value, set explicitly, is still the public one.
+    const copied = { ...secrets, PLATFORM_CURSOR_SECRET: String(commonConfig.PLATFORM_CURSOR_SECRET.default) };
+    expect(() => loadConfig(commonConfig, { PLATFORM_ENV: "production", ...copied })).toThrow(
+      /^configuration: PLATFORM_CURSOR_SECRET must be set explicitly/,
+    );
+    expect(loadConfig(commonConfig, { PLATFORM_ENV: "production", ...secrets }).PLATFORM_ENV).toBe("production");
+    // Development accepts the defaults, and an unknown environment is a typo, not development.
+    expect(loadConfig(commonConfig, { PLATFORM_ENV: "development" }).PLATFORM_ENV).toBe("development");
+    expect(() => loadConfig(commonConfig, { PLATFORM_ENV: "prod" })).toThrow(/PLATFORM_ENV is invalid "prod"/);
   });
 });
 
