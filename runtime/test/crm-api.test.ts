@@ -241,6 +241,9 @@ describe("account contacts", () => {
     const accountsOnly = await tokenWith(["accounts:read"]);
     const q = await expectProblem(`/accounts/${acct("analytical")}/contacts`, 403, "insufficient-scope", accountsOnly);
     expect(q.requiredScope).toBe("contacts:read");
+    const neither = await tokenWith(["transcripts:read"]);
+    const r = await expectProblem(`/accounts/${acct("analytical")}/contacts`, 403, "insufficient-scope", neither);
+    expect(r.requiredScope).toBe("accounts:read");
     const both = await tokenWith(["contacts:read", "accounts:read"]);
     expect((await get(`/accounts/${acct("analytical")}/contacts`, both)).statusCode).toBe(200);
   });

@@ -328,6 +328,7 @@ describe("deals", () => {
       await call("GET", `/accounts/${account("analytical")}/deals`, { as: "acme-noscopes" }),
       403,
       "insufficient-scope",
+      { requiredScope: "accounts:read" },
     );
 
     const meetings = await call("GET", `/deals/${ANALYTICAL()}/meetings`);

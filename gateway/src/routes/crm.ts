@@ -148,8 +148,9 @@ export function crmRoutes(transports: ServiceTransports): RouteSpec[] {
       operationId: "listAccountContacts",
       summary: "Contacts of one account",
       tag: "Accounts",
-      // contacts:read first: a token with it but without accounts:read is told accounts:read.
-      scope: ["contacts:read", "accounts:read"],
+      // accounts:read is checked first, so a token lacking it is always told accounts:read (the
+      // spec's rule), also when it lacks contacts:read too.
+      scope: ["accounts:read", "contacts:read"],
       tier: "read",
       ids: { accountId: "acct_" },
       page: accountContactsPage.page,

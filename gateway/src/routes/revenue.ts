@@ -226,7 +226,8 @@ export function revenueRoutes(transports: ServiceTransports): RouteSpec[] {
       operationId: "listAccountDeals",
       summary: "Deals of one account (list view)",
       tag: "Deals",
-      scope: ["deals:read", "accounts:read"],
+      // As /accounts/{id}/contacts: a token lacking accounts:read is told accounts:read.
+      scope: ["accounts:read", "deals:read"],
       tier: "read",
       ids: { accountId: "acct_" },
       page: accountDealsPage.page,
