@@ -517,6 +517,8 @@ describe("transcripts", () => {
     await expectProblem(`${base("acme-archive-2025")}/transcript/chunks`, 410, "transcript-expired");
     await expectProblem(`${base("acme-archive-2025")}/chat`, 410, "transcript-expired");
     await expectProblem(`${base("acme-intro-upcoming-amer")}/chat`, 404, "transcript-not-available");
+    // The failed bot recorded nothing, so its chat has the transcript's error too.
+    await expectProblem(`${base("acme-failed-recording")}/chat`, 404, "transcript-not-available");
     await expectProblem(`/scheduled-meetings/${acct("x")}/transcript`, 400, "invalid-resource-id");
   });
 
@@ -589,7 +591,7 @@ describe("transcripts", () => {
       startedAt: expect.any(String),
       endedAt: expect.any(String),
       joinUrl: expect.any(String),
-      provider: "zoom",
+      provider: "video_a",
       recordingAvailable: true,
       transcriptChunksAvailable: 120,
       errorReason: null,
@@ -620,7 +622,7 @@ describe("transcripts", () => {
       ownerUserId: "",
       status: "recording",
       joinUrl: "https://meet.example/apac",
-      provider: "zoom",
+      provider: "video_a",
     });
     expect(status.bot?.status).toBe("recording");
     await expectProblem(`${base("acme-intro-upcoming-apac")}/transcript`, 404, "transcript-not-available");
@@ -694,6 +696,10 @@ describe("CRM sync ingestion", () => {
       id: parent.accounts[0]?.id,
       name: "Zuse Holding AG",
     });
+    // Synced without a CRM URL: the reference still shows, its url null rather than "".
+    expect((await ok(`/accounts/${parent.accounts[0]?.id}`)).sourceRefs).toEqual({
+      crm: { id: "EXT-PARENT", url: null },
+    });
     expect((await ok("/accounts?domain=zuse.example")).items.map((a: { id: string }) => a.id)).toEqual([childId]);
 
     const before = await ok(`/accounts/${childId}`);
@@ -729,6 +735,7 @@ describe("CRM sync ingestion", () => {
     });
     const konrad = await ok(`/contacts/${contacts.contacts[0]?.id}`);
     expect(konrad).toMatchObject({ email: "konrad@zuse.example", account: { id: childId, name: "Zuse KG" } });
+    expect(konrad.sourceRefs).toEqual({ crm: { id: "EXT-KONRAD", url: null } });
     expect((await ok(`/accounts/${childId}/contacts`)).items).toHaveLength(1);
   });
 });

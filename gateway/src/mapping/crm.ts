@@ -53,7 +53,8 @@ export function accountJson(a: Account) {
     parentCompany: a.parentCompany ? { id: a.parentCompany.id || null, name: a.parentCompany.name } : null,
     summary: orNull(a.summary),
     // sourceRefs holds only the connected integrations: empty when the record has no CRM reference.
-    sourceRefs: a.crmSourceRef ? { crm: { id: a.crmSourceRef.id, url: a.crmSourceRef.url } } : {},
+    // url is null when the CRM sync gave none (never an empty string).
+    sourceRefs: a.crmSourceRef ? { crm: { id: a.crmSourceRef.id, url: a.crmSourceRef.url || null } } : {},
   };
 }
 
@@ -79,7 +80,7 @@ export function contactJson(c: Contact) {
     ...contactListJson(c),
     linkedInUrl: orNull(c.linkedInUrl),
     summary: orNull(c.summary),
-    sourceRefs: c.crmSourceRef ? { crm: { id: c.crmSourceRef.id, url: c.crmSourceRef.url } } : {},
+    sourceRefs: c.crmSourceRef ? { crm: { id: c.crmSourceRef.id, url: c.crmSourceRef.url || null } } : {},
   };
 }
 

@@ -20,7 +20,10 @@ const sourceRefs = {
   type: "object",
   description: "External references by integration; crm when the CRM integration is connected",
   properties: {
-    crm: object({ id: { type: "string", description: "Raw CRM id" }, url: { type: "string" } }),
+    crm: object({
+      id: { type: "string", description: "Raw CRM id" },
+      url: { type: ["string", "null"], description: "The record in the CRM; null when the sync gave none" },
+    }),
   },
   additionalProperties: false,
 } as const;
@@ -196,7 +199,7 @@ export const botStatusSchema = {
       startedAt: nullable("string"),
       endedAt: nullable("string", "null while running"),
       joinUrl: { type: "string" },
-      provider: { type: "string" },
+      provider: { type: "string", enum: ["video_a", "video_b", "video_c"] },
       recordingAvailable: { type: "boolean" },
       transcriptChunksAvailable: { type: "integer", description: "Running count" },
       errorReason: nullable("string", "Set when status is failed"),

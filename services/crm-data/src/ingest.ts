@@ -1,7 +1,7 @@
 import type { Clock } from "@platform/kit/clock";
 import { newId, parseId } from "@platform/kit/ids";
 import { problem } from "@platform/kit/problems";
-import { botReport } from "./domain/bot.js";
+import { botProvider, botReport } from "./domain/bot.js";
 import {
   type AccountFields,
   accountFields,
@@ -80,6 +80,7 @@ export async function reportBot(w: CrmReads, now: Date, r: BotReportInput) {
   const botId = parseId("trs_", r.botId, "botId");
   if (r.ownerUserId !== "") parseId("usr_", r.ownerUserId, "ownerUserId");
   const { status, errorReason } = botReport(r.status, r.errorReason);
+  const provider = botProvider(r.provider);
   if (r.meeting) {
     if (r.meeting.end < r.meeting.start) {
       throw problem("invalid-field", "The meeting cannot end before it starts.", { field: "meetingEndTime" });
@@ -103,7 +104,7 @@ export async function reportBot(w: CrmReads, now: Date, r: BotReportInput) {
       startedAt: r.startedAt ?? null,
       endedAt: r.endedAt ?? null,
       joinUrl: r.joinUrl,
-      provider: r.provider,
+      provider,
       recordingAvailable: r.recordingAvailable,
       errorReason,
     },

@@ -59,7 +59,7 @@ export function referenceHandlers(deps: { store: CrmStore; clock: Clock }): Serv
       const recorded = await store.recordedMeetings(orgOf(ctx), ids);
       // Exactly when GET /transcript would succeed: the same rule, with a bot and chunks present.
       const available = recorded.filter(
-        (m) => !recordingBlocked({ meetingEnd: m.end, hasBot: true, chunkCount: 1 }, now, true),
+        (m) => !recordingBlocked({ meetingEnd: m.end, hasBot: true, chunkCount: 1, hasChat: false }, now, "transcript"),
       );
       return { availableMeetingIds: available.map((m) => m.id) };
     },

@@ -158,7 +158,7 @@ export async function seedCrmSandbox(db: Db, clock: Clock, seed: string): Promis
       startedAt: completedStart,
       endedAt: new Date(completedStart.getTime() + 30 * MINUTE_MS),
       joinUrl: "https://meet.platform.example/acme-intro-completed",
-      provider: "zoom",
+      provider: "video_a",
       recordingAvailable: true,
       errorReason: "",
       meeting: {
@@ -243,7 +243,7 @@ export async function seedCrmSandbox(db: Db, clock: Clock, seed: string): Promis
       startedAt: new Date(archiveEnd.getTime() - 45 * MINUTE_MS),
       endedAt: archiveEnd,
       joinUrl: "https://meet.platform.example/acme-archive-2025",
-      provider: "zoom",
+      provider: "video_a",
       recordingAvailable: true,
       errorReason: "",
       meeting: {
@@ -271,7 +271,7 @@ export async function seedCrmSandbox(db: Db, clock: Clock, seed: string): Promis
       startedAt: failedStart,
       endedAt: new Date(failedStart.getTime() + 10 * MINUTE_MS),
       joinUrl: "https://meet.platform.example/acme-failed-recording",
-      provider: "teams",
+      provider: "video_b",
       recordingAvailable: false,
       errorReason: "The bot was not admitted from the waiting room before the meeting ended.",
       meeting: { title: "Pipeline review", start: failedStart, end: new Date(failedStart.getTime() + 30 * MINUTE_MS) },

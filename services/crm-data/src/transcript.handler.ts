@@ -16,11 +16,12 @@ import { CHAT_SORT_KEYS, CHUNK_SORT_KEYS } from "./store/transcript.store.js";
 const CHAT_SORT = { field: "sentAt", descending: false, key: "" };
 
 /** The meeting and its bot, once the recording may be read now (else its problem). */
-async function readable(store: CrmStore, orgId: string, rawId: string, now: Date, needsChunks: boolean) {
+async function readable(store: CrmStore, orgId: string, rawId: string, now: Date, what: "transcript" | "chat") {
   const meetingId = parseId("mtg_", rawId, "meetingId");
   const meeting = await store.findMeeting(orgId, meetingId);
   const bot = meeting && (await store.findBot(orgId, meetingId));
-  assertReadable({ meetingEnd: meeting?.end, hasBot: !!bot, chunkCount: bot?.chunkCount ?? 0 }, now, needsChunks);
+  const facts = { meetingEnd: meeting?.end, hasBot: !!bot, chunkCount: bot?.chunkCount ?? 0, hasChat: !!bot?.hasChat };
+  assertReadable(facts, now, what);
   if (!bot) throw new Error("readable recording without a bot");
   return { meetingId, bot };
 }
@@ -31,7 +32,7 @@ export function transcriptHandlers(deps: ReadDeps): ServiceImpl<typeof Transcrip
   return {
     async getTranscript(req, ctx) {
       const { orgId } = apiContext(ctx);
-      const { meetingId, bot } = await readable(store, orgId, req.meetingId, clock.now(), true);
+      const { meetingId, bot } = await readable(store, orgId, req.meetingId, clock.now(), "transcript");
       const all = await store.allChunks(meetingId);
       const duration = durationOf(all);
       const window = transcriptWindow(duration, req.startTime, req.endTime);
@@ -55,7 +56,7 @@ export function transcriptHandlers(deps: ReadDeps): ServiceImpl<typeof Transcrip
 
     async listTranscriptChunks(req, ctx) {
       const { orgId } = apiContext(ctx);
-      const { meetingId } = await readable(store, orgId, req.meetingId, clock.now(), true);
+      const { meetingId } = await readable(store, orgId, req.meetingId, clock.now(), "transcript");
       const sort = parseSort(req.sort, Object.keys(CHUNK_SORT_KEYS), "startTime");
       const page = await keysetPage(cursors, CHUNK_SORT_KEYS, sort, req, (q) =>
         store.listChunks(meetingId, { ...q, language: req.language.trim(), speaker: req.speaker, hostId: req.hostId }),
@@ -65,7 +66,7 @@ export function transcriptHandlers(deps: ReadDeps): ServiceImpl<typeof Transcrip
 
     async listChatMessages(req, ctx) {
       const { orgId } = apiContext(ctx);
-      const { meetingId, bot } = await readable(store, orgId, req.meetingId, clock.now(), false);
+      const { meetingId, bot } = await readable(store, orgId, req.meetingId, clock.now(), "chat");
       const page = await keysetPage(cursors, CHAT_SORT_KEYS, CHAT_SORT, req, (q) =>
         store.listChat(meetingId, bot.ownerUserId, q),
       );

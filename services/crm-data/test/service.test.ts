@@ -173,6 +173,7 @@ describe("reference lookups", () => {
       meetingId: id,
       botId: newId("trs_"),
       status: "done",
+      provider: "video_a",
       meetingTitle: "M",
       meetingStartTime: timestampFromDate(new Date(now.getTime() - endsAgoDays * 86_400_000 - 1_800_000)),
       meetingEndTime: timestampFromDate(new Date(now.getTime() - endsAgoDays * 86_400_000)),
@@ -213,7 +214,9 @@ describe("ingestion plane", () => {
     ).toBe("invalid-email");
     const meetingId = newId("mtg_");
     expect(
-      await problemOf(t.admin.updateBotStatus({ orgId: org, meetingId, botId: newId("trs_"), status: "done" })),
+      await problemOf(
+        t.admin.updateBotStatus({ orgId: org, meetingId, botId: newId("trs_"), status: "done", provider: "video_a" }),
+      ),
     ).toBe("meeting-not-found");
     expect(
       await problemOf(
@@ -229,11 +232,16 @@ describe("ingestion plane", () => {
       meetingId,
       botId: newId("trs_"),
       status: "failed",
+      provider: "video_b",
       meetingTitle: "M",
       meetingStartTime: timestampFromDate(t.clock.now()),
       meetingEndTime: timestampFromDate(t.clock.now()),
     };
     expect(await problemOf(t.admin.updateBotStatus(report))).toBe("invalid-field");
+    // Providers carry the spec's neutral names only.
+    expect(await problemOf(t.admin.updateBotStatus({ ...report, provider: "zoom", errorReason: "x" }))).toBe(
+      "invalid-field",
+    );
     const bot = await t.admin.updateBotStatus({ ...report, errorReason: "No access" });
     expect(bot.bot).toMatchObject({ status: "failed", errorReason: "No access" });
     expect(await problemOf(t.admin.updateBotStatus({ ...report, botId: newId("trs_"), status: "done" }))).toBe(
@@ -253,6 +261,7 @@ describe("ingestion plane", () => {
       botId: newId("trs_"),
       ownerUserId: owner,
       status: "recording",
+      provider: "video_c",
       meetingTitle: "M",
       meetingStartTime: timestampFromDate(t.clock.now()),
       meetingEndTime: timestampFromDate(t.clock.now()),

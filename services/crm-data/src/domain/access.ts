@@ -9,16 +9,20 @@ export interface RecordingFacts {
   hasBot: boolean;
   /** Chunks stored so far. */
   chunkCount: number;
+  /** Whether any chat message was stored. */
+  hasChat: boolean;
 }
 
 /**
- * Why the transcript (or, with `needsChunks` false, the chat) cannot be read now, in the
- * order a client can act on: unknown meeting, nothing recorded, then expired.
- * Undefined when it can.
+ * Why the transcript (or the chat) cannot be read now, in the order a client can act on:
+ * unknown meeting, nothing recorded, then expired. Undefined when it can. The transcript
+ * needs chunks; the chat has "the same errors" (spec), so it needs the bot to have recorded
+ * something: chunks or chat messages (an empty page then just means nobody wrote).
  */
-export function recordingBlocked(f: RecordingFacts, now: Date, needsChunks: boolean): ProblemName | undefined {
+export function recordingBlocked(f: RecordingFacts, now: Date, what: "transcript" | "chat"): ProblemName | undefined {
   if (!f.meetingEnd) return "meeting-not-found";
-  if (!f.hasBot || (needsChunks && f.chunkCount === 0)) return "transcript-not-available";
+  const recorded = what === "transcript" ? f.chunkCount > 0 : f.chunkCount > 0 || f.hasChat;
+  if (!f.hasBot || !recorded) return "transcript-not-available";
   if (transcriptExpired(f.meetingEnd, now)) return "transcript-expired";
   return undefined;
 }
@@ -30,7 +34,7 @@ const DETAILS: Partial<Record<ProblemName, string>> = {
 };
 
 /** Throws the problem of `recordingBlocked`, if any. */
-export function assertReadable(f: RecordingFacts, now: Date, needsChunks: boolean): void {
-  const blocked = recordingBlocked(f, now, needsChunks);
+export function assertReadable(f: RecordingFacts, now: Date, what: "transcript" | "chat"): void {
+  const blocked = recordingBlocked(f, now, what);
   if (blocked) throw problem(blocked, DETAILS[blocked]);
 }

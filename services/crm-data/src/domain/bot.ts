@@ -14,6 +14,16 @@ export const BOT_STATUSES = [
 
 export type BotState = (typeof BOT_STATUSES)[number];
 
+/** The spec's neutral names of the video providers a bot joins. */
+export const VIDEO_PROVIDERS = ["video_a", "video_b", "video_c"] as const;
+
+export function botProvider(provider: string): (typeof VIDEO_PROVIDERS)[number] {
+  if (!(VIDEO_PROVIDERS as readonly string[]).includes(provider)) {
+    throw problem("invalid-field", `provider must be one of ${VIDEO_PROVIDERS.join(", ")}.`, { field: "provider" });
+  }
+  return provider as (typeof VIDEO_PROVIDERS)[number];
+}
+
 /** A reported status as stored: errorReason exactly when failed (the spec sets it only then). */
 export function botReport(status: string, errorReason: string): { status: BotState; errorReason: string | null } {
   if (!(BOT_STATUSES as readonly string[]).includes(status)) {

@@ -32,6 +32,7 @@ export interface BotRecord {
 
 export interface BotView extends BotRecord {
   chunkCount: number;
+  hasChat: boolean;
 }
 
 export interface WordRecord {
@@ -84,6 +85,7 @@ const toBot = (r: Row): BotView => ({
   recordingAvailable: Boolean(r.recording_available),
   errorReason: toNullableString(r.error_reason),
   chunkCount: Number(r.chunk_count ?? 0),
+  hasChat: Boolean(r.has_chat),
 });
 
 const toChunk = (r: Row): ChunkRecord => ({
@@ -112,7 +114,8 @@ const toChat = (r: Row): ChatRecord => ({
 });
 
 const BOT_SELECT = `SELECT b.*, (SELECT count(*) FROM crm.transcript_chunks ch WHERE ch.meeting_id = b.meeting_id)
-  AS chunk_count FROM crm.bots b`;
+  AS chunk_count, EXISTS (SELECT 1 FROM crm.chat_messages cm WHERE cm.meeting_id = b.meeting_id) AS has_chat
+  FROM crm.bots b`;
 
 export function transcriptsOn(q: Queryable) {
   return {

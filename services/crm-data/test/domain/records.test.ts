@@ -106,20 +106,30 @@ describe("recording access", () => {
   const old = new Date("2025-03-01T10:00:00Z");
 
   it("checks unknown meeting, then nothing recorded, then expiry", () => {
-    expect(recordingBlocked({ meetingEnd: undefined, hasBot: true, chunkCount: 5 }, now, true)).toBe(
-      "meeting-not-found",
-    );
-    expect(recordingBlocked({ meetingEnd: old, hasBot: false, chunkCount: 0 }, now, true)).toBe(
+    expect(
+      recordingBlocked({ meetingEnd: undefined, hasBot: true, chunkCount: 5, hasChat: false }, now, "transcript"),
+    ).toBe("meeting-not-found");
+    expect(recordingBlocked({ meetingEnd: old, hasBot: false, chunkCount: 0, hasChat: false }, now, "transcript")).toBe(
       "transcript-not-available",
     );
-    expect(recordingBlocked({ meetingEnd: recent, hasBot: true, chunkCount: 0 }, now, true)).toBe(
-      "transcript-not-available",
+    expect(
+      recordingBlocked({ meetingEnd: recent, hasBot: true, chunkCount: 0, hasChat: false }, now, "transcript"),
+    ).toBe("transcript-not-available");
+    expect(recordingBlocked({ meetingEnd: old, hasBot: true, chunkCount: 5, hasChat: false }, now, "transcript")).toBe(
+      "transcript-expired",
     );
-    expect(recordingBlocked({ meetingEnd: old, hasBot: true, chunkCount: 5 }, now, true)).toBe("transcript-expired");
-    expect(recordingBlocked({ meetingEnd: recent, hasBot: true, chunkCount: 5 }, now, true)).toBeUndefined();
+    expect(
+      recordingBlocked({ meetingEnd: recent, hasBot: true, chunkCount: 5, hasChat: false }, now, "transcript"),
+    ).toBeUndefined();
   });
 
-  it("lets the chat be read without transcript chunks", () => {
-    expect(recordingBlocked({ meetingEnd: recent, hasBot: true, chunkCount: 0 }, now, false)).toBeUndefined();
+  it("lets the chat be read when the bot recorded chunks or chat, not when it recorded nothing", () => {
+    const facts = { meetingEnd: recent, hasBot: true };
+    expect(recordingBlocked({ ...facts, chunkCount: 0, hasChat: true }, now, "chat")).toBeUndefined();
+    expect(recordingBlocked({ ...facts, chunkCount: 3, hasChat: false }, now, "chat")).toBeUndefined();
+    expect(recordingBlocked({ ...facts, chunkCount: 0, hasChat: false }, now, "chat")).toBe("transcript-not-available");
+    expect(recordingBlocked({ ...facts, chunkCount: 0, hasChat: true }, now, "transcript")).toBe(
+      "transcript-not-available",
+    );
   });
 });

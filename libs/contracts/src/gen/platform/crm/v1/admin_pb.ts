@@ -424,7 +424,7 @@ export type UpdateBotStatusRequest = Message<"platform.crm.v1.UpdateBotStatusReq
   joinUrl: string;
 
   /**
-   * Conferencing provider.
+   * Video provider: video_a, video_b or video_c (else invalid-field).
    *
    * @generated from field: string provider = 9;
    */

@@ -525,7 +525,7 @@ export type BotStatus = Message<"platform.crm.v1.BotStatus"> & {
   joinUrl: string;
 
   /**
-   * Conferencing provider, e.g. "zoom".
+   * Video provider: video_a, video_b or video_c.
    *
    * @generated from field: string provider = 7;
    */
