@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import { Code, ConnectError, createClient } from "@connectrpc/connect";
 import { ProblemSchema } from "@platform/contracts/common";
 import { IdentityAdminService, OrganizationService } from "@platform/contracts/identity";
+import { sandboxAccountId, sandboxContactId } from "@platform/crm-data/server";
 import { adminClientInterceptor, httpTransport } from "@platform/kit/connect";
 import { TOPICS } from "@platform/kit/events";
 import { eventually } from "@platform/kit/testing";
@@ -22,8 +23,17 @@ const rateLimitPrefix = `platform:it:${run}:`;
 const adminSecret = "it-admin-secret-0123456789";
 const contextSecret = "it-context-secret-0123456789";
 const port = basePort(0);
-const ports = { identity: port, admin: port + 1, gatewayA: port + 2, gatewayB: port + 3, scheduling: port + 4 };
+const ports = {
+  identity: port,
+  admin: port + 1,
+  gatewayA: port + 2,
+  gatewayB: port + 3,
+  scheduling: port + 4,
+  crm: port + 5,
+  crmAdmin: port + 6,
+};
 const schedulingDb = `platform_it_sched_${run}`;
+const crmDb = `platform_it_crm_${run}`;
 
 const procs: Started[] = [];
 const admin = createClient(
@@ -38,6 +48,7 @@ function gatewayEnv(p: number): Record<string, string> {
     HOST: "127.0.0.1",
     IDENTITY_URL: `http://127.0.0.1:${ports.identity}`,
     SCHEDULING_URL: `http://127.0.0.1:${ports.scheduling}`,
+    CRM_URL: `http://127.0.0.1:${ports.crm}`,
     REDIS_URL,
     RATE_LIMIT_PREFIX: rateLimitPrefix,
     KAFKA_BROKERS,
@@ -81,6 +92,22 @@ beforeAll(async () => {
       ports.scheduling,
     ),
   );
+  procs.push(
+    await startProcess(
+      "crm-data",
+      "services/crm-data/src/main.ts",
+      {
+        DATABASE_URL: `${PG_URL}/${crmDb}`,
+        PORT: String(ports.crm),
+        ADMIN_PORT: String(ports.crmAdmin),
+        PLATFORM_ADMIN_SECRET: adminSecret,
+        PLATFORM_CONTEXT_SECRET: contextSecret,
+        KAFKA_BROKERS,
+        SANDBOX_SEED: `it-${run}`,
+      },
+      ports.crmAdmin,
+    ),
+  );
   procs.push(await startProcess("gateway-a", "gateway/src/main.ts", gatewayEnv(ports.gatewayA), ports.gatewayA));
   procs.push(await startProcess("gateway-b", "gateway/src/main.ts", gatewayEnv(ports.gatewayB), ports.gatewayB));
   const orgs = await admin.listOrganizations({});
@@ -94,6 +121,7 @@ afterAll(async () => {
   await client.connect();
   await client.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
   await client.query(`DROP DATABASE IF EXISTS ${schedulingDb} WITH (FORCE)`);
+  await client.query(`DROP DATABASE IF EXISTS ${crmDb} WITH (FORCE)`);
   await client.end();
   const redis = await createRedis({ url: REDIS_URL }).connect();
   const keys = await redis.keys(`${rateLimitPrefix}*`);
@@ -177,7 +205,7 @@ describe("distributed runtime", () => {
     expect(entry).toMatchObject({ method: "GET", path: "/api/v1alpha1/organizations/me", status: 200 });
   });
 
-  it("books a meeting across processes and publishes scheduling.smartscheduler.booked to Kafka", async () => {
+  it("books a meeting across processes, publishes scheduling.smartscheduler.booked to Kafka, and crm-data puts it on the contact's and account's timelines", async () => {
     const kafka = new Kafka({
       brokers: KAFKA_BROKERS.split(","),
       clientId: `it-sched-${run}`,
@@ -224,7 +252,9 @@ describe("distributed runtime", () => {
         headers: { "Idempotency-Key": `it-${run}` },
         body: JSON.stringify({
           slotToken: slot?.slotToken,
-          attendee: { firstName: "Ada", lastName: "Lovelace", email: "ada@example.com" },
+          // A contact of crm-data's sandbox (its email in another case), so the projection through
+          // Kafka puts the meeting on her timeline and her account's.
+          attendee: { firstName: "Ada", lastName: "Lovelace", email: "Ada.Lovelace@analytical.example" },
           formValues,
           surveyResponses,
         }),
@@ -236,6 +266,25 @@ describe("distributed runtime", () => {
         () => (booked.some((v) => v.includes(meeting.id)) ? true : undefined),
         60_000,
       );
+
+      const seed = `it-${run}`;
+      for (const timeline of [
+        `/contacts/${sandboxContactId(seed, "ada-lovelace")}/activity?type=meeting`,
+        `/accounts/${sandboxAccountId(seed, "analytical")}/activity?type=meeting`,
+      ]) {
+        const item = await eventually(
+          `the meeting on ${timeline}`,
+          async () => {
+            const page = (await (await api(timeline)).json()) as {
+              items: { type: string; reference: { id?: string } }[];
+            };
+            return page.items.find((i) => i.reference.id === meeting.id);
+          },
+          60_000,
+          250,
+        );
+        expect(item).toMatchObject({ type: "meeting", reference: { id: meeting.id, title: expect.any(String) } });
+      }
     } finally {
       await consumer.disconnect();
     }

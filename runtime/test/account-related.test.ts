@@ -100,7 +100,7 @@ describe("GET /accounts/{id}/related", () => {
     const bad = expectProblem(
       await get(`/accounts/${ANALYTICAL}/related?activitySince=yesterday`),
       400,
-      "invalid-field",
+      "invalid-filter",
     );
     expect(bad.field).toBe("activitySince");
     expectProblem(await get(`/accounts/${ANALYTICAL}/related?contactsLimit=many`), 400, "invalid-field");

@@ -77,7 +77,7 @@ export function composedRoutes(transports: ServiceTransports, clock: Clock): Rou
       tier: "read",
       ids: { accountId: "acct_" },
       schema: { querystring: relatedQuery, response: { 200: { $ref: "AccountRelated#" } } },
-      problems: ["account-not-found", "invalid-field"],
+      problems: ["account-not-found", "invalid-field", "invalid-filter"],
       async handler(call, request) {
         const { accountId } = request.params as { accountId: string };
         const q = request.query as RelatedQuery;
@@ -86,7 +86,8 @@ export function composedRoutes(transports: ServiceTransports, clock: Clock): Rou
             ? timestampFromDate(new Date(clock.now().getTime() - BUNDLE_DAYS * DAY_MS))
             : parseInstant(q.activitySince, { allowDate: true });
         if (!since) {
-          throw problem("invalid-field", "activitySince must be an ISO 8601 date-time with a zone, or a date.", {
+          // The same problem as the timelines' `since`: it is the same filter.
+          throw problem("invalid-filter", "activitySince must be an ISO 8601 date-time with a zone, or a date.", {
             field: "activitySince",
           });
         }
