@@ -1,4 +1,7 @@
+import { create, toJson } from "@bufbuild/protobuf";
+import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { createClient } from "@connectrpc/connect";
+import { EmailEventKind, EmailEventRecordedSchema } from "@platform/contracts/events/email";
 import { IdentityAdminService } from "@platform/contracts/identity";
 import { sandboxAccountId } from "@platform/crm-data/server";
 import { gatewayConfigSpec } from "@platform/gateway/config";
@@ -6,7 +9,9 @@ import { sandboxOrgId } from "@platform/identity/sandbox";
 import { ManualClock } from "@platform/kit/clock";
 import { loadConfig } from "@platform/kit/config";
 import { adminClientInterceptor, httpTransport } from "@platform/kit/connect";
+import { EVENT_TYPES, TOPICS } from "@platform/kit/events";
 import { createLogger } from "@platform/kit/logger";
+import { toBusMessage } from "@platform/kit/outbox";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createEmbeddedPlatform, type EmbeddedPlatform } from "../src/platform.js";
 
@@ -88,6 +93,53 @@ describe("GET /accounts/{id}/related", () => {
     expect(all.contacts).toEqual({ items: contacts.items, hasMore: false });
     expect(all.deals.items).toHaveLength(1);
     expect(all.recentActivity.items.length).toBeLessThanOrEqual(50);
+  });
+
+  it("says hasMore for deals and activity, and leaves activity older than 90 days out by default", async () => {
+    const acme = sandboxOrgId(SEED, "acme");
+    const daysAgo = (d: number) => new Date(clock.now().getTime() - d * 86_400_000);
+    const old = create(EmailEventRecordedSchema, {
+      eventId: "related-test-100-days",
+      orgId: acme,
+      kind: EmailEventKind.SEND,
+      occurredAt: timestampFromDate(daysAgo(100)),
+      messageId: "msg-100-days",
+      recipientEmail: "ada.lovelace@analytical.example",
+      subject: "A hundred days ago",
+      senderDisplayName: "Casey Nguyen",
+    });
+    const envelope = {
+      id: old.eventId,
+      type: EVENT_TYPES.emailEventRecorded,
+      source: "email-system",
+      time: clock.now().toISOString(),
+      data: toJson(EmailEventRecordedSchema, old),
+    };
+    await platform.bus.publish(TOPICS.email, [toBusMessage(envelope, acme)]);
+    await platform.bus.idle();
+    const subjects = (bundle: { recentActivity: { items: { reference: { subject?: string } }[] } }) =>
+      bundle.recentActivity.items.map((i) => i.reference.subject);
+    expect(subjects(await ok(`/accounts/${ANALYTICAL}/related?activityLimit=50`))).not.toContain("A hundred days ago");
+    const since = daysAgo(120).toISOString();
+    expect(subjects(await ok(`/accounts/${ANALYTICAL}/related?activityLimit=50&activitySince=${since}`))).toContain(
+      "A hundred days ago",
+    );
+
+    const created = await platform.app.inject({
+      method: "POST",
+      url: `${API}/deals`,
+      headers: { "x-platform-api-key": key, "content-type": "application/json", "idempotency-key": "related-2nd" },
+      payload: { name: "Analytical Engines: second deal", accountId: ANALYTICAL, stage: "Discovery" },
+    });
+    expect(created.statusCode, created.body).toBe(201);
+    const one = await ok(`/accounts/${ANALYTICAL}/related?dealsLimit=1&activityLimit=1`);
+    expect(one.deals.items).toHaveLength(1);
+    expect(one.deals.hasMore).toBe(true);
+    expect(one.recentActivity.items).toHaveLength(1);
+    expect(one.recentActivity.hasMore).toBe(true);
+    const both = await ok(`/accounts/${ANALYTICAL}/related?dealsLimit=2`);
+    expect(both.deals.items).toHaveLength(2);
+    expect(both.deals.hasMore).toBe(false);
   });
 
   it("takes activitySince as the lookback, and refuses a malformed one or a non-numeric limit", async () => {
