@@ -54,6 +54,8 @@ export interface RouteSpec {
   actingOn?: "forbidden";
   /** List endpoints: the sort allowlist the guard checks sort and cursor against. */
   page?: PageSpec;
+  /** Filters of a route that is not a list (lists declare theirs in `page`): a bad value is 400 invalid-filter. */
+  filters?: readonly string[];
   /** Path parameters that are resource ids, with their accepted prefixes. */
   ids?: Record<string, string | readonly string[]>;
   schema?: {

@@ -39,7 +39,9 @@ export function validationProblem(
   route: RouteSpec | undefined,
 ): ProblemError {
   const error = errors[0];
-  const field = error ? fieldPath(error) : "";
+  // A query parameter is named as sent: a bad value of a repeatable `action` is `action`, not `action.0`.
+  const path = error ? fieldPath(error) : "";
+  const field = part === "querystring" ? (path.split(".")[0] ?? "") : path;
   const where = part === "querystring" ? "Query parameter" : part === "params" ? "Path parameter" : "Field";
   const notWritable =
     part === "body" && route?.notWritable && Object.hasOwn(route.notWritable, field)
@@ -57,6 +59,8 @@ export function validationProblem(
 
 function problemName(part: string | undefined, field: string, route: RouteSpec | undefined): ProblemName {
   if (part === "body" && route?.invalidBody) return route.invalidBody;
-  if (part === "querystring" && route?.page?.filters.includes(field)) return "invalid-filter";
+  if (part === "querystring" && (route?.page?.filters.includes(field) || route?.filters?.includes(field))) {
+    return "invalid-filter";
+  }
   return "invalid-field";
 }

@@ -81,6 +81,7 @@ export function analyticsRoutes(transports: ServiceTransports): RouteSpec[] {
       url: "/buyer-signals/activity",
       operationId: "getBuyerSignalsActivity",
       summary: "Raw daily counts of sends, opens, clicks and replies",
+      filters: ["action"],
       schema: {
         querystring: {
           type: "object",
@@ -168,6 +169,7 @@ export function analyticsRoutes(transports: ServiceTransports): RouteSpec[] {
       url: "/email-blasts/summary",
       operationId: "getEmailBlastSummary",
       summary: "Summary tiles of the blasts sent in a period",
+      filters: ["ownerUserId"],
       schema: {
         querystring: { type: "object", properties: { periodDays, ownerUserId } },
         response: { 200: { $ref: "EmailBlastSummary#" } },
@@ -188,6 +190,7 @@ export function analyticsRoutes(transports: ServiceTransports): RouteSpec[] {
       url: "/email-blasts/top",
       operationId: "listTopEmailBlasts",
       summary: "Best-performing blasts sent in a period",
+      filters: ["ownerUserId"],
       schema: {
         querystring: {
           type: "object",
