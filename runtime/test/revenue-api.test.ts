@@ -14,7 +14,7 @@ import {
   sandboxInsightId,
   sandboxQnaId,
 } from "@platform/revenue/sandbox";
-import { sandboxMeetingId } from "@platform/scheduling/sandbox";
+import { SCHEDULING_SANDBOX, sandboxMeetingId } from "@platform/scheduling/sandbox";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createEmbeddedPlatform, type EmbeddedPlatform } from "../src/platform.js";
 
@@ -27,6 +27,7 @@ const clock = new ManualClock(new Date("2026-03-02T10:00:00Z"));
 
 let platform: EmbeddedPlatform;
 const keys: Record<string, string> = {};
+const tokenIds: Record<string, string> = {};
 let n = 0;
 const events: { type: string; subject?: string; data: unknown }[] = [];
 
@@ -67,7 +68,10 @@ beforeAll(async () => {
     adminSecret: "revenue-api-test-admin",
     env: {},
   });
-  for (const k of await platform.sandboxKeys()) keys[k.name] = k.key;
+  for (const k of await platform.sandboxKeys()) {
+    keys[k.name] = k.key;
+    tokenIds[k.name] = k.tokenId;
+  }
   await platform.bus.subscribe({
     groupId: "revenue-test-observer",
     topics: [TOPICS.revenue],
@@ -79,9 +83,12 @@ beforeAll(async () => {
   });
   // Scheduling's sandbox meetings reach revenue's projection through the bus.
   await platform.drainOutbox();
+  // Every one of them, the preview booking included (Q&As and insights may name it).
+  const sandboxMeetings = SCHEDULING_SANDBOX.meetings.map((m) => meeting(m.label));
   await eventually("sandbox meetings projected", async () => {
-    const rows = await platform.dbs.revenue?.query("SELECT id FROM revenue.meetings");
-    return rows && rows.length >= 4 ? rows : undefined;
+    const rows = (await platform.dbs.revenue?.query<{ id: string }>("SELECT id FROM revenue.meetings")) ?? [];
+    const projected = new Set(rows.map((r) => r.id));
+    return sandboxMeetings.every((id) => projected.has(id)) ? rows : undefined;
   });
 });
 afterAll(() => platform.close());
@@ -653,5 +660,401 @@ describe("optional bodies", () => {
       400,
       "invalid-field",
     );
+  });
+});
+
+// An id of the right prefix and shape that names nothing.
+const unknownId = (prefix: string) => `${prefix}0000000000000000000000zz`;
+const occurredIn = (label: string) => [{ meetingId: meeting(label), occurredAt: "2026-02-27T10:05:00Z" }];
+
+describe("deal PATCH errors, replays and their order", () => {
+  async function freshDeal(name: string) {
+    const res = await call("POST", "/deals", { body: { name, accountId: account("analytical"), stage: "Discovery" } });
+    expect(res.statusCode, res.body).toBe(201);
+    return res.json().id as string;
+  }
+
+  it("refuses another org's contact and a CRM id another deal has, with the problem's members", async () => {
+    const id = await freshDeal("PATCH errors");
+    await expectProblem(
+      await call("PATCH", `/deals/${id}`, { body: { primaryContactId: contact("umbrella-charlie") } }),
+      404,
+      "contact-not-found",
+    );
+    await expectProblem(
+      await call("PATCH", `/deals/${id}`, { body: { sourceRefs: { crm: { id: "006Acme000000001AAA" } } } }),
+      422,
+      "source-ref-conflict",
+      { sourceType: "crm", sourceId: "006Acme000000001AAA" },
+    );
+    // Neither refusal changed the deal.
+    expect((await call("GET", `/deals/${id}`)).json()).toMatchObject({ primaryContact: null, sourceRefs: {} });
+  });
+
+  it("replays a PATCH per Idempotency-Key, refuses the key with another body, and requires a key", async () => {
+    const id = await freshDeal("PATCH replay");
+    const headers = { "idempotency-key": `patch-replay-${id}` };
+    const first = await call("PATCH", `/deals/${id}`, { body: { name: "Renamed once" }, headers });
+    expect(first.statusCode, first.body).toBe(200);
+    expect(first.headers["x-idempotent-replay"]).toBeUndefined();
+    // A change in between: the replay still answers what the first request got.
+    const between = await call("PATCH", `/deals/${id}`, { body: { name: "Renamed twice" } });
+    expect(between.statusCode).toBe(200);
+    const replay = await call("PATCH", `/deals/${id}`, { body: { name: "Renamed once" }, headers });
+    expect(replay.statusCode).toBe(200);
+    expect(replay.headers["x-idempotent-replay"]).toBe("true");
+    expect(replay.json()).toEqual(first.json());
+    expect((await call("GET", `/deals/${id}`)).json().name).toBe("Renamed twice");
+    await expectProblem(
+      await call("PATCH", `/deals/${id}`, { body: { name: "Something else" }, headers }),
+      422,
+      "idempotency-key-conflict",
+    );
+    // The spec requires Idempotency-Key on PATCH /deals; the gateway refuses a missing or empty one.
+    await expectProblem(
+      await call("PATCH", `/deals/${id}`, { body: { name: "No key" }, headers: { "idempotency-key": "" } }),
+      400,
+      "idempotency-key-required",
+    );
+  });
+
+  it("closes a deal moved to Won: any PATCH is then 409 deal-closed, even one naming an unknown account", async () => {
+    const id = await freshDeal("Won by PATCH");
+    const won = await call("PATCH", `/deals/${id}`, { body: { stage: "Won" } });
+    expect(won.statusCode, won.body).toBe(200);
+    expect(won.json().stage).toBe("Won");
+    for (const body of [
+      { name: "Reopened?" },
+      { stage: "Discovery" },
+      { customFields: { probability: 100 } },
+      { accountId: unknownId("acct_") },
+      { accountId: account("umbrella-wonka") },
+      { primaryContactId: unknownId("cont_") },
+    ]) {
+      await expectProblem(await call("PATCH", `/deals/${id}`, { body }), 409, "deal-closed", { stage: "Won" });
+    }
+  });
+
+  it("answers deal-not-found for an unknown deal before looking at the account the body names", async () => {
+    await expectProblem(
+      await call("PATCH", `/deals/${unknownId("deal_")}`, { body: { accountId: unknownId("acct_") } }),
+      404,
+      "deal-not-found",
+    );
+    await expectProblem(
+      await call("PATCH", `/deals/${deal("umbrella-wonka")}`, { body: { primaryContactId: unknownId("cont_") } }),
+      404,
+      "deal-not-found",
+    );
+  });
+});
+
+describe("Q&A errors, defaults and shape", () => {
+  it("answers exactly the spec's Q&A fields", async () => {
+    const res = await call("GET", `/qnas/${sandboxQnaId(SEED, "sso")}`);
+    expect(res.statusCode).toBe(200);
+    expect(Object.keys(res.json()).sort()).toEqual(
+      [
+        "id",
+        "direction",
+        "state",
+        "questionText",
+        "answerText",
+        "importance",
+        "linkedInsight",
+        "contact",
+        "occurrences",
+        "createdAt",
+        "updatedAt",
+      ].sort(),
+    );
+    const backlog = (await call("GET", `/deals/${ANALYTICAL()}/qnas`)).json();
+    expect(backlog.dealId).toBe(ANALYTICAL());
+    expect(backlog.rfi.open.items[0]).not.toHaveProperty("dealId");
+  });
+
+  it("404s a create on an unknown deal and an answer to an unknown item", async () => {
+    const body = {
+      direction: "rfi",
+      questionText: "Any item?",
+      contactId: contact("ada-lovelace"),
+      occurrences: occurredIn("acme-intro-completed"),
+    };
+    await expectProblem(await call("POST", `/deals/${unknownId("deal_")}/qnas`, { body }), 404, "deal-not-found");
+    await expectProblem(await call("POST", `/deals/${deal("umbrella-wonka")}/qnas`, { body }), 404, "deal-not-found");
+    await expectProblem(
+      await call("POST", `/qnas/${unknownId("qna_")}/answer`, {
+        body: { answerText: "x", source: { type: "manual" } },
+      }),
+      404,
+      "qna-item-not-found",
+    );
+  });
+
+  it("refuses an unknown direction and an item without occurrences as qna-shape-invalid", async () => {
+    const url = `/deals/${ANALYTICAL()}/qnas`;
+    const rfi = {
+      questionText: "q",
+      contactId: contact("ada-lovelace"),
+      occurrences: occurredIn("acme-intro-completed"),
+    };
+    await expectProblem(await call("POST", url, { body: { ...rfi, direction: "sideways" } }), 422, "qna-shape-invalid");
+    await expectProblem(
+      await call("POST", url, { body: { ...rfi, direction: "rfi", occurrences: [] } }),
+      422,
+      "qna-shape-invalid",
+    );
+    await expectProblem(
+      await call("POST", url, {
+        body: {
+          direction: "discovery",
+          questionText: "q",
+          linkedInsight: { schemaType: "plan", fieldKey: "targetSignDate" },
+          occurrences: [],
+        },
+      }),
+      422,
+      "qna-shape-invalid",
+    );
+  });
+
+  it("refuses open → open with 409 and currentState", async () => {
+    const created = await call("POST", `/deals/${ANALYTICAL()}/qnas`, {
+      body: {
+        direction: "rfi",
+        questionText: "Stay open?",
+        contactId: contact("ada-lovelace"),
+        occurrences: occurredIn("acme-intro-completed"),
+      },
+    });
+    expect(created.statusCode, created.body).toBe(201);
+    await expectProblem(
+      await call("POST", `/qnas/${created.json().id}/transitions/open`),
+      409,
+      "qna-transition-invalid",
+      { currentState: "open" },
+    );
+  });
+
+  it("defaults the confidence per source type: 1.0 manual, 0.5 grounding-doc and external, 0.8/0.6 meeting", async () => {
+    const cases = [
+      { source: { type: "manual" }, confidence: 1, state: "answered" },
+      { source: { type: "grounding-doc", documentId: "doc-1" }, confidence: 0.5, state: "open" },
+      { source: { type: "external" }, confidence: 0.5, state: "open" },
+      {
+        source: { type: "meeting", meetingId: meeting("acme-intro-completed"), chunkId: "chunk-3" },
+        confidence: 0.8,
+        state: "answered",
+      },
+      // The meeting as a whole scores exactly the threshold: it answers.
+      { source: { type: "meeting", meetingId: meeting("acme-intro-completed") }, confidence: 0.6, state: "answered" },
+    ];
+    for (const c of cases) {
+      const created = await call("POST", `/deals/${ANALYTICAL()}/qnas`, {
+        body: {
+          direction: "rfi",
+          questionText: `Answered from ${c.source.type}?`,
+          contactId: contact("ada-lovelace"),
+          occurrences: occurredIn("acme-intro-completed"),
+        },
+      });
+      expect(created.statusCode, created.body).toBe(201);
+      const id = created.json().id as string;
+      const answered = await call("POST", `/qnas/${id}/answer`, {
+        body: { answerText: `From ${c.source.type}`, source: c.source },
+      });
+      expect(answered.statusCode, answered.body).toBe(200);
+      // Below 0.6 the answer stays as a draft on the open item.
+      expect(answered.json(), c.source.type).toMatchObject({ state: c.state, answerText: `From ${c.source.type}` });
+      // The REST item carries no confidence; the stored answer shows the default applied.
+      const [row] =
+        (await platform.dbs.revenue?.query<{ confidence: string }>(
+          "SELECT answer ->> 'confidence' AS confidence FROM revenue.qnas WHERE id = $1",
+          [id],
+        )) ?? [];
+      expect(Number(row?.confidence), c.source.type).toBe(c.confidence);
+    }
+  });
+});
+
+describe("preview bookings", () => {
+  const PREVIEW = "acme-demo-upcoming";
+  const ORBITAL = () => deal("orbital-trajectory");
+
+  it("are meetings Q&As and insights may name, though never linked to the deal", async () => {
+    // The sandbox meeting is a preview booking as scheduling reports it.
+    const scheduled = await call("GET", `/scheduled-meetings/${meeting(PREVIEW)}`);
+    expect(scheduled.statusCode, scheduled.body).toBe(200);
+    expect(scheduled.json().smartScheduling).toMatchObject({ preview: true });
+
+    const created = await call("POST", `/deals/${ORBITAL()}/qnas`, {
+      body: {
+        direction: "rfi",
+        questionText: "Which trajectories will the demo cover?",
+        contactId: contact("katherine-johnson"),
+        occurrences: [{ meetingId: meeting(PREVIEW), occurredAt: "2026-03-06T09:10:00Z" }],
+      },
+    });
+    expect(created.statusCode, created.body).toBe(201);
+    const id = created.json().id as string;
+    expect(created.json().occurrences).toMatchObject([{ meetingId: meeting(PREVIEW) }]);
+
+    const forPreview = await call("GET", `/deals/${ORBITAL()}/qnas/meetings/${meeting(PREVIEW)}`);
+    expect(forPreview.statusCode, forPreview.body).toBe(200);
+    expect(forPreview.json().rfi.open).toMatchObject({ count: 1, items: [{ id }] });
+
+    const answered = await call("POST", `/qnas/${id}/answer`, {
+      body: { answerText: "Lunar orbits", source: { type: "meeting", meetingId: meeting(PREVIEW) }, confidence: 0.9 },
+    });
+    expect(answered.statusCode, answered.body).toBe(200);
+    expect(answered.json().state).toBe("answered");
+
+    expect((await call("POST", `/deals/${ORBITAL()}/insights/profile`)).statusCode).toBe(201);
+    const appended = await call("POST", `/deals/${ORBITAL()}/insights/profile/fields/companyOverview`, {
+      body: { value: "Computes trajectories for crewed flights.", capturedFrom: { meetingId: meeting(PREVIEW) } },
+    });
+    expect(appended.statusCode, appended.body).toBe(200);
+    expect(appended.json().fields.companyOverview).toMatchObject([{ capturedFrom: { meetingId: meeting(PREVIEW) } }]);
+
+    // Still no deal link: preview bookings stay out of the CRM-sync side.
+    expect((await call("GET", `/deals/${ORBITAL()}/meetings`)).json().items).toEqual([]);
+  });
+});
+
+describe("8P insight replays, 404s and authors", () => {
+  const BABBAGE = () => deal("babbage-holdings");
+
+  it("replays a create and an append per Idempotency-Key, and refuses the key with another body", async () => {
+    const url = `/deals/${BABBAGE()}/insights/pain`;
+    const createKey = { "idempotency-key": "insight-create-replay" };
+    const created = await call("POST", url, { headers: createKey });
+    expect(created.statusCode, created.body).toBe(201);
+    const createReplay = await call("POST", url, { headers: createKey });
+    expect(createReplay.statusCode).toBe(201);
+    expect(createReplay.headers["x-idempotent-replay"]).toBe("true");
+    expect(createReplay.json()).toEqual(created.json());
+
+    const appendUrl = `${url}/fields/consequences`;
+    const appendKey = { "idempotency-key": "insight-append-replay" };
+    const body = { value: "Ledgers reconciled by hand every quarter." };
+    const appended = await call("POST", appendUrl, { body, headers: appendKey });
+    expect(appended.statusCode, appended.body).toBe(200);
+    const replay = await call("POST", appendUrl, { body, headers: appendKey });
+    expect(replay.statusCode).toBe(200);
+    expect(replay.headers["x-idempotent-replay"]).toBe("true");
+    expect(replay.json()).toEqual(appended.json());
+    // Executed once: one item, not two.
+    expect((await call("GET", `/deals/${BABBAGE()}/insights/pain`)).json().fields.consequences).toHaveLength(1);
+    await expectProblem(
+      await call("POST", appendUrl, { body: { value: "Another consequence" }, headers: appendKey }),
+      422,
+      "idempotency-key-conflict",
+    );
+    await expectProblem(
+      await call("POST", url, { body: { schemaId: "schm_other" }, headers: createKey }),
+      422,
+      "idempotency-key-conflict",
+    );
+  });
+
+  it("404s the insights of an unknown or another org's deal", async () => {
+    for (const id of [unknownId("deal_"), deal("umbrella-wonka")]) {
+      await expectProblem(await call("GET", `/deals/${id}/insights`), 404, "deal-not-found");
+      await expectProblem(await call("GET", `/deals/${id}/insights/profile`), 404, "deal-not-found");
+    }
+  });
+
+  it("records who appended: the integration behind the token", async () => {
+    const url = `/deals/${BABBAGE()}/insights/power`;
+    expect((await call("POST", url)).statusCode).toBe(201);
+    const res = await call("POST", `${url}/fields/decisionMakers`, { body: { value: ["Charles Babbage"] } });
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json().fields.decisionMakers).toEqual([
+      expect.objectContaining({
+        value: ["Charles Babbage"],
+        importance: "medium",
+        rationale: null,
+        capturedFrom: null,
+        capturedBy: { type: "ai-agent", agentName: `integration:${tokenIds["acme-full"]}` },
+      }),
+    ]);
+  });
+});
+
+describe("revenue events", () => {
+  const ofSubject = (type: string, subject: string) => events.filter((e) => e.type === type && e.subject === subject);
+
+  it("publish each Q&A and insight change once, with the resource as the subject", async () => {
+    const created = await call("POST", `/deals/${deal("babbage-holdings")}/qnas`, {
+      body: {
+        direction: "rfi",
+        questionText: "Who signs?",
+        contactId: contact("ada-lovelace"),
+        occurrences: occurredIn("acme-intro-completed"),
+      },
+    });
+    expect(created.statusCode, created.body).toBe(201);
+    const qnaId = created.json().id as string;
+    const answered = await call("POST", `/qnas/${qnaId}/answer`, {
+      body: { answerText: "The board", source: { type: "manual" } },
+    });
+    expect(answered.statusCode).toBe(200);
+    const url = `/deals/${deal("babbage-holdings")}/insights/plan`;
+    const record = await call("POST", url);
+    expect(record.statusCode, record.body).toBe(201);
+    const recordId = record.json().id as string;
+    // The 200 repeat creates nothing, so publishes nothing.
+    expect((await call("POST", url)).statusCode).toBe(200);
+    const appended = await call("POST", `${url}/fields/targetSignDate`, { body: { value: "2026-06-30" } });
+    expect(appended.statusCode, appended.body).toBe(200);
+
+    await platform.drainOutbox();
+    await platform.bus.idle();
+    expect(ofSubject("revenue.qna.created", qnaId)).toHaveLength(1);
+    expect(ofSubject("revenue.qna.updated", qnaId)).toMatchObject([
+      { data: { qna: { id: qnaId, state: "answered" }, previousState: "open", cause: "answer" } },
+    ]);
+    expect(ofSubject("revenue.insight.created", recordId)).toMatchObject([{ data: { record: { id: recordId } } }]);
+    expect(ofSubject("revenue.insight.item-appended", recordId)).toMatchObject([
+      { data: { recordId, dealId: deal("babbage-holdings"), schemaType: "plan", fieldKey: "targetSignDate" } },
+    ]);
+  });
+});
+
+// Last: it adds deals to Acme, which the sandbox listings above do not expect.
+describe("deal list filters and limits", () => {
+  it("filters by owner", async () => {
+    const all = (await call("GET", "/deals?limit=100")).json().items as { id: string; owner: { userId: string } }[];
+    const ownerId = all.find((d) => d.id === ANALYTICAL())?.owner.userId ?? "";
+    expect(ownerId).toMatch(/^usr_/);
+    const expected = all.filter((d) => d.owner.userId === ownerId).map((d) => d.id);
+    expect(expected.length).toBeLessThan(all.length);
+    const owned = (await call("GET", `/deals?owner=${ownerId}&limit=100`)).json().items as { id: string }[];
+    expect(owned.map((d) => d.id).sort()).toEqual(expected.sort());
+    expect((await call("GET", `/deals?owner=${unknownId("usr_")}`)).json()).toEqual({ items: [], nextCursor: null });
+  });
+
+  it("clamps limit to 1..100: 0 becomes 1 and 500 becomes 100", async () => {
+    const db = platform.dbs.revenue;
+    if (!db) throw new Error("no revenue database");
+    // Enough deals for a clamp to 100 to show: copies of a sandbox deal under fresh ids.
+    const ids = Array.from({ length: 101 }, (_, i) => `deal_bulk${String(i).padStart(21, "0")}`);
+    await db.query(
+      `INSERT INTO revenue.deals (id, org_id, name, stage, outcome, account_id, account_name, owner_user_id,
+         owner_display_name, schema_id, schema_version, created_at, updated_at)
+       SELECT x.id, d.org_id, 'Bulk ' || x.id, d.stage, d.outcome, d.account_id, d.account_name, d.owner_user_id,
+         d.owner_display_name, d.schema_id, d.schema_version, d.created_at, d.updated_at
+       FROM unnest($1::text[]) AS x(id), revenue.deals d WHERE d.id = $2`,
+      [ids, deal("babbage-holdings")],
+    );
+    const one = await call("GET", "/deals?limit=0");
+    expect(one.statusCode, one.body).toBe(200);
+    expect(one.json().items).toHaveLength(1);
+    expect(one.json().nextCursor).toEqual(expect.any(String));
+    const hundred = await call("GET", "/deals?limit=500");
+    expect(hundred.statusCode, hundred.body).toBe(200);
+    expect(hundred.json().items).toHaveLength(100);
+    expect(hundred.json().nextCursor).toEqual(expect.any(String));
+    await expectProblem(await call("GET", "/deals?limit=many"), 400, "invalid-field");
   });
 });

@@ -166,10 +166,10 @@ export function updateDealRequest(dealId: string, body: DealBody): MessageInitSh
   };
 }
 
+/** A Q&A item in exactly the spec's fields: its deal and org stay internal (the backlog names the deal). */
 export function qnaJson(q: Qna) {
   return {
     id: q.id,
-    dealId: q.dealId,
     direction: q.direction,
     state: q.state,
     questionText: q.questionText,

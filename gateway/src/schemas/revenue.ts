@@ -152,7 +152,6 @@ export const qnaSchema = {
   description: "A Q&A item",
   required: [
     "id",
-    "dealId",
     "direction",
     "state",
     "questionText",
@@ -166,7 +165,6 @@ export const qnaSchema = {
   ],
   properties: {
     id: { type: "string", description: "qna_ id" },
-    dealId: { type: "string" },
     direction: { type: "string", enum: ["discovery", "rfi"] },
     state: { type: "string", enum: ["open", "answered", "dismissed"] },
     questionText: { type: "string" },

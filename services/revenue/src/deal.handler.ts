@@ -53,6 +53,15 @@ export async function visibleDeal(reads: Pick<RevenueQueries, "findDeal">, orgId
   return deal;
 }
 
+/** The deal a PATCH may change: it exists in the org (404) and is not Won or Lost (409). */
+function writableDeal(deal: DealRecord | undefined, id: string): DealRecord {
+  if (!deal) throw dealNotFound(id);
+  if (isTerminal(deal.outcome)) {
+    throw problem("deal-closed", `Deal ${id} is ${deal.stage} and can no longer change.`, { stage: deal.stage });
+  }
+  return deal;
+}
+
 async function schemaFor(w: RevenueQueries, orgId: string, schemaId: string | undefined): Promise<DealSchemaRecord> {
   const schema = schemaId ? await w.findSchema(orgId, schemaId) : await w.defaultSchema(orgId);
   if (!schema) {
@@ -240,6 +249,10 @@ export function dealHandlers(deps: DealDeps): ServiceImpl<typeof DealService> {
       if (replay) return replay;
       const { orgId } = apiContext(ctx);
       const id = parseId("deal_", req.dealId, "dealId");
+      // The deal first: an unknown deal is its 404 and a Won/Lost one its 409 whatever else the
+      // body names, and neither costs a call to crm-data or identity. The transaction checks
+      // both again under the row lock, since the deal may close in between.
+      writableDeal(await store.findDeal(orgId, id), id);
       const refs = references(deps, ctx);
       const account = req.accountId !== undefined ? await refs.account(req.accountId) : undefined;
       const cleared = new Set(req.clearedFields);
@@ -253,13 +266,7 @@ export function dealHandlers(deps: DealDeps): ServiceImpl<typeof DealService> {
         UpdateDealResponseSchema,
         async (w) => {
           const now = clock.now();
-          const current = await w.lockDeal(orgId, id);
-          if (!current) throw dealNotFound(id);
-          if (isTerminal(current.outcome)) {
-            throw problem("deal-closed", `Deal ${id} is ${current.stage} and can no longer change.`, {
-              stage: current.stage,
-            });
-          }
+          const current = writableDeal(await w.lockDeal(orgId, id), id);
           const schema = await schemaFor(w, orgId, req.schemaId ?? current.schemaId);
           const amount = cleared.has("amount")
             ? null

@@ -124,8 +124,13 @@ export function insightHandlers(deps: InsightDeps): ServiceImpl<typeof InsightSe
             createdAt: now,
             updatedAt: now,
           };
-          // The deal's row lock serialises creates of one deal; the unique (deal, type) backs it.
-          await w.insertInsightIfAbsent(record);
+          // The deal's row lock serialises creates of one deal; the unique (deal, type) backs it,
+          // so should a create ever pass the lock, it answers the winner's record as a 200.
+          if (!(await w.insertInsightIfAbsent(record))) {
+            const winner = await w.findDealInsight(deal.id, type);
+            if (!winner) throw new Error(`the ${type} record of deal ${deal.id} conflicted but is absent`);
+            return { record: insightMessage(winner), created: false };
+          }
           const message = insightMessage(record);
           await w.enqueue(insightCreatedEvent({ ...message, id: record.id, orgId }, now));
           return { record: message, created: true };

@@ -91,5 +91,7 @@ export interface MeetingRecord {
   start: Date;
   end: Date;
   canceled: boolean;
+  /** Booked from a preview slot token: referenceable, but never linked to deals. */
+  preview: boolean;
   attendeeEmails: string[];
 }

@@ -203,6 +203,7 @@ export async function createTestRevenue(migratedDb?: Db): Promise<TestRevenue> {
       start: new Date("2026-03-01T10:00:00Z"),
       end: new Date("2026-03-01T10:30:00Z"),
       canceled: false,
+      preview: false,
       attendeeEmails: [],
       ...m,
     };

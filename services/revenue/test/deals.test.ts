@@ -160,6 +160,24 @@ describe("updating deals", () => {
     }
   });
 
+  it("answers deal-not-found and deal-closed before checking references, without asking crm-data", async () => {
+    const callsBefore = t.crm.calls;
+    const unknownAccount = newId("acct_");
+    expect(await problemOf(deals().updateDeal({ dealId: newId("deal_"), accountId: unknownAccount }))).toBe(
+      "deal-not-found",
+    );
+    expect(t.crm.calls).toBe(callsBefore);
+    const { deal } = await deals().createDeal(aDeal({ stage: "Won" }));
+    const callsAfterCreate = t.crm.calls;
+    expect(await problemOf(deals().updateDeal({ dealId: deal?.id ?? "", accountId: unknownAccount }))).toBe(
+      "deal-closed",
+    );
+    expect(await problemOf(deals().updateDeal({ dealId: deal?.id ?? "", primaryContactId: newId("cont_") }))).toBe(
+      "deal-closed",
+    );
+    expect(t.crm.calls).toBe(callsAfterCreate);
+  });
+
   it("records the schema's version when the deal is updated after a schema change", async () => {
     const { deal } = await deals().createDeal(aDeal());
     expect(deal?.schemaVersion).toBe(1);
@@ -239,6 +257,12 @@ describe("linked meetings", () => {
       end: new Date("2026-03-05T11:00:00Z"),
     });
     await t.givenMeeting({ orgId: mine.orgId, attendeeEmails: ["stranger@elsewhere.example"] });
+    // A preview booking with the deal's contact: kept for references, never linked (like CRM sync).
+    await t.givenMeeting({
+      orgId: mine.orgId,
+      attendeeEmails: [`ada.${mine.orgId}@analytical.example`],
+      preview: true,
+    });
     const ids = async () =>
       (await caller.listDealMeetings({ dealId: deal?.id ?? "" })).meetings.map((m) => m.meetingId);
     expect(await ids()).toEqual([mine.meetingId]);

@@ -50,7 +50,7 @@ async function publish(e: ReturnType<typeof meetingBookedEvent>) {
 }
 
 describe("meeting projection", () => {
-  it("keeps booked meetings with their lower-cased attendee emails, sandbox ones included, previews skipped", async () => {
+  it("keeps booked meetings with their lower-cased attendee emails, sandbox ones and previews included", async () => {
     const orgId = newId("org_");
     const booked = aMeeting(orgId);
     const preview = aMeeting(orgId, true);
@@ -58,7 +58,20 @@ describe("meeting projection", () => {
     await publish(meetingBookedEvent(preview, new Date("2026-03-01T00:00:00Z")));
     const stored = await eventually("projected meeting", () => revenueQueries(t.db).findMeeting(orgId, booked.id));
     expect(stored.attendeeEmails).toEqual(["ada@analytical.example", "charles@analytical.example"]);
-    expect(await revenueQueries(t.db).findMeeting(orgId, preview.id)).toBeUndefined();
+    expect(stored.preview).toBe(false);
+    // A preview booking is a meeting Q&As and insights may name; only the deal links skip it.
+    const kept = await eventually("projected preview", () => revenueQueries(t.db).findMeeting(orgId, preview.id));
+    expect(kept.preview).toBe(true);
+  });
+
+  it("keeps the preview flag when a preview booking's cancellation arrives first", async () => {
+    const orgId = newId("org_");
+    const preview = aMeeting(orgId, true);
+    await publish(
+      meetingCanceledEvent({ ...preview, status: "canceled" }, "", false, new Date("2026-03-02T00:00:00Z")),
+    );
+    const stored = await eventually("canceled preview", () => revenueQueries(t.db).findMeeting(orgId, preview.id));
+    expect(stored).toMatchObject({ preview: true, canceled: true });
   });
 
   it("stays canceled when the cancellation arrives before the booking", async () => {

@@ -15,10 +15,11 @@ import { decodeEvent } from "@platform/kit/outbox";
 import type { MeetingRecord } from "../model.js";
 import { revenueQueries } from "../store/revenue.store.js";
 
-// What revenue consumes: scheduling's meeting events, projected into revenue.meetings. Deal
-// links are not decided here but at read time from the attendee emails, so a contact created
-// after its meeting still links it. The group starts from the earliest retained event, and
-// consumeOnce makes redelivery harmless; the projection keeps the newest event's view.
+// What revenue consumes: scheduling's meeting events, projected into revenue.meetings (preview
+// bookings included, flagged). Deal links are not decided here but at read time from the
+// attendee emails, so a contact created after its meeting still links it. The group starts
+// from the earliest retained event, and consumeOnce makes redelivery harmless; the projection
+// keeps the newest event's view.
 
 export const MEETINGS_GROUP = "revenue-meetings";
 
@@ -55,8 +56,6 @@ function changeOf(event: EventEnvelope): Change | undefined {
       return undefined;
   }
   if (!change) throw new Error(`${event.type} without its meeting`);
-  // Preview bookings are test runs of a schedule: like CRM sync, deal links skip them.
-  if (change.meeting.smartScheduling?.preview) return undefined;
   return change;
 }
 
@@ -70,6 +69,9 @@ export function meetingRecordOf(m: Meeting): MeetingRecord {
     start: timestampDate(m.startTime),
     end: timestampDate(m.endTime),
     canceled: m.status === "canceled",
+    // Kept, not skipped: a preview booking is still a meeting that Q&As and insights may name;
+    // only the deal links (the CRM-sync side) leave it out.
+    preview: m.smartScheduling?.preview ?? false,
     attendeeEmails: [...new Set(emails)],
   };
 }

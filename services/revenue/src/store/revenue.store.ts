@@ -250,28 +250,30 @@ export function revenueQueries(q: Queryable) {
       );
     },
 
-    // Meetings (projection).
+    // Meetings (projection), previews included.
     findMeeting: (orgId: string, id: string) =>
       one("SELECT * FROM revenue.meetings WHERE org_id = $1 AND id = $2", [orgId, id], toMeeting),
     /** Writes the meeting as the event describes it, unless a later event already did. */
     async upsertMeeting(m: MeetingRecord, eventTime: Date): Promise<void> {
       await q.query(
-        `INSERT INTO revenue.meetings (id, org_id, title, start_time, end_time, canceled, attendee_emails, event_time)
-         VALUES ($1, $2, $3, $4, $5, $6, $7::text[], $8)
+        `INSERT INTO revenue.meetings (id, org_id, title, start_time, end_time, canceled, preview, attendee_emails,
+           event_time)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8::text[], $9)
          ON CONFLICT (id) DO UPDATE SET title = EXCLUDED.title, start_time = EXCLUDED.start_time,
            end_time = EXCLUDED.end_time, canceled = revenue.meetings.canceled OR EXCLUDED.canceled,
-           attendee_emails = EXCLUDED.attendee_emails, event_time = EXCLUDED.event_time
+           preview = EXCLUDED.preview, attendee_emails = EXCLUDED.attendee_emails, event_time = EXCLUDED.event_time
          WHERE revenue.meetings.event_time <= EXCLUDED.event_time`,
-        [m.id, m.orgId, m.title, m.start, m.end, m.canceled, m.attendeeEmails, eventTime],
+        [m.id, m.orgId, m.title, m.start, m.end, m.canceled, m.preview, m.attendeeEmails, eventTime],
       );
     },
     /** Marks the meeting canceled whatever the order its events arrive in. */
     async cancelMeeting(m: MeetingRecord, eventTime: Date): Promise<void> {
       await q.query(
-        `INSERT INTO revenue.meetings (id, org_id, title, start_time, end_time, canceled, attendee_emails, event_time)
-         VALUES ($1, $2, $3, $4, $5, true, $6::text[], $7)
+        `INSERT INTO revenue.meetings (id, org_id, title, start_time, end_time, canceled, preview, attendee_emails,
+           event_time)
+         VALUES ($1, $2, $3, $4, $5, true, $6, $7::text[], $8)
          ON CONFLICT (id) DO UPDATE SET canceled = true`,
-        [m.id, m.orgId, m.title, m.start, m.end, m.attendeeEmails, eventTime],
+        [m.id, m.orgId, m.title, m.start, m.end, m.preview, m.attendeeEmails, eventTime],
       );
     },
     async listMeetingsOf(
@@ -281,7 +283,8 @@ export function revenueQueries(q: Queryable) {
       page: PageQuery,
     ): Promise<Keyed<MeetingRecord>[]> {
       const p = params();
-      const where = [`m.org_id = ${p.add(orgId)}`, `m.attendee_emails && ${p.add(emails)}::text[]`];
+      // Preview bookings are test runs: like CRM sync, the deal links leave them out.
+      const where = [`m.org_id = ${p.add(orgId)}`, `m.attendee_emails && ${p.add(emails)}::text[]`, "NOT m.preview"];
       if (since) where.push(`m.start_time >= ${p.add(since)}`);
       const ks = keyset(page.sort.key, "m.id", page.sort.descending, page.after, p);
       const rows = await q.query(

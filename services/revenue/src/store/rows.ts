@@ -149,6 +149,7 @@ export function toMeeting(r: Row): MeetingRecord {
     start: r.start_time as Date,
     end: r.end_time as Date,
     canceled: r.canceled as boolean,
+    preview: r.preview as boolean,
     attendeeEmails: r.attendee_emails as string[],
   };
 }
