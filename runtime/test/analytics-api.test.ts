@@ -1,6 +1,7 @@
 import { create } from "@bufbuild/protobuf";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { createClient } from "@connectrpc/connect";
+import { sentEmailId as sentEmailIdOf } from "@platform/analytics/domain/delivery";
 import { AnalyticsAdminService } from "@platform/contracts/analytics";
 import { EmailEventKind, type EmailEventRecorded, EmailEventRecordedSchema } from "@platform/contracts/events/email";
 import { gatewayConfigSpec } from "@platform/gateway/config";
@@ -718,5 +719,147 @@ describe("sandbox", () => {
     const statuses = new Set<string>();
     for (const b of blasts) statuses.add((await get(`/email-blasts/${b.blastId}`, acmeKey)).json().summary.status);
     expect([...statuses].sort()).toEqual(["Draft", "Rejected", "Scheduled", "Sending", "Sent"]);
+  });
+});
+
+describe("tenancy of blasts", () => {
+  const ACME = sandboxOrgId(SEED, "acme");
+  const B4 = seededId("blast_", SEED, "described-late");
+  const views = async (blastId: string, apiKey: string) =>
+    JSON.stringify(
+      await Promise.all(
+        [
+          `/email-blasts/${blastId}`,
+          `/email-blasts/${blastId}/activity?periodDays=30`,
+          `/email-blasts/${blastId}/recipients`,
+          "/email-blasts/summary?periodDays=30",
+          "/email-blasts/top?periodDays=30",
+          "/email-blasts?periodDays=30",
+        ].map(async (url) => {
+          const res = await get(url, apiKey);
+          expect(res.statusCode, res.body).toBe(200);
+          return res.json();
+        }),
+      ),
+    );
+
+  it("another org's events naming my blast change none of my blast figures, in any order", async () => {
+    const acmeBlast: string = (await get("/email-blasts?periodDays=30", acmeKey)).json().items[0].blastId;
+    const umbrellaBefore = await views(B1, key);
+    const acmeBefore = await views(acmeBlast, acmeKey);
+    // Acme's sender names Umbrella's B1, Umbrella's names Acme's blast; one event per call, newest first.
+    const onB1 = { messageId: "acme-on-b1", subject: "Not Umbrella's", blastId: B1 };
+    const onAcme = { messageId: "umbrella-on-acme", subject: "Not Acme's", blastId: acmeBlast };
+    const foreign = [
+      ev(onB1, "SEND", "x1@acme-buyers.example", "2026-03-08T08:00:00Z", { orgId: ACME }),
+      ev(onB1, "OPEN", "x1@acme-buyers.example", "2026-03-08T08:30:00Z", { orgId: ACME }),
+      ev(onB1, "CLICK", "x1@acme-buyers.example", "2026-03-08T08:40:00Z", { orgId: ACME }),
+      ev(onB1, "REPLY", "x1@acme-buyers.example", "2026-03-09T08:00:00Z", { orgId: ACME }),
+      ev(onB1, "SEND", "x2@acme-buyers.example", "2026-03-10T08:00:00Z", { orgId: ACME }),
+      ev(onAcme, "SEND", r(41), "2026-03-09T08:00:00Z"),
+      ev(onAcme, "OPEN", r(41), "2026-03-09T08:30:00Z"),
+    ];
+    const admin = adminClient();
+    for (const e of [...foreign].reverse()) await admin.ingestEmailEvents({ events: [e] });
+    expect(await views(B1, key)).toBe(umbrellaBefore);
+    expect(await views(acmeBlast, acmeKey)).toBe(acmeBefore);
+    // The events count for their own org (as a blast it has not described: counted, not listed).
+    const acmeEmails = (await get("/buyer-signals/sent-emails?search=umbrella%27s", acmeKey)).json().items;
+    expect(acmeEmails).toMatchObject([{ emailType: "email-blast", blastId: B1, opens: 1, clicks: 1, replies: 1 }]);
+    expect((await get(`/email-blasts/${B1}`, acmeKey)).statusCode).toBe(404);
+  });
+
+  it("takes the owner's metadata for a blast another org's events named first, and counts only the owner's", async () => {
+    const admin = adminClient();
+    const onB4 = { messageId: "acme-on-b4", subject: "Acme first", blastId: B4 };
+    await admin.ingestEmailEvents({
+      events: [
+        ev(onB4, "SEND", "x3@acme-buyers.example", "2026-03-10T08:00:00Z", { orgId: ACME }),
+        ev(onB4, "OPEN", "x3@acme-buyers.example", "2026-03-10T08:30:00Z", { orgId: ACME }),
+      ],
+    });
+    expect(
+      await admin.upsertEmailBlasts({
+        blasts: [blast(B4, "Described late", "Late", "Sending", BEN, "2026-03-10T09:00:00Z", 1)],
+      }),
+    ).toMatchObject({ upserted: 1 });
+    await admin.ingestEmailEvents({
+      events: [
+        ev({ messageId: "b4-1", subject: "Described late", blastId: B4 }, "SEND", r(42), "2026-03-10T09:00:00Z"),
+      ],
+    });
+    expect(await ok(`/email-blasts/${B4}`)).toMatchObject({
+      summary: { blastName: "Described late", status: "Sending", successfulSentCount: 1 },
+      performance: { totalOpens: 0, openRate: 0, engagementScore: 0 },
+    });
+    expect(
+      (await ok(`/email-blasts/${B4}/recipients`)).items.map((x: { recipientEmail: string }) => x.recipientEmail),
+    ).toEqual([r(42)]);
+    expect((await ok(`/email-blasts/${B4}/activity`)).items).toEqual([
+      { date: "2026-03-10", action: "sends", count: 1 },
+    ]);
+    expect((await get(`/email-blasts/${B4}`, acmeKey)).statusCode).toBe(404);
+    // An id another org has described stays that org's.
+    await expect(
+      admin.upsertEmailBlasts({ blasts: [{ ...blast(B1, "Mine now", "Stolen", "Draft", ANN), orgId: ACME }] }),
+    ).rejects.toThrow(/another organization/);
+    expect((await ok(`/email-blasts/${B1}`)).summary.blastName).toBe("March newsletter");
+  });
+});
+
+describe("sent emails are the emails that went out", () => {
+  const subjects = async (query: string) =>
+    (await ok(`/buyer-signals/sent-emails?${query}`)).items.map((e: { subject: string }) => e.subject);
+  const notFound = async (messageId: string) => {
+    const id = sentEmailIdOf(ORG, messageId);
+    for (const path of ["", "/signals"]) {
+      const res = await get(`/buyer-signals/sent-emails/${id}${path}`);
+      expect(res.statusCode, `${messageId}${path}`).toBe(404);
+      expect(res.json().type).toBe(problemType("sent-email-not-found"));
+    }
+  };
+
+  it("leaves out an email that only failed before sending: not listed, 404", async () => {
+    const email = { messageId: "never-sent", subject: "Never went out" };
+    await adminClient().ingestEmailEvents({
+      events: [ev(email, "SEND_FAILED", r(50), "2026-03-10T09:00:00Z", { failureReason: "suppressed" })],
+    });
+    expect(await subjects("periodDays=30&search=never%20went")).toEqual([]);
+    await notFound("never-sent");
+  });
+
+  it("times an email by its send when its open is stamped earlier, in any order and in the period filter", async () => {
+    // The open is stamped 03-03 23:00, before the 7-day period (from 03-04); the send 03-04 01:00, inside it.
+    const email = { messageId: "open-before-send", subject: "Clock skew" };
+    const admin = adminClient();
+    await admin.ingestEmailEvents({ events: [ev(email, "OPEN", r(51), "2026-03-03T23:00:00Z")] });
+    // No send yet: not a sent email.
+    expect(await subjects("periodDays=30&search=clock%20skew")).toEqual([]);
+    await notFound("open-before-send");
+    await admin.ingestEmailEvents({ events: [ev(email, "SEND", r(51), "2026-03-04T01:00:00Z")] });
+    const [listed] = (await ok("/buyer-signals/sent-emails?periodDays=7&search=clock%20skew")).items;
+    expect(listed).toMatchObject({ subject: "Clock skew", sentAt: "2026-03-04T01:00:00.000Z", opens: 1 });
+    expect(await ok(`/buyer-signals/sent-emails/${listed.id}`)).toEqual(listed);
+  });
+
+  it("lists an email whose every delivery bounced (it was sent, not successfully) at its send's time", async () => {
+    const email = { messageId: "all-bounced", subject: "Bounced everywhere" };
+    const before = (await ok("/buyer-signals/summary")).totalSent;
+    await adminClient().ingestEmailEvents({
+      events: [ev(email, "BOUNCE", r(52), "2026-03-10T09:05:00Z"), ev(email, "SEND", r(52), "2026-03-10T09:00:00Z")],
+    });
+    const [listed] = (await ok("/buyer-signals/sent-emails?search=bounced%20everywhere")).items;
+    expect(listed).toMatchObject({ sentAt: "2026-03-10T09:00:00.000Z", recipientEmails: [r(52)] });
+    expect((await ok("/buyer-signals/summary")).totalSent).toBe(before);
+  });
+
+  it("takes an email out when a later batch says its only send failed before sending", async () => {
+    const email = { messageId: "failed-later", subject: "Failure reported late" };
+    const admin = adminClient();
+    await admin.ingestEmailEvents({ events: [ev(email, "SEND", r(53), "2026-03-10T07:00:00Z")] });
+    expect(await subjects("search=reported%20late")).toEqual(["Failure reported late"]);
+    await admin.ingestEmailEvents({ events: [ev(email, "SEND_FAILED", r(53), "2026-03-10T07:00:01Z")] });
+    expect(await subjects("search=reported%20late")).toEqual([]);
+    await notFound("failed-later");
   });
 });

@@ -95,7 +95,7 @@ export function emailBlastHandlers(deps: {
       const { orgId } = apiContext(ctx);
       const blast = await visibleBlast(orgId, req.blastId);
       const days = periodDays(req.periodDays);
-      const items = await reads.blastActivity(blast.id, periodStart(clock.now(), days), ACTIONS);
+      const items = await reads.blastActivity(orgId, blast.id, periodStart(clock.now(), days), ACTIONS);
       return { periodDays: days, items: items.map((i) => ({ ...i, count: BigInt(i.count) })) };
     },
 

@@ -5,12 +5,21 @@ import { seededId } from "@platform/kit/ids";
 import { describe, expect, it } from "vitest";
 import { type BatchPlan, deliveryKey, planBatch } from "../src/domain/batch.js";
 import { checkBlastChange } from "../src/domain/blast-metadata.js";
-import { applyEvent, blastContribution, type Delivery, emptyDelivery, isSuccessful } from "../src/domain/delivery.js";
+import {
+  applyEvent,
+  blastContribution,
+  type Delivery,
+  emptyDelivery,
+  isSuccessful,
+  sentEmailId,
+  wentOutAt,
+} from "../src/domain/delivery.js";
 import { type EmailEvent, emailEventOf } from "../src/domain/email-event.js";
 import { dayOf, periodDays, periodStart } from "../src/domain/period.js";
 import { engagementTenths, percentage, rankingScores, ratesOf, tenths, topLimit } from "../src/domain/rates.js";
 
 const ORG = seededId("org_", "domain", "org");
+const OTHER_ORG = seededId("org_", "domain", "other-org");
 const USR = seededId("usr_", "domain", "usr");
 const BLAST = seededId("blast_", "domain", "blast");
 let n = 0;
@@ -136,11 +145,20 @@ describe("batch plans", () => {
   function replay(batches: EmailEvent[][]) {
     const deliveries = new Map<string, Delivery>();
     const sums = new Map<string, number>();
+    /** Each sent email's sentAt, recomputed from all its deliveries as the store does for plan.sendTimes. */
+    const sentAt = new Map<string, string | null>();
     const add = (key: string, delta: number) => sums.set(key, (sums.get(key) ?? 0) + delta);
     for (const batch of batches) {
       const plan: BatchPlan = planBatch(batch, deliveries);
       for (const d of plan.deliveries) deliveries.set(deliveryKey(d.sentEmailId, d.recipientEmail), d);
-      for (const a of [...plan.orgActivity, ...plan.blastActivity]) add(`${a.owner} ${a.day} ${a.action}`, a.delta);
+      for (const id of plan.sendTimes) {
+        const times = [...deliveries.values()]
+          .filter((d) => d.sentEmailId === id)
+          .flatMap((d) => wentOutAt(d)?.toISOString() ?? []);
+        sentAt.set(id, times.sort()[0] ?? null);
+      }
+      for (const a of plan.orgActivity) add(`${a.orgId} ${a.day} ${a.action}`, a.delta);
+      for (const a of plan.blastActivity) add(`${a.orgId} ${a.blastId} ${a.day} ${a.action}`, a.delta);
       for (const b of plan.blasts) {
         for (const k of [
           "successfulSent",
@@ -150,38 +168,99 @@ describe("batch plans", () => {
           "totalOpens",
           "totalReplies",
         ] as const) {
-          add(`${b.blastId} ${k}`, b[k]);
+          add(`${b.orgId} ${b.blastId} ${k}`, b[k]);
         }
       }
     }
     return {
-      deliveries: [...deliveries.values()].sort((x, y) => (x.recipientEmail < y.recipientEmail ? -1 : 1)),
+      deliveries: [...deliveries.values()].sort((x, y) =>
+        deliveryKey(x.sentEmailId, x.recipientEmail) < deliveryKey(y.sentEmailId, y.recipientEmail) ? -1 : 1,
+      ),
       sums,
+      sentAt,
     };
   }
+  const withoutZeros = (m: Map<string, number>) => [...m.entries()].filter(([, v]) => v !== 0).sort();
+  const timesSet = (m: Map<string, string | null>) => [...m.entries()].filter(([, v]) => v !== null).sort();
 
+  // Another org's events naming our blast id; an email that only failed before sending; an
+  // email whose open is stamped before its send; a send taken back by a later pre-send failure.
+  const M2 = { messageId: "m2" };
+  const M3 = { messageId: "m3" };
+  const M4 = { messageId: "m4" };
+  const extras = [
+    ev("send", "z@y.example", "2026-03-01T08:00:00Z", { orgId: OTHER_ORG, blastId: BLAST }),
+    ev("open", "z@y.example", "2026-03-01T08:30:00Z", { orgId: OTHER_ORG, blastId: BLAST }),
+    ev("reply", "z@y.example", "2026-03-02T08:00:00Z", { orgId: OTHER_ORG, blastId: BLAST }),
+    ev("send_failed", "d@x.example", "2026-03-03T09:00:00Z", M2),
+    ev("open", "e@x.example", "2026-03-03T08:00:00Z", M3),
+    ev("send", "e@x.example", "2026-03-03T09:00:00Z", M3),
+    ev("send", "f@x.example", "2026-03-03T07:00:00Z", M4),
+    ev("send_failed", "f@x.example", "2026-03-03T07:00:01Z", M4),
+    ev("send", "g@x.example", "2026-03-03T10:00:00Z", M4),
+  ];
   it("count a blast against its successfully sent recipients only", () => {
     const { sums } = replay([history]);
     // a: sent, opened, replied; b: sent, auto-reply only; c: bounced (its open does not count as unique).
-    expect(sums.get(`${BLAST} successfulSent`)).toBe(2);
-    expect(sums.get(`${BLAST} uniqueOpens`)).toBe(1);
-    expect(sums.get(`${BLAST} uniqueReplies`)).toBe(1);
-    expect(sums.get(`${BLAST} totalOpens`)).toBe(2);
+    expect(sums.get(`${ORG} ${BLAST} successfulSent`)).toBe(2);
+    expect(sums.get(`${ORG} ${BLAST} uniqueOpens`)).toBe(1);
+    expect(sums.get(`${ORG} ${BLAST} uniqueReplies`)).toBe(1);
+    expect(sums.get(`${ORG} ${BLAST} totalOpens`)).toBe(2);
     expect(sums.get(`${ORG} 2026-03-01 sends`)).toBe(2);
     expect(sums.get(`${ORG} 2026-03-02 replies`)).toBe(1);
     expect(sums.get(`${ORG} 2026-03-01 replies`) ?? 0).toBe(0);
   });
 
   it("end in the same state however the events are split into batches or ordered", () => {
-    const whole = replay([history]);
-    const split = replay([history.slice(0, 3), history.slice(3, 6), history.slice(6)]);
-    const reversed = replay([[...history].reverse()]);
-    const oneByOne = replay(history.map((e) => [e]).reverse());
-    const withoutZeros = (m: Map<string, number>) => [...m.entries()].filter(([, v]) => v !== 0).sort();
-    for (const other of [split, reversed, oneByOne]) {
+    const all = [...history, ...extras];
+    const whole = replay([all]);
+    const split = replay([all.slice(0, 3), all.slice(3, 6), all.slice(6, 10), all.slice(10)]);
+    const reversed = replay([[...all].reverse()]);
+    const oneByOne = replay(all.map((e) => [e]).reverse());
+    const forward = replay(all.map((e) => [e]));
+    const interleaved = replay([all.filter((_, i) => i % 2 === 1), all.filter((_, i) => i % 2 === 0)]);
+    for (const other of [split, reversed, oneByOne, forward, interleaved]) {
       expect(other.deliveries).toEqual(whole.deliveries);
       expect(withoutZeros(other.sums)).toEqual(withoutZeros(whole.sums));
+      expect(timesSet(other.sentAt)).toEqual(timesSet(whole.sentAt));
     }
+  });
+
+  it("keep one org's blast apart from another org's events naming the same blast id", () => {
+    const mine = replay([history]);
+    const both = replay([[...history, ...extras.slice(0, 3)]]);
+    const mineOnly = (m: Map<string, number>) => withoutZeros(m).filter(([k]) => k.startsWith(ORG));
+    expect(mineOnly(both.sums)).toEqual(mineOnly(mine.sums));
+    // The other org's events count toward its own blast of that id, and nowhere else.
+    expect(both.sums.get(`${OTHER_ORG} ${BLAST} successfulSent`)).toBe(1);
+    expect(both.sums.get(`${OTHER_ORG} ${BLAST} uniqueReplies`)).toBe(1);
+    expect(both.sums.get(`${OTHER_ORG} ${BLAST} 2026-03-01 sends`)).toBe(1);
+    const plan = planBatch(extras.slice(0, 3), new Map());
+    expect(plan.blasts.map((b) => [b.orgId, b.blastId])).toEqual([[OTHER_ORG, BLAST]]);
+    expect(new Set(plan.blastActivity.map((a) => a.orgId))).toEqual(new Set([OTHER_ORG]));
+  });
+
+  it("time a sent email by its first send that went out, never by another event or a failed send", () => {
+    const { sentAt } = replay([extras.slice(3)]);
+    // m2 only failed before sending: no time (not a sent email). m3's open came first: its send's time.
+    expect(sentAt.get(sentEmailId(ORG, "m2")) ?? null).toBeNull();
+    expect(sentAt.get(sentEmailId(ORG, "m3"))).toBe("2026-03-03T09:00:00.000Z");
+    // m4: f's send failed, so g's later send is the email's.
+    expect(sentAt.get(sentEmailId(ORG, "m4"))).toBe("2026-03-03T10:00:00.000Z");
+    // A bounce comes after the send: the bounced c still went out, on the blast email m1.
+    const bounced = replay([[history[5] as EmailEvent, history[7] as EmailEvent]]);
+    expect(bounced.sentAt.get(sentEmailId(ORG, "m1"))).toBe("2026-03-01T09:00:00.000Z");
+  });
+
+  it("take an email's time back when a later batch brings the pre-send failure of its only send", () => {
+    const first = planBatch([ev("send", "f@x.example", "2026-03-03T07:00:00Z", M4)], new Map());
+    expect(first.sendTimes).toEqual([sentEmailId(ORG, "m4")]);
+    const before = new Map(first.deliveries.map((d) => [deliveryKey(d.sentEmailId, d.recipientEmail), d]));
+    const second = planBatch([ev("send_failed", "f@x.example", "2026-03-03T07:00:01Z", M4)], before);
+    expect(second.sendTimes).toEqual([sentEmailId(ORG, "m4")]);
+    expect(wentOutAt(second.deliveries[0] as Delivery)).toBeNull();
+    // Opens and replies move no send time, so they cost no recomputation.
+    expect(planBatch([ev("open", "f@x.example", "2026-03-03T08:00:00Z", M4)], before).sendTimes).toEqual([]);
   });
 
   it("retract a recipient's send when a later batch brings its bounce", () => {
@@ -189,8 +268,13 @@ describe("batch plans", () => {
     const before = new Map(first.deliveries.map((d) => [deliveryKey(d.sentEmailId, d.recipientEmail), d]));
     const second = planBatch([history[7] as EmailEvent], before);
     expect(second.retracted).toEqual([{ orgId: ORG, recipientEmail: "c@x.example" }]);
-    expect(second.orgActivity).toEqual([{ owner: ORG, day: "2026-03-01", action: "sends", delta: -1 }]);
-    expect(second.blasts[0]).toMatchObject({ successfulSent: -1, uniqueOpens: -1 });
+    expect(second.orgActivity).toEqual([{ orgId: ORG, day: "2026-03-01", action: "sends", delta: -1 }]);
+    expect(second.blastActivity).toEqual([
+      { orgId: ORG, blastId: BLAST, day: "2026-03-01", action: "sends", delta: -1 },
+    ]);
+    expect(second.blasts[0]).toMatchObject({ orgId: ORG, blastId: BLAST, successfulSent: -1, uniqueOpens: -1 });
+    // The bounce comes after the send: the email went out all the same, its time stays.
+    expect(second.sendTimes).toEqual([]);
   });
 });
 
@@ -233,7 +317,7 @@ describe("event and blast checks", () => {
     }
   });
 
-  it("keep a blast with its org and Sent terminal", () => {
+  it("keep a described blast with its org and Sent terminal; another org's events claim nothing", () => {
     const next = {
       id: BLAST,
       orgId: ORG,
@@ -246,12 +330,17 @@ describe("event and blast checks", () => {
       sentAt: null,
       recipientCount: 1,
     };
-    expect(() => checkBlastChange(undefined, next)).not.toThrow();
-    expect(() => checkBlastChange({ orgId: ORG, status: "Scheduled" }, next)).not.toThrow();
-    expect(() => checkBlastChange({ orgId: ORG, status: "Sent" }, next)).toThrow(/terminal/);
-    expect(() => checkBlastChange({ orgId: ORG, status: "Sent" }, { ...next, status: "Sent" })).not.toThrow();
-    expect(() => checkBlastChange({ orgId: seededId("org_", "x", "y"), status: null }, next)).toThrow(
-      /another organization/,
-    );
+    const mine = (status: string | null, described = true) => ({ orgId: ORG, status, described });
+    const theirs = (described: boolean) => ({ orgId: OTHER_ORG, status: described ? "Draft" : null, described });
+    expect(() => checkBlastChange([], next)).not.toThrow();
+    expect(() => checkBlastChange([mine("Scheduled")], next)).not.toThrow();
+    expect(() => checkBlastChange([mine(null, false)], next)).not.toThrow();
+    expect(() => checkBlastChange([mine("Sent")], next)).toThrow(/terminal/);
+    expect(() => checkBlastChange([mine("Sent")], { ...next, status: "Sent" })).not.toThrow();
+    expect(() => checkBlastChange([theirs(true)], next)).toThrow(/another organization/);
+    expect(() => checkBlastChange([theirs(true), mine(null, false)], next)).toThrow(/another organization/);
+    // Rows another org's events created are its own counts: they never lock the real owner out.
+    expect(() => checkBlastChange([theirs(false)], next)).not.toThrow();
+    expect(() => checkBlastChange([theirs(false), mine("Sending")], next)).not.toThrow();
   });
 });

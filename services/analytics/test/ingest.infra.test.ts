@@ -15,11 +15,13 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { emailEventOf } from "../src/domain/email-event.js";
 import { startAnalyticsConsumers } from "../src/events/subscriptions.js";
 import { analyticsMigrations } from "../src/server.js";
+import { upsertBlasts } from "../src/store/blasts.store.js";
 import { ingestEvents } from "../src/store/ingest.store.js";
 
 // The Kafka path on real infrastructure: EmailEventRecorded envelopes published twice on
 // platform.email.v1 are counted once; and concurrent admin batches overlapping on the same
-// deliveries, on a real Postgres, count every event exactly once.
+// deliveries, on a real Postgres, count every event exactly once, each org's toward its own
+// blast even when two orgs name the same blast id.
 const ADMIN_URL = process.env.POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
 const BROKERS = (process.env.KAFKA_BROKERS ?? "127.0.0.1:19092").split(",");
 const database = `analytics_it_${randomBytes(4).toString("hex")}`;
@@ -168,5 +170,60 @@ describe("email event ingestion on Postgres and Kafka", () => {
       expect(results.reduce((sum, r) => sum + r.recorded, 0)).toBe(events.length);
       expect(await rollups(orgId)).toEqual(EXPECTED);
     }
+  });
+
+  it("keeps two orgs' events naming one blast id apart under concurrent batches; one org describes it", async () => {
+    const blastId = newId("blast_");
+    const orgs = [newId("org_"), newId("org_")];
+    const batches = orgs.flatMap((orgId) => {
+      const events = story(orgId).map((e) => emailEventOf(create(EmailEventRecordedSchema, { ...e, blastId })));
+      const reversed = [...events].reverse();
+      return [events, reversed, events.slice(2), reversed.slice(1), events.slice(0, 5)];
+    });
+    await Promise.all(batches.map((b) => db.tx((q) => ingestEvents(q, b))));
+    for (const orgId of orgs) {
+      expect(await rollups(orgId)).toEqual(EXPECTED);
+      // a sent, opened 3 times and replied; b bounced.
+      const blasts = await db.query(
+        `SELECT successful_sent, unique_opens, unique_replies, total_opens, total_replies FROM analytics.blasts
+          WHERE org_id = $1 AND id = $2`,
+        [orgId, blastId],
+      );
+      expect(blasts).toEqual([
+        { successful_sent: 1, unique_opens: 1, unique_replies: 1, total_opens: 3, total_replies: 1 },
+      ]);
+      const activity = await db.query(
+        `SELECT to_char(day, 'YYYY-MM-DD') AS day, action, count FROM analytics.blast_daily_activity
+          WHERE org_id = $1 AND blast_id = $2 AND count > 0 ORDER BY day, action`,
+        [orgId, blastId],
+      );
+      expect(activity).toEqual(EXPECTED.activity);
+    }
+
+    // Both describe the id at once: their org turns do not serialise them, the id's uniqueness does.
+    const metadata = (orgId: string) => ({
+      id: blastId,
+      orgId,
+      name: "Contested",
+      templateName: "t",
+      subject: "s",
+      ownerUserId: newId("usr_"),
+      ownerDisplayName: "o",
+      status: "Sending" as const,
+      sentAt: null,
+      recipientCount: 2,
+    });
+    const now = new Date();
+    const results = await Promise.allSettled(
+      orgs.map((orgId) => db.tx((q) => upsertBlasts(q, [metadata(orgId)], now))),
+    );
+    expect(results.filter((r) => r.status === "fulfilled")).toHaveLength(1);
+    const refused = results.find((r) => r.status === "rejected");
+    expect(String(refused?.reason)).toMatch(/another organization/);
+    const described = await db.query(
+      "SELECT count(*)::int AS n FROM analytics.blasts WHERE id = $1 AND name IS NOT NULL",
+      [blastId],
+    );
+    expect(described).toEqual([{ n: 1 }]);
   });
 });

@@ -9,6 +9,7 @@ import {
   isSuccessful,
   sendDay,
   sentEmailId,
+  wentOutAt,
 } from "./delivery.js";
 import type { EmailEvent } from "./email-event.js";
 import { dayOf } from "./period.js";
@@ -18,7 +19,10 @@ import { dayOf } from "./period.js";
 
 export const deliveryKey = (sentEmailId: string, recipientEmail: string) => `${sentEmailId}\n${recipientEmail}`;
 
-/** What a batch adds to one sent email: counters as deltas, times as candidates for min/max. */
+/**
+ * What a batch adds to one sent email: counters as deltas, times as candidates for max. Its
+ * sentAt is not among them: it follows from all of its deliveries (see BatchPlan.sendTimes).
+ */
 export interface SentEmailChange {
   id: string;
   orgId: string;
@@ -27,7 +31,6 @@ export interface SentEmailChange {
   senderUserId: string;
   senderDisplayName: string;
   blastId: string | null;
-  firstAt: Date;
   opens: number;
   clicks: number;
   replies: number;
@@ -47,20 +50,24 @@ export interface RecipientChange {
   lastReplyAt: Date | null;
 }
 
+/** A blast is its org's: another org's events naming the same blast id count toward that org's own. */
 export interface BlastChange extends BlastContribution {
-  blastId: string;
   orgId: string;
+  blastId: string;
   totalOpens: number;
   totalClicks: number;
   totalReplies: number;
 }
 
 export interface ActivityChange {
-  /** org_ id for the org's activity, blast_ id for a blast's. */
-  owner: string;
+  orgId: string;
   day: string;
   action: Action;
   delta: number;
+}
+
+export interface BlastActivityChange extends ActivityChange {
+  blastId: string;
 }
 
 export interface BatchPlan {
@@ -70,9 +77,15 @@ export interface BatchPlan {
   recipients: RecipientChange[];
   /** Recipients a bounce or failure may have taken their latest successful send from: recomputed. */
   retracted: { orgId: string; recipientEmail: string }[];
+  /**
+   * Sent emails a delivery of which went out, moved its send or turned out to have failed
+   * before sending: their sentAt is recomputed from all their deliveries, so a late SEND_FAILED
+   * takes back a time as surely as an early SEND brings one.
+   */
+  sendTimes: string[];
   blasts: BlastChange[];
   orgActivity: ActivityChange[];
-  blastActivity: ActivityChange[];
+  blastActivity: BlastActivityChange[];
 }
 
 const maxDate = (a: Date | null, b: Date | null): Date | null => (a === null ? b : b === null || a >= b ? a : b);
@@ -87,12 +100,12 @@ export function deliveryKeys(events: readonly EmailEvent[]): { sentEmailId: stri
   return [...keys.values()];
 }
 
-function activityAdder(into: Map<string, ActivityChange>) {
-  return (owner: string, day: string, action: Action, delta: number) => {
-    const key = `${owner}\n${day}\n${action}`;
+function activityAdder<T extends ActivityChange>(into: Map<string, T>, keyOf: (change: T) => string) {
+  return (change: T) => {
+    const key = keyOf(change);
     const found = into.get(key);
-    if (found) found.delta += delta;
-    else into.set(key, { owner, day, action, delta });
+    if (found) found.delta += change.delta;
+    else into.set(key, change);
   };
 }
 
@@ -109,16 +122,23 @@ export function planBatch(events: readonly EmailEvent[], before: ReadonlyMap<str
   const recipients = new Map<string, RecipientChange>();
   const blastTotals = new Map<string, BlastChange>();
   const orgActivity = new Map<string, ActivityChange>();
-  const blastActivity = new Map<string, ActivityChange>();
-  const addOrg = activityAdder(orgActivity);
-  const addBlast = activityAdder(blastActivity);
+  const blastActivity = new Map<string, BlastActivityChange>();
+  const sendTimes = new Set<string>();
+  const addOrgChange = activityAdder(orgActivity, (a) => `${a.orgId}\n${a.day}\n${a.action}`);
+  const addBlastChange = activityAdder(blastActivity, (a) => `${a.orgId}\n${a.blastId}\n${a.day}\n${a.action}`);
+  const addOrg = (orgId: string, day: string, action: Action, delta: number) =>
+    addOrgChange({ orgId, day, action, delta });
+  const addBlast = (d: Delivery, day: string, action: Action, delta: number) => {
+    if (d.blastId !== null) addBlastChange({ orgId: d.orgId, blastId: d.blastId, day, action, delta });
+  };
 
-  const blastOf = (blastId: string, orgId: string): BlastChange => {
-    let b = blastTotals.get(blastId);
+  const blastOf = (orgId: string, blastId: string): BlastChange => {
+    const key = `${orgId}\n${blastId}`;
+    let b = blastTotals.get(key);
     if (!b) {
       b = {
-        blastId,
         orgId,
+        blastId,
         successfulSent: 0,
         uniqueOpens: 0,
         uniqueClicks: 0,
@@ -127,7 +147,7 @@ export function planBatch(events: readonly EmailEvent[], before: ReadonlyMap<str
         totalClicks: 0,
         totalReplies: 0,
       };
-      blastTotals.set(blastId, b);
+      blastTotals.set(key, b);
     }
     return b;
   };
@@ -157,7 +177,6 @@ export function planBatch(events: readonly EmailEvent[], before: ReadonlyMap<str
         senderUserId: e.senderUserId,
         senderDisplayName: e.senderDisplayName,
         blastId: e.blastId,
-        firstAt: e.occurredAt,
         opens: 0,
         clicks: 0,
         replies: 0,
@@ -168,14 +187,13 @@ export function planBatch(events: readonly EmailEvent[], before: ReadonlyMap<str
       };
       sentEmails.set(id, s);
     }
-    if (e.occurredAt < s.firstAt) s.firstAt = e.occurredAt;
 
     const action = eventAction(e);
     if (action === null) continue;
     const r = recipientOf(e.orgId, e.recipientEmail);
-    const blast = d.blastId === null ? undefined : blastOf(d.blastId, d.orgId);
+    const blast = d.blastId === null ? undefined : blastOf(d.orgId, d.blastId);
     addOrg(e.orgId, dayOf(e.occurredAt), action, 1);
-    if (d.blastId !== null) addBlast(d.blastId, dayOf(e.occurredAt), action, 1);
+    addBlast(d, dayOf(e.occurredAt), action, 1);
     if (action === "opens") {
       s.opens++;
       if (s.lastOpenAt === null || e.occurredAt >= s.lastOpenAt) s.lastOpenLocation = e.location;
@@ -203,13 +221,14 @@ export function planBatch(events: readonly EmailEvent[], before: ReadonlyMap<str
     if (wasSent !== isSent) {
       if (wasSent !== null) {
         addOrg(d.orgId, wasSent, "sends", -1);
-        if (d.blastId !== null) addBlast(d.blastId, wasSent, "sends", -1);
+        addBlast(d, wasSent, "sends", -1);
       }
       if (isSent !== null) {
         addOrg(d.orgId, isSent, "sends", 1);
-        if (d.blastId !== null) addBlast(d.blastId, isSent, "sends", 1);
+        addBlast(d, isSent, "sends", 1);
       }
     }
+    if ((old ? wentOutAt(old) : null)?.getTime() !== wentOutAt(d)?.getTime()) sendTimes.add(d.sentEmailId);
     if (isSuccessful(d)) {
       const r = recipientOf(d.orgId, d.recipientEmail);
       r.lastSentAt = maxDate(r.lastSentAt, d.sentAt);
@@ -219,7 +238,7 @@ export function planBatch(events: readonly EmailEvent[], before: ReadonlyMap<str
     if (d.blastId !== null) {
       const was = old ? blastContribution(old) : undefined;
       const now = blastContribution(d);
-      const b = blastOf(d.blastId, d.orgId);
+      const b = blastOf(d.orgId, d.blastId);
       b.successfulSent += now.successfulSent - (was?.successfulSent ?? 0);
       b.uniqueOpens += now.uniqueOpens - (was?.uniqueOpens ?? 0);
       b.uniqueClicks += now.uniqueClicks - (was?.uniqueClicks ?? 0);
@@ -233,6 +252,7 @@ export function planBatch(events: readonly EmailEvent[], before: ReadonlyMap<str
     deliveries: byKey(after),
     recipients: byKey(recipients),
     retracted,
+    sendTimes: [...sendTimes].sort(),
     blasts: byKey(blastTotals),
     orgActivity: byKey(orgActivity).filter((a) => a.delta !== 0),
     blastActivity: byKey(blastActivity).filter((a) => a.delta !== 0),

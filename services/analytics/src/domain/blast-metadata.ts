@@ -32,16 +32,27 @@ export function blastMetadataOf(m: EmailBlastMetadata, at = "blast"): BlastMetad
   };
 }
 
+/** A stored row of a blast id: each org that has events or metadata for the id has its own. */
+export interface StoredBlast {
+  orgId: string;
+  status: string | null;
+  /** Whether its metadata was given (UpsertEmailBlasts), not just events counted. */
+  described: boolean;
+}
+
 /**
- * Whether the metadata may replace what is stored: a blast id stays with its org, and Sent
- * is terminal (a Sent blast only takes Sent again, e.g. to correct its name).
+ * Whether the metadata may replace what is stored (`stored`: the rows of the blast id, of
+ * any org). Blast ids are global, so an id another org has described stays that org's; an
+ * id another org's events merely named does not count (their counts are that org's own, and
+ * a producer's mistake in one org must not lock the real owner out). Sent is terminal: a
+ * Sent blast only takes Sent again, e.g. to correct its name.
  */
-export function checkBlastChange(stored: { orgId: string; status: string | null } | undefined, next: BlastMetadata) {
-  if (!stored) return;
-  if (stored.orgId !== next.orgId) {
+export function checkBlastChange(stored: readonly StoredBlast[], next: BlastMetadata) {
+  if (stored.some((s) => s.described && s.orgId !== next.orgId)) {
     throw problem("invalid-field", `blast '${next.id}' belongs to another organization.`, { field: "orgId" });
   }
-  if (stored.status === "Sent" && next.status !== "Sent") {
+  const own = stored.find((s) => s.orgId === next.orgId);
+  if (own?.status === "Sent" && next.status !== "Sent") {
     throw problem("invalid-field", `blast '${next.id}' is Sent, which is terminal; it cannot become ${next.status}.`, {
       field: "status",
     });

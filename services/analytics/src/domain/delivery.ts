@@ -87,6 +87,15 @@ export function isSuccessful(d: Delivery): boolean {
   return d.sentAt !== null && !d.bounced && !d.sendFailed;
 }
 
+/**
+ * When the delivery went out: its first SEND, unless it failed before sending. A bounce comes
+ * after the send, so a bounced delivery did go out (it is not *successfully* sent, though).
+ * Its email's sentAt is the earliest of these, and an email with none is not a sent email.
+ */
+export function wentOutAt(d: Delivery): Date | null {
+  return d.sendFailed ? null : d.sentAt;
+}
+
 /** What a delivery adds to its blast's unique-recipient counters. */
 export interface BlastContribution {
   successfulSent: number;

@@ -50,7 +50,11 @@ export async function ingestEvents(q: Queryable, events: readonly EmailEvent[]):
   return { recorded: batch.length, duplicates: events.length - batch.length };
 }
 
-/** The deliveries the batch touches as they are now; missing ones (and their sent email) are created first. */
+/**
+ * The deliveries the batch touches as they are now; missing ones (and their sent email) are
+ * created first. A new sent email takes its subject, sender and blast from its earliest event
+ * and has no sentAt until one of its deliveries goes out (writePlan).
+ */
 async function ensureDeliveries(q: Queryable, batch: readonly EmailEvent[]): Promise<Map<string, Delivery>> {
   const firstOf = new Map<string, EmailEvent>();
   for (const e of batch) {
@@ -60,8 +64,8 @@ async function ensureDeliveries(q: Queryable, batch: readonly EmailEvent[]): Pro
   }
   const emails = [...firstOf.entries()].sort(([a], [b]) => (a < b ? -1 : 1));
   await q.query(
-    `INSERT INTO analytics.sent_emails (id, org_id, message_id, subject, sender_user_id, sender_display_name, blast_id, sent_at)
-     SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::timestamptz[])
+    `INSERT INTO analytics.sent_emails (id, org_id, message_id, subject, sender_user_id, sender_display_name, blast_id)
+     SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[])
      ON CONFLICT (id) DO NOTHING`,
     [
       emails.map(([id]) => id),
@@ -71,7 +75,6 @@ async function ensureDeliveries(q: Queryable, batch: readonly EmailEvent[]): Pro
       emails.map(([, e]) => e.senderUserId),
       emails.map(([, e]) => e.senderDisplayName),
       emails.map(([, e]) => e.blastId),
-      emails.map(([, e]) => e.occurredAt.toISOString()),
     ],
   );
   const keys = deliveryKeys(batch).sort((a, b) =>
@@ -106,23 +109,21 @@ async function ensureDeliveries(q: Queryable, batch: readonly EmailEvent[]): Pro
 
 async function writePlan(q: Queryable, plan: BatchPlan): Promise<void> {
   const s = plan.sentEmails;
-  // Counters add up and times keep their min/max, so the order batches commit in does not matter.
+  // Counters add up and times keep their max, so the order batches commit in does not matter.
   await q.query(
     `UPDATE analytics.sent_emails e SET
-        sent_at = LEAST(e.sent_at, c.first_at),
         opens = e.opens + c.opens, clicks = e.clicks + c.clicks, replies = e.replies + c.replies,
         last_open_location = CASE WHEN c.last_open_at IS NOT NULL AND (e.last_open_at IS NULL OR c.last_open_at >= e.last_open_at)
                                   THEN c.last_open_location ELSE e.last_open_location END,
         last_open_at = GREATEST(e.last_open_at, c.last_open_at),
         last_click_at = GREATEST(e.last_click_at, c.last_click_at),
         last_reply_at = GREATEST(e.last_reply_at, c.last_reply_at)
-       FROM unnest($1::text[], $2::timestamptz[], $3::int[], $4::int[], $5::int[], $6::timestamptz[], $7::text[],
-                   $8::timestamptz[], $9::timestamptz[])
-         AS c(id, first_at, opens, clicks, replies, last_open_at, last_open_location, last_click_at, last_reply_at)
+       FROM unnest($1::text[], $2::int[], $3::int[], $4::int[], $5::timestamptz[], $6::text[],
+                   $7::timestamptz[], $8::timestamptz[])
+         AS c(id, opens, clicks, replies, last_open_at, last_open_location, last_click_at, last_reply_at)
       WHERE e.id = c.id`,
     [
       s.map((x) => x.id),
-      s.map((x) => iso(x.firstAt)),
       s.map((x) => x.opens),
       s.map((x) => x.clicks),
       s.map((x) => x.replies),
@@ -161,6 +162,16 @@ async function writePlan(q: Queryable, plan: BatchPlan): Promise<void> {
       d.map((x) => x.lastOpenLocation),
     ],
   );
+  if (plan.sendTimes.length > 0) {
+    // From the deliveries just written, not by LEAST: a SEND_FAILED arriving after the SEND
+    // must be able to take the time back (and the email out of the sent-email list).
+    await q.query(
+      `UPDATE analytics.sent_emails e SET sent_at = (
+          SELECT min(d.sent_at) FROM analytics.deliveries d WHERE d.sent_email_id = e.id AND NOT d.send_failed)
+        WHERE e.id = ANY($1::text[])`,
+      [plan.sendTimes],
+    );
+  }
 
   const r = plan.recipients;
   await q.query(
@@ -193,39 +204,25 @@ async function writePlan(q: Queryable, plan: BatchPlan): Promise<void> {
     );
   }
 
-  // Counters change by deltas that may be negative (a bounce takes back a send). Postgres
-  // checks an INSERT's proposed row before ON CONFLICT turns it into an update, so the rows
-  // are created at zero first and the deltas applied by UPDATE: the CHECKs then judge the sums.
-  for (const [table, owner, changes] of [
-    ["daily_activity", "org_id", plan.orgActivity],
-    ["blast_daily_activity", "blast_id", plan.blastActivity],
-  ] as const) {
-    if (changes.length === 0) continue;
-    const values = [
-      changes.map((a) => a.owner),
-      changes.map((a) => a.day),
-      changes.map((a) => a.action),
-      changes.map((a) => a.delta),
-    ];
-    await q.query(
-      `INSERT INTO analytics.${table} (${owner}, day, action, count)
-       SELECT o, d, a, 0 FROM unnest($1::text[], $2::date[], $3::text[], $4::int[]) AS c(o, d, a, delta)
-       ON CONFLICT DO NOTHING`,
-      values,
-    );
-    await q.query(
-      `UPDATE analytics.${table} t SET count = t.count + c.delta
-         FROM unnest($1::text[], $2::date[], $3::text[], $4::int[]) AS c(o, d, a, delta)
-        WHERE t.${owner} = c.o AND t.day = c.d AND t.action = c.a`,
-      values,
-    );
-  }
+  await addActivity(
+    q,
+    "daily_activity",
+    ["org_id"],
+    plan.orgActivity.map((a) => ({ ...a, keys: [a.orgId] })),
+  );
+  // A blast's activity is its org's: the blast id alone would let another org's events count.
+  await addActivity(
+    q,
+    "blast_daily_activity",
+    ["org_id", "blast_id"],
+    plan.blastActivity.map((a) => ({ ...a, keys: [a.orgId, a.blastId] })),
+  );
 
   const b = plan.blasts;
   if (b.length > 0) {
     await q.query(
-      `INSERT INTO analytics.blasts (id, org_id) SELECT * FROM unnest($1::text[], $2::text[]) ON CONFLICT DO NOTHING`,
-      [b.map((x) => x.blastId), b.map((x) => x.orgId)],
+      `INSERT INTO analytics.blasts (org_id, id) SELECT * FROM unnest($1::text[], $2::text[]) ON CONFLICT DO NOTHING`,
+      [b.map((x) => x.orgId), b.map((x) => x.blastId)],
     );
     await q.query(
       `UPDATE analytics.blasts t SET
@@ -236,10 +233,13 @@ async function writePlan(q: Queryable, plan: BatchPlan): Promise<void> {
           total_opens = t.total_opens + c.total_opens,
           total_clicks = t.total_clicks + c.total_clicks,
           total_replies = t.total_replies + c.total_replies
-         FROM unnest($1::text[], $2::int[], $3::int[], $4::int[], $5::int[], $6::int[], $7::int[], $8::int[])
-           AS c(id, successful_sent, unique_opens, unique_clicks, unique_replies, total_opens, total_clicks, total_replies)
-        WHERE t.id = c.id`,
+         FROM unnest($1::text[], $2::text[], $3::int[], $4::int[], $5::int[], $6::int[], $7::int[], $8::int[],
+                     $9::int[])
+           AS c(org_id, id, successful_sent, unique_opens, unique_clicks, unique_replies, total_opens, total_clicks,
+                total_replies)
+        WHERE t.org_id = c.org_id AND t.id = c.id`,
       [
+        b.map((x) => x.orgId),
         b.map((x) => x.blastId),
         b.map((x) => x.successfulSent),
         b.map((x) => x.uniqueOpens),
@@ -251,4 +251,41 @@ async function writePlan(q: Queryable, plan: BatchPlan): Promise<void> {
       ],
     );
   }
+}
+
+/**
+ * Adds activity deltas to `table`, whose rows are keyed by `keyColumns`, day and action.
+ * Deltas may be negative (a bounce takes back a send). Postgres checks an INSERT's proposed
+ * row before ON CONFLICT turns it into an update, so the rows are created at zero first and
+ * the deltas applied by UPDATE: the CHECKs then judge the sums.
+ */
+async function addActivity(
+  q: Queryable,
+  table: "daily_activity" | "blast_daily_activity",
+  keyColumns: readonly string[],
+  changes: readonly { keys: readonly string[]; day: string; action: string; delta: number }[],
+): Promise<void> {
+  if (changes.length === 0) return;
+  const n = keyColumns.length;
+  const values = [
+    ...keyColumns.map((_, i) => changes.map((c) => c.keys[i])),
+    changes.map((c) => c.day),
+    changes.map((c) => c.action),
+    changes.map((c) => c.delta),
+  ];
+  const keys = keyColumns.map((_, i) => `k${i}`);
+  const from = `unnest(${[...keyColumns.map((_, i) => `$${i + 1}::text[]`), `$${n + 1}::date[]`, `$${n + 2}::text[]`, `$${n + 3}::int[]`].join(", ")})
+       AS c(${[...keys, "day", "action", "delta"].join(", ")})`;
+  await q.query(
+    `INSERT INTO analytics.${table} (${keyColumns.join(", ")}, day, action, count)
+     SELECT ${keys.join(", ")}, day, action, 0 FROM ${from}
+     ON CONFLICT DO NOTHING`,
+    values,
+  );
+  await q.query(
+    `UPDATE analytics.${table} t SET count = t.count + c.delta
+       FROM ${from}
+      WHERE ${keyColumns.map((col, i) => `t.${col} = c.${keys[i]}`).join(" AND ")} AND t.day = c.day AND t.action = c.action`,
+    values,
+  );
 }

@@ -96,12 +96,16 @@ export function analyticsReads(q: Queryable) {
     return map;
   };
 
-  const activity = async (table: string, owner: string, id: string, since: Date, actions: readonly Action[]) => {
+  /** `owner`: the row's key columns and values (the org, and for a blast's activity the blast). */
+  const activity = async (table: string, owner: Record<string, string>, since: Date, actions: readonly Action[]) => {
+    const p = params();
+    const where = Object.entries(owner).map(([column, value]) => `${column} = ${p.add(value)}`);
     const rows = await q.query<{ day: string; action: Action; count: number }>(
       `SELECT to_char(day, 'YYYY-MM-DD') AS day, action, count FROM analytics.${table}
-        WHERE ${owner} = $1 AND day >= $2::date AND action = ANY($3::text[]) AND count > 0
+        WHERE ${where.join(" AND ")} AND day >= ${p.add(since.toISOString().slice(0, 10))}::date
+          AND action = ANY(${p.add(actions)}::text[]) AND count > 0
         ORDER BY day, ${ACTION_ORDER}`,
-      [id, since.toISOString().slice(0, 10), actions],
+      p.values,
     );
     return rows.map((r): ActivityRow => ({ date: r.day, action: r.action, count: Number(r.count) }));
   };
@@ -132,13 +136,14 @@ export function analyticsReads(q: Queryable) {
     },
 
     orgActivity: (orgId: string, since: Date, actions: readonly Action[]) =>
-      activity("daily_activity", "org_id", orgId, since, actions),
+      activity("daily_activity", { org_id: orgId }, since, actions),
 
-    blastActivity: (blastId: string, since: Date, actions: readonly Action[]) =>
-      activity("blast_daily_activity", "blast_id", blastId, since, actions),
+    blastActivity: (orgId: string, blastId: string, since: Date, actions: readonly Action[]) =>
+      activity("blast_daily_activity", { org_id: orgId, blast_id: blastId }, since, actions),
 
     async listSentEmails(orgId: string, query: SentEmailQuery): Promise<Keyed<SentEmailRecord>[]> {
       const p = params();
+      // An email none of whose deliveries went out has no sent_at, so the period leaves it out.
       const where = [`e.org_id = ${p.add(orgId)}`, `e.sent_at >= ${p.add(query.since)}`];
       if (query.emailType === "standard") where.push("e.blast_id IS NULL");
       if (query.emailType === "email-blast") where.push("e.blast_id IS NOT NULL");
@@ -161,8 +166,12 @@ export function analyticsReads(q: Queryable) {
       }));
     },
 
+    /** Only a sent email: one that only failed before sending, or has no SEND yet, is not found. */
     async findSentEmail(orgId: string, id: string): Promise<SentEmailRecord | undefined> {
-      const [row] = await q.query("SELECT * FROM analytics.sent_emails WHERE org_id = $1 AND id = $2", [orgId, id]);
+      const [row] = await q.query(
+        "SELECT * FROM analytics.sent_emails WHERE org_id = $1 AND id = $2 AND sent_at IS NOT NULL",
+        [orgId, id],
+      );
       if (!row) return undefined;
       return toSentEmail(row, (await recipientsOf([id])).get(id) ?? []);
     },
