@@ -4,6 +4,7 @@ import { PROBLEM_CATALOG, type ProblemName } from "@platform/kit/problems";
 import type { FastifyInstance, FastifySchema } from "fastify";
 import { DAILY_QUOTA, TIER_LIMITS } from "./rate-limit/limiter.js";
 import { API_PREFIX, type JsonSchema, type RouteSpec, requiredScopes } from "./route.js";
+import { documentWebhooks } from "./schemas/webhooks.js";
 
 const header = (description: string) => ({ type: "string", description });
 
@@ -161,6 +162,9 @@ export async function registerOpenApi(app: FastifyInstance, opts: { docsUrl: str
       const spec = route.config?.platformRoute;
       return { schema: spec ? documented(schema ?? {}, spec) : schema, url };
     },
+    // What the webhooks POST to subscribers (OpenAPI 3.1 `webhooks`), and the event catalog.
+    transformObject: (document) =>
+      "openapiObject" in document ? documentWebhooks(document.openapiObject) : document.swaggerObject,
   });
   await app.register(swaggerUi, { routePrefix: "/docs" });
   app.get(`${API_PREFIX}/openapi.json`, { schema: { hide: true } }, async () => app.swagger());

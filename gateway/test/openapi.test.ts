@@ -1,3 +1,5 @@
+import { WEBHOOK_EVENT_CATALOG } from "@platform/contracts/webhooks";
+import { Ajv2020 } from "ajv/dist/2020.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { API, buildTestGateway, type TestGateway } from "./harness.js";
 
@@ -82,6 +84,19 @@ interface Document {
     schemas: Record<string, { properties: Record<string, { type: unknown }> }>;
   };
   paths: Record<string, Record<string, Operation>>;
+  webhooks: Record<string, { post: Omit<Operation, "parameters"> & WebhookOperation }>;
+}
+interface WebhookOperation {
+  security: unknown[];
+  parameters: { name: string; in: string; required: boolean }[];
+  requestBody: { required: boolean; content: Record<string, { schema: { oneOf: { allOf: unknown[] }[] } }> };
+}
+
+/** Every value of `$ref` in a JSON document. */
+function refsOf(value: unknown): string[] {
+  if (Array.isArray(value)) return value.flatMap(refsOf);
+  if (value === null || typeof value !== "object") return [];
+  return Object.entries(value).flatMap(([k, v]) => (k === "$ref" && typeof v === "string" ? [v] : refsOf(v)));
 }
 
 let gw: TestGateway;
@@ -292,6 +307,95 @@ describe("OpenAPI document", () => {
         expect.objectContaining({ in: "query", name: "limit", schema: expect.objectContaining({ type: "integer" }) }),
       ]),
     );
+  });
+
+  it("lists the webhook event catalog as the enum of events, in the subscription and in the requests", () => {
+    const schemas = doc.components.schemas as Record<string, unknown>;
+    expect(schemas.WebhookEventKind).toMatchObject({ type: "string", enum: [...WEBHOOK_EVENT_CATALOG] });
+    const kind = { $ref: "#/components/schemas/WebhookEventKind" };
+    expect(doc.components.schemas.WebhookSubscription?.properties.events).toMatchObject({ type: "array", items: kind });
+    for (const [path, method] of [
+      ["/webhook-subscriptions", "post"],
+      ["/webhook-subscriptions/{subscriptionId}", "patch"],
+    ] as const) {
+      const body = (op(`${API}${path}`, method) as unknown as WebhookOperation).requestBody;
+      const schema = body.content["application/json"]?.schema as unknown as { properties: { events: unknown } };
+      const events = schema.properties.events;
+      expect(events, `${method} ${path}`).toMatchObject({ type: "array", items: kind, minItems: 1 });
+      // An unknown kind is still the service's 422 webhook-events-invalid, not a schema 400.
+      expect(response(op(`${API}${path}`, method), "422").description).toContain("webhook-events-invalid");
+    }
+  });
+
+  it("documents what the webhooks POST: one OpenAPI 3.1 webhook per event kind, both envelopes, headers and rules", () => {
+    expect(Object.keys(doc.webhooks)).toEqual([...WEBHOOK_EVENT_CATALOG, "webhook.test"]);
+    expect(Object.keys(doc.components.schemas)).toEqual(
+      expect.arrayContaining(["WebhookEventV2", "WebhookEventLegacy", "WebhookLegacyMeeting"]),
+    );
+    for (const [kind, item] of Object.entries(doc.webhooks)) {
+      const hook = item.post;
+      expect(hook.operationId, kind).toMatch(/^webhook[A-Z]/);
+      // Receivers authenticate the signature; the API key scheme does not apply.
+      expect(hook.security).toEqual([]);
+      expect(hook.parameters.map((p) => [p.name, p.in, p.required])).toEqual([
+        ["webhook-id", "header", true],
+        ["webhook-timestamp", "header", true],
+        ["webhook-signature", "header", true],
+      ]);
+      const versions = hook.requestBody.content["application/json"]?.schema.oneOf ?? [];
+      expect(versions.map((v) => v.allOf[0])).toEqual([
+        { $ref: "#/components/schemas/WebhookEventV2" },
+        { $ref: "#/components/schemas/WebhookEventLegacy" },
+      ]);
+      for (const rule of [
+        "5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h",
+        "jitter",
+        "Retry-After",
+        "2xx answered within 15 s",
+      ]) {
+        expect(hook.description, kind).toContain(rule);
+      }
+      expect(hook.description).toMatch(/410 Gone disables the subscription/);
+      expect(hook.description).toMatch(/failed continuously for 5 days/);
+      expect(Object.keys(hook.responses).sort()).toEqual(["2XX", "410", "default"]);
+    }
+    const rescheduled = doc.webhooks["scheduling.smartscheduler.rescheduled"]?.post.requestBody.content[
+      "application/json"
+    ]?.schema.oneOf.map((v) => v.allOf[1]);
+    expect(rescheduled).toEqual([
+      expect.objectContaining({
+        properties: expect.objectContaining({
+          data: expect.objectContaining({
+            required: ["meeting", "reason"],
+            properties: { meeting: { $ref: "#/components/schemas/Meeting" }, reason: expect.any(Object) },
+          }),
+        }),
+      }),
+      expect.objectContaining({
+        properties: expect.objectContaining({
+          payload: expect.objectContaining({
+            properties: { meeting: { $ref: "#/components/schemas/WebhookLegacyMeeting" }, reason: expect.any(Object) },
+          }),
+        }),
+      }),
+    ]);
+  });
+
+  it("resolves every $ref, and its schemas compile as JSON Schema 2020-12 (the dialect of OpenAPI 3.1)", () => {
+    const schemas = doc.components.schemas as Record<string, unknown>;
+    for (const target of new Set(refsOf(doc))) {
+      expect(target).toMatch(/^#\/components\/schemas\//);
+      expect(schemas[target.slice("#/components/schemas/".length)], target).toBeDefined();
+    }
+    const ajv = new Ajv2020({ strict: false, validateFormats: false });
+    const id = "https://openapi.test/document";
+    ajv.addSchema({ $id: id, components: doc.components, webhooks: doc.webhooks }, undefined, undefined, false);
+    for (const name of Object.keys(schemas))
+      expect(ajv.getSchema(`${id}#/components/schemas/${name}`), name).toBeDefined();
+    for (const kind of Object.keys(doc.webhooks)) {
+      const pointer = `/webhooks/${kind}/post/requestBody/content/application~1json/schema`;
+      expect(ajv.getSchema(`${id}#${pointer}`), kind).toBeDefined();
+    }
   });
 
   it("keeps operational endpoints out of the document", () => {

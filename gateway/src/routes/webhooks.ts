@@ -15,6 +15,10 @@ import {
   createSubscriptionSchema,
   updateSubscriptionSchema,
   webhookDeliverySchema,
+  webhookEventKindSchema,
+  webhookEventLegacySchema,
+  webhookEventV2Schema,
+  webhookLegacyMeetingSchema,
   webhookSubscriptionSchema,
   webhookSubscriptionWithSecretSchema,
 } from "../schemas/webhooks.js";
@@ -235,9 +239,16 @@ export function webhooksRoutes(transports: ServiceTransports): RouteSpec[] {
   ];
 }
 
-/** Shared JSON schemas ($id'd) the routes above reference. */
+/**
+ * Shared JSON schemas ($id'd) the routes above reference, and the payload envelopes the
+ * document's `webhooks` section references (components of the OpenAPI document).
+ */
 export const webhooksSchemas: JsonSchema[] = [
+  webhookEventKindSchema,
   webhookSubscriptionSchema,
   webhookSubscriptionWithSecretSchema,
   webhookDeliverySchema,
+  webhookEventV2Schema,
+  webhookEventLegacySchema,
+  webhookLegacyMeetingSchema,
 ];

@@ -30,7 +30,8 @@ export const deliveryConfigSpec = {
     parse: parse.int(1, 1000),
   },
   WEBHOOKS_PER_ENDPOINT_CONCURRENCY: {
-    description: "Attempts of one subscription in flight at once, across workers",
+    description:
+      "Attempts to one endpoint (scheme, host and port, whichever subscriptions point at it) in flight at once, across workers",
     default: 4,
     parse: parse.int(1, 100),
   },

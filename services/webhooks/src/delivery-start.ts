@@ -3,8 +3,8 @@ import type { WebhooksConfig } from "./config.js";
 import { startDelivery, WEBHOOKS_SCHEMA, webhooksMigrations } from "./server.js";
 
 /**
- * Runs the delivery worker process: consumes every domain topic (group webhooks-delivery)
- * into pending attempts and sends them. It shares the API's database and answers no RPC;
+ * Runs the delivery worker process: consumes the topics of the catalog's events (scheduling,
+ * revenue; group webhooks-delivery) into pending attempts and sends them. It shares the API's database and answers no RPC;
  * it listens on DELIVERY_PORT so orchestrators and tests can tell it is up.
  */
 export function startDeliveryProcess(

@@ -15,7 +15,10 @@ export interface SubscriptionRecord {
   previousSecretExpiresAt: Date | null;
   disabledReason: DisabledReason | null;
   disabledAt: Date | null;
+  /** First failure of the current continuous run of failed attempts; null after a success. */
   failingSince: Date | null;
+  /** Latest failure of that run; null after a success. */
+  lastFailureAt: Date | null;
   createdAt: Date;
   updatedAt: Date;
 }

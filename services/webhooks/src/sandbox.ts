@@ -44,6 +44,7 @@ export async function seedWebhooksSandbox(db: Db, _clock: Clock, seed: string): 
       disabledReason: "disabled-by-user",
       disabledAt: CREATED_AT,
       failingSince: null,
+      lastFailureAt: null,
       createdAt: CREATED_AT,
       updatedAt: CREATED_AT,
     });

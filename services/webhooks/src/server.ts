@@ -101,7 +101,7 @@ export async function startDelivery(
     sender,
     leaseMs: config.WEBHOOKS_LEASE_MS,
     concurrency: config.WEBHOOKS_CONCURRENCY,
-    perSubscription: config.WEBHOOKS_PER_ENDPOINT_CONCURRENCY,
+    perEndpoint: config.WEBHOOKS_PER_ENDPOINT_CONCURRENCY,
     pollMs: config.WEBHOOKS_POLL_MS,
     ...(deps.random ? { random: deps.random } : {}),
   });

@@ -167,6 +167,7 @@ export function subscriptionHandlers(deps: SubscriptionDeps): ServiceImpl<typeof
             disabledReason: null,
             disabledAt: null,
             failingSince: null,
+            lastFailureAt: null,
             createdAt: now,
             updatedAt: now,
           };
@@ -211,7 +212,13 @@ export function subscriptionHandlers(deps: SubscriptionDeps): ServiceImpl<typeof
           };
           if (req.enabled === true && !current.enabled) {
             // A fresh start: the failure run that disabled it no longer counts.
-            Object.assign(next, { enabled: true, disabledReason: null, disabledAt: null, failingSince: null });
+            Object.assign(next, {
+              enabled: true,
+              disabledReason: null,
+              disabledAt: null,
+              failingSince: null,
+              lastFailureAt: null,
+            });
           } else if (req.enabled === false && current.enabled) {
             Object.assign(next, { enabled: false, disabledReason: "disabled-by-user", disabledAt: now });
           }

@@ -59,22 +59,29 @@ export interface Received {
   path: string;
 }
 
-/** What the receiver answers: a status and headers, after an optional delay. */
+/** What the receiver answers: a status and headers, after an optional delay or once `until` settles. */
 export interface Reply {
   status: number;
   headers?: Record<string, string>;
   delayMs?: number;
+  /** Holds the answer until this settles: an endpoint that hangs for as long as a test needs. */
+  until?: Promise<unknown>;
 }
 
-/** A local HTTP endpoint recording every POST; `replies` answers them in turn (then 200). */
+/**
+ * A local HTTP endpoint recording every POST; `replies` answers them in turn, then
+ * `state.fallback` (200 unless a test changes it).
+ */
 export async function startReceiver(): Promise<{
   url: string;
   received: Received[];
   replies: Reply[];
+  state: { fallback: Reply };
   close: () => Promise<void>;
 }> {
   const received: Received[] = [];
   const replies: Reply[] = [];
+  const state: { fallback: Reply } = { fallback: { status: 200 } };
   const server: Server = createServer((req, res) => {
     let body = "";
     req.on("data", (d) => {
@@ -82,12 +89,14 @@ export async function startReceiver(): Promise<{
     });
     req.on("end", () => {
       received.push({ headers: req.headers, body, path: req.url ?? "" });
-      const reply = replies.shift() ?? { status: 200 };
+      const reply = replies.shift() ?? state.fallback;
       const send = () => {
+        if (res.destroyed) return;
         res.writeHead(reply.status, reply.headers ?? {});
         res.end("ok");
       };
-      if (reply.delayMs) setTimeout(send, reply.delayMs);
+      if (reply.until) void reply.until.then(send);
+      else if (reply.delayMs) setTimeout(send, reply.delayMs);
       else send();
     });
   });
@@ -97,6 +106,7 @@ export async function startReceiver(): Promise<{
     url: `http://127.0.0.1:${port}/hooks`,
     received,
     replies,
+    state,
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

@@ -21,7 +21,7 @@ const ATTEMPTS = 60;
 
 let admin: Db;
 let db: Db;
-let receiver: Awaited<ReturnType<typeof startReceiver>>;
+let receivers: Awaited<ReturnType<typeof startReceiver>>[] = [];
 
 beforeAll(async () => {
   admin = openPg({ url: ADMIN_URL, schema: "public", max: 1 });
@@ -30,10 +30,11 @@ beforeAll(async () => {
   url.pathname = `/${database}`;
   db = openPg({ url: url.toString(), schema: "webhooks", max: 12 });
   await migrate(db, [kitMigrations, webhooksMigrations]);
-  receiver = await startReceiver();
+  // Several endpoints, so the per-endpoint cap does not serialise the whole run.
+  receivers = await Promise.all(Array.from({ length: 6 }, () => startReceiver()));
 });
 afterAll(async () => {
-  await receiver?.close();
+  await Promise.all(receivers.map((r) => r.close()));
   await db?.close();
   await admin?.exec(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
   await admin?.close();
@@ -43,13 +44,12 @@ describe("concurrent delivery workers", () => {
   it("send every due attempt exactly once between them", async () => {
     const now = clock.now();
     const store = webhooksStore(db);
-    // Several subscriptions, so the per-endpoint cap does not serialise the whole run.
-    const subscriptions = Array.from({ length: 6 }, () => newId("sub_"));
-    for (const id of subscriptions) {
+    const subscriptions = receivers.map(() => newId("sub_"));
+    for (const [i, id] of subscriptions.entries()) {
       await store.insertSubscription({
         id,
         orgId: newId("org_"),
-        endpointUrl: receiver.url,
+        endpointUrl: receivers[i]?.url ?? "",
         events: ["scheduling.smartscheduler.booked"],
         description: null,
         enabled: true,
@@ -60,6 +60,7 @@ describe("concurrent delivery workers", () => {
         disabledReason: null,
         disabledAt: null,
         failingSince: null,
+        lastFailureAt: null,
         createdAt: now,
         updatedAt: now,
       });
@@ -99,7 +100,7 @@ describe("concurrent delivery workers", () => {
         sender: httpSender({ allowPrivateTargets: true, resolve: systemResolver, timeoutMs: 5000 }),
         leaseMs: 30_000,
         concurrency: 8,
-        perSubscription: 2,
+        perEndpoint: 2,
         pollMs: 10,
       }),
     );
@@ -109,7 +110,7 @@ describe("concurrent delivery workers", () => {
       sent += counts.reduce((a, b) => a + b, 0);
     }
     expect(sent).toBe(ATTEMPTS);
-    const ids = receiver.received.map((r) => r.headers["webhook-id"]);
+    const ids = receivers.flatMap((r) => r.received.map((x) => x.headers["webhook-id"]));
     expect(ids).toHaveLength(ATTEMPTS);
     expect(new Set(ids).size).toBe(ATTEMPTS);
     const [row] = await db.query<{ n: number }>(

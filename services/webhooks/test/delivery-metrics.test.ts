@@ -56,7 +56,7 @@ describe("webhook delivery metrics", () => {
       sender: httpSender({ allowPrivateTargets: true, resolve: systemResolver, timeoutMs: 2000 }),
       leaseMs: 30_000,
       concurrency: 4,
-      perSubscription: 2,
+      perEndpoint: 2,
       pollMs: 20,
       random: () => 0.5,
     });

@@ -9,6 +9,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { startFanOut } from "../src/delivery/fan-out.js";
 import { httpSender, systemResolver } from "../src/delivery/sender.js";
 import { type DeliveryWorker, deliveryWorker } from "../src/delivery/worker.js";
+import { RETRY_SCHEDULE_MS } from "../src/domain/retry.js";
 import { newSecret } from "../src/domain/signature.js";
 import { build } from "../src/server.js";
 import { webhooksStore } from "../src/store/webhooks.store.js";
@@ -48,7 +49,7 @@ function makeWorker(timeoutMs = 2000): DeliveryWorker {
     sender: httpSender({ allowPrivateTargets: true, resolve: systemResolver, timeoutMs }),
     leaseMs: 30 * SECOND,
     concurrency: 16,
-    perSubscription: 4,
+    perEndpoint: 4,
     pollMs: 20,
     random: () => 0.5,
   });
@@ -201,6 +202,7 @@ describe("delivery", () => {
       disabledReason: null,
       disabledAt: null,
       failingSince: null,
+      lastFailureAt: null,
       createdAt: now,
       updatedAt: now,
     });
@@ -279,38 +281,75 @@ describe("retries", () => {
     expect(receiver.received).toHaveLength(1);
   });
 
-  it("a subscription failing for five days is disabled; a success in between resets the run", async () => {
+  it("one event failing its whole chain, then quiet days, does not disable: the run was not continuous", async () => {
     const org = newId("org_");
     const sub = await subscribe(org);
-    const fail = async () => {
-      receiver.replies.push({ status: 500 });
-      await publishMeetingEvent(bus, "booked", meeting(org));
-      expect(await pass()).toBeGreaterThanOrEqual(1);
-    };
+    receiver.state.fallback = { status: 503 };
+    await publishMeetingEvent(bus, "booked", meeting(org));
+    // The eight attempts, each when due (about 28 h), all failing.
+    for (const wait of [...RETRY_SCHEDULE_MS, 0]) {
+      expect(await pass()).toBe(1);
+      clock.advance(wait);
+    }
+    expect((await deliveries(org, sub.id)).map((d) => d.status)).toEqual(Array(8).fill("failed"));
+    // Five quiet days, then a new event's first attempt fails.
+    clock.advance(5 * 24 * HOUR);
+    await publishMeetingEvent(bus, "booked", meeting(org));
+    expect(await pass()).toBe(1);
+    const got = (await client(org).getWebhookSubscription({ subscriptionId: sub.id })).subscription;
+    expect(got).toMatchObject({ enabled: true });
+    const latest = await attemptsAt(sub.id, clock.now());
+    expect(latest).toHaveLength(1);
+    expect(latest[0]?.next_retry_at).not.toBeNull();
+    // The new run starts at this failure.
+    const found = await webhooksStore(db).findSubscription(org, sub.id);
+    expect(found).toMatchObject({ failingSince: clock.now(), lastFailureAt: clock.now() });
+  });
+
+  it("a subscription failing continuously for five days is disabled, and retries nothing more; a success resets the run", async () => {
+    const org = newId("org_");
+    const sub = await subscribe(org);
     const enabled = async () => (await client(org).getWebhookSubscription({ subscriptionId: sub.id })).subscription;
-    await fail();
-    clock.advance(3 * 24 * HOUR);
-    // A success (the first event's retry and a new event): the failure run starts again.
-    await publishMeetingEvent(bus, "canceled", meeting(org));
-    expect(await pass()).toBe(2);
-    expect((await enabled())?.enabled).toBe(true);
-    clock.advance(3 * 24 * HOUR);
-    // Everything fails from here: the endpoint answers 500.
-    receiver.replies.push(...Array.from({ length: 20 }, () => ({ status: 500 })));
+    const STEP = 6 * HOUR;
+    /** A new event every 6 h (well inside the longest wait of a retry chain), sent with the retries due. */
+    const everyStep = async (ms: number) => {
+      for (let t = 0; t < ms; t += STEP) {
+        clock.advance(Math.min(STEP, ms - t));
+        await publishMeetingEvent(bus, "booked", meeting(org));
+        await pass();
+      }
+    };
+    receiver.state.fallback = { status: 500 };
     await publishMeetingEvent(bus, "booked", meeting(org));
     await pass();
+    await everyStep(4 * 24 * HOUR);
     expect((await enabled())?.enabled).toBe(true);
-    clock.advance(5 * 24 * HOUR - 1);
-    await publishMeetingEvent(bus, "booked", meeting(org));
-    await pass();
+    // One pass of successes ends the run.
+    receiver.state.fallback = { status: 200 };
+    await everyStep(STEP);
+    receiver.state.fallback = { status: 500 };
+    await everyStep(STEP);
+    const runStart = clock.now();
+    expect(await webhooksStore(db).findSubscription(org, sub.id)).toMatchObject({ failingSince: runStart });
+    await everyStep(5 * 24 * HOUR - 1);
     expect((await enabled())?.enabled).toBe(true);
-    clock.advance(1);
-    await publishMeetingEvent(bus, "booked", meeting(org));
-    await pass();
+    await everyStep(1);
+    expect(clock.now().getTime() - runStart.getTime()).toBe(5 * 24 * HOUR);
     expect(await enabled()).toMatchObject({ enabled: false, disabledReason: "failing" });
-    receiver.replies.length = 0;
+    // The attempts that found it disabled schedule no retry.
+    const last = await attemptsAt(sub.id, clock.now());
+    expect(last.length).toBeGreaterThan(0);
+    expect(last.every((a) => a.status === "failed" && a.next_retry_at === null)).toBe(true);
   });
 });
+
+/** The attempts of a subscription sent at `at`, straight from the table. */
+async function attemptsAt(subscriptionId: string, at: Date) {
+  return db.query<{ status: string; next_retry_at: Date | null }>(
+    "SELECT status, next_retry_at FROM webhooks.attempts WHERE subscription_id = $1 AND attempted_at = $2",
+    [subscriptionId, at],
+  );
+}
 
 describe("secrets, tests and redelivery", () => {
   it("during 24 h after a rotation both secrets verify; afterwards only the new one", async () => {
@@ -399,6 +438,47 @@ describe("isolation and safety", () => {
     }
   });
 
+  it("subscriptions sharing a hanging endpoint hold only its cap of the worker; another endpoint's delivery goes through", async () => {
+    const dead = await startReceiver();
+    let release: () => void = () => {};
+    dead.state.fallback = { status: 200, until: new Promise<void>((r) => (release = r)) };
+    const loopWorker = deliveryWorker({
+      db,
+      clock,
+      logger: silentLogger,
+      // No timeout gets in the way: the endpoint hangs until the test releases it.
+      sender: httpSender({ allowPrivateTargets: true, resolve: systemResolver, timeoutMs: 60_000 }),
+      leaseMs: 120 * SECOND,
+      concurrency: 4,
+      perEndpoint: 2,
+      pollMs: 20,
+    });
+    const loop = loopWorker.start();
+    try {
+      const org = newId("org_");
+      // Six subscriptions of one org, one endpoint (paths differ, the origin is the same).
+      const hanging = [];
+      for (let i = 0; i < 6; i++) hanging.push(await subscribe(org, [BOOKED], `${dead.url}/${i}`));
+      const live = await subscribe(org, [CANCELED]);
+      await publishMeetingEvent(bus, "booked", meeting(org));
+      await eventually("the hanging endpoint's share", () => (dead.received.length >= 2 ? true : undefined));
+      // Queued after the six, so claimed in order it would wait behind them without the endpoint cap.
+      clock.advance(SECOND);
+      await publishMeetingEvent(bus, "canceled", meeting(org));
+      await eventually("the live endpoint's delivery", async () =>
+        (await deliveries(org, live.id))[0]?.status === "succeeded" ? true : undefined,
+      );
+      // Meanwhile the hanging endpoint still holds exactly its cap, nothing of it completed.
+      expect(dead.received).toHaveLength(2);
+      const states = await Promise.all(hanging.map(async (h) => (await deliveries(org, h.id))[0]?.status));
+      expect(states.every((s) => s === "pending")).toBe(true);
+    } finally {
+      release();
+      await loop.close();
+      await dead.close();
+    }
+  });
+
   it("checks the resolved address at connect time, and never follows redirects", async () => {
     const port = new URL(receiver.url).port;
     const strict = httpSender({
@@ -411,6 +491,17 @@ describe("isolation and safety", () => {
     expect(rebound).toMatchObject({ status: undefined, error: expect.stringMatching(/refused target/) });
     const literal = await strict({ ...req, url: `https://127.0.0.1:${port}/hooks` });
     expect(literal.error).toMatch(/refused target/);
+    // IPv4-compatible IPv6 (::/96) is refused outright, as a literal and as a DNS answer.
+    const compatible = await strict({ ...req, url: `https://[::127.0.0.1]:${port}/hooks` });
+    expect(compatible.error).toMatch(/refused target/);
+    const compatibleName = httpSender({
+      allowPrivateTargets: false,
+      resolve: fakeResolver({ "compat.example.com": ["::808:808"] }),
+      timeoutMs: 1000,
+    });
+    expect((await compatibleName({ ...req, url: `https://compat.example.com:${port}/hooks` })).error).toMatch(
+      /refused target/,
+    );
     const plain = await strict({ ...req, url: `http://93.184.216.34:${port}/hooks` });
     expect(plain.error).toMatch(/HTTPS/);
     expect(receiver.received).toHaveLength(0);

@@ -1,10 +1,18 @@
 import { sandboxOrgId } from "@platform/identity/sandbox";
 import { ManualClock } from "@platform/kit/clock";
+import { openPglite, pgliteDb } from "@platform/kit/db";
 import { InProcessBus } from "@platform/kit/in-process-bus";
 import { capturingLogger } from "@platform/kit/testing";
 import { describe, expect, it } from "vitest";
-import { loadDeliveryConfig } from "../src/config.js";
-import { sandboxLegacySecret, sandboxSubscriptionId, seedWebhooksSandbox, startDelivery } from "../src/server.js";
+import { loadDeliveryConfig, loadWebhooksConfig } from "../src/config.js";
+import {
+  sandboxLegacySecret,
+  sandboxSubscriptionId,
+  seedWebhooksSandbox,
+  startDelivery,
+  WEBHOOKS_SCHEMA,
+} from "../src/server.js";
+import { start } from "../src/start.js";
 import { webhooksStore } from "../src/store/webhooks.store.js";
 import { openTestDb } from "./builders.js";
 
@@ -27,6 +35,23 @@ describe("starting the delivery", () => {
     });
     for (const s of subscriptions) await s.close();
     await bus.close();
+    await pglite.close();
+    const warned = lines.filter((l) => String(l.msg).includes("WEBHOOKS_ALLOW_PRIVATE_TARGETS"));
+    expect(warned).toHaveLength(warnings);
+    if (warnings) expect(warned[0]?.level).toBe(40);
+  });
+
+  it.each([
+    [{}, 0],
+    [{ WEBHOOKS_ALLOW_PRIVATE_TARGETS: "true" }, 1],
+  ])("the API process (start.ts) with %j logs %i warning about private targets", async (env, warnings) => {
+    const pglite = await openPglite();
+    const lines: Record<string, unknown>[] = [];
+    const running = await start(loadWebhooksConfig({ PORT: "0", SANDBOX_ENABLED: "false", ...env }), {
+      db: pgliteDb(pglite, WEBHOOKS_SCHEMA),
+      logger: capturingLogger("webhooks-test", "warn", lines),
+    });
+    await running?.stop();
     await pglite.close();
     const warned = lines.filter((l) => String(l.msg).includes("WEBHOOKS_ALLOW_PRIVATE_TARGETS"));
     expect(warned).toHaveLength(warnings);

@@ -70,6 +70,7 @@ describe("creating", () => {
     "https://[fc00::1]/in",
     "https://[fe80::1]/in",
     "https://[::ffff:127.0.0.1]/in",
+    "https://[::127.0.0.1]/in",
     "https://loopback.example.com/in",
     "https://mapped.example.com/in",
   ])("refuses %s with 422 webhook-endpoint-invalid", async (endpointUrl) => {
@@ -144,11 +145,18 @@ describe("reading, changing and deleting", () => {
       other.rotateWebhookSecret({ subscriptionId: id }),
       other.testWebhookSubscription({ subscriptionId: id }),
       other.listWebhookDeliveries({ subscriptionId: id }),
+      other.redeliverWebhook({ subscriptionId: id, deliveryId: newId("wd_") }),
       client(org).getWebhookSubscription({ subscriptionId: newId("sub_") }),
+      client(org).redeliverWebhook({ subscriptionId: newId("sub_"), deliveryId: newId("wd_") }),
+      // The subscription is the caller's, the delivery is unknown: the spec has no delivery-specific 404.
+      client(org).redeliverWebhook({ subscriptionId: id, deliveryId: newId("wd_") }),
     ]) {
       expect(await problemOf(call)).toBe("webhook-subscription-not-found");
     }
     expect(await problemOf(client(org).getWebhookSubscription({ subscriptionId: "sub_nope" }))).toBe(
+      "invalid-resource-id",
+    );
+    expect(await problemOf(client(org).redeliverWebhook({ subscriptionId: id, deliveryId: "wd_nope" }))).toBe(
       "invalid-resource-id",
     );
   });
@@ -168,6 +176,18 @@ describe("reading, changing and deleting", () => {
       endpointUrl: "https://hooks.example.com/in",
     });
     expect(res.subscription?.updateTime).not.toEqual(subscription?.updateTime);
+    const moved = await client(org).updateWebhookSubscription({
+      subscriptionId,
+      endpointUrl: "https://HOOKS.example.com:8443/in",
+    });
+    expect(moved.subscription?.endpointUrl).toBe("https://HOOKS.example.com:8443/in");
+    // The delivery's in-flight cap counts by endpoint: the stored origin follows the URL.
+    const [row] = await db.query<{ endpoint_origin: string }>(
+      "SELECT endpoint_origin FROM webhooks.subscriptions WHERE id = $1",
+      [subscriptionId],
+    );
+    expect(row?.endpoint_origin).toBe("https://hooks.example.com:8443");
+    await client(org).updateWebhookSubscription({ subscriptionId, endpointUrl: "https://hooks.example.com/in" });
     expect(
       await problemOf(client(org).updateWebhookSubscription({ subscriptionId, endpointUrl: "https://10.0.0.1/" })),
     ).toBe("webhook-endpoint-invalid");

@@ -10,8 +10,15 @@ import { EVENT_CATALOG } from "../domain/catalog.js";
 import { type Audience, audienceOf } from "../domain/payload.js";
 import { webhooksStore } from "../store/webhooks.store.js";
 
-/** The default consumer group: one for every domain topic webhooks deliver from. */
+/** The default consumer group of the fan-out. */
 export const DELIVERY_GROUP = "webhooks-delivery";
+/**
+ * The topics whose events the catalog exposes: scheduling's meeting events and revenue's
+ * deal, Q&A and insight events. The other topics carry nothing a subscriber may receive
+ * (identity's token, grant, org and user changes and the gateway's delegation audit are
+ * internal; email activity is inbound data analytics ingests), so consuming them would only
+ * decode and drop every message.
+ */
 export const DELIVERED_TOPICS = [TOPICS.scheduling, TOPICS.revenue];
 
 export interface FanOutDeps {

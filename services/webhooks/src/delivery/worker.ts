@@ -5,7 +5,7 @@ import type { Db } from "@platform/kit/db";
 import { newId } from "@platform/kit/ids";
 import type { Logger } from "@platform/kit/logger";
 import { renderPayload } from "../domain/payload.js";
-import { type AttemptOutcome, failingTooLong, verdictOf } from "../domain/retry.js";
+import { type AttemptOutcome, settle, verdictOf } from "../domain/retry.js";
 import { signatureHeaders } from "../domain/signature.js";
 import { type ClaimedAttempt, type Completion, webhooksStore } from "../store/webhooks.store.js";
 import type { Sender } from "./sender.js";
@@ -19,8 +19,11 @@ export interface WorkerOptions {
   leaseMs: number;
   /** Attempts in flight at once, across endpoints. */
   concurrency: number;
-  /** Attempts of one subscription in flight at once: a slow endpoint holds at most these. */
-  perSubscription: number;
+  /**
+   * Attempts to one endpoint (scheme, host, port) in flight at once, across workers and
+   * subscriptions: a slow or dead receiver holds at most these.
+   */
+  perEndpoint: number;
   /** Real-time pause between polls when idle. */
   pollMs: number;
   /** Jitter source; tests pin it. */
@@ -96,25 +99,32 @@ export function deliveryWorker(options: WorkerOptions): DeliveryWorker {
       now,
       random,
     );
-    const completion: Completion = {
-      status: verdict.kind === "succeeded" ? "succeeded" : "failed",
-      attemptedAt: sentAt,
-      responseStatus: outcome.status ?? null,
-      durationMs: outcome.durationMs,
-      error: outcome.error ?? null,
-      ...(verdict.kind === "retry" ? { retryAt: verdict.at } : {}),
-    };
-    if (verdict.kind === "gone") completion.disable = "endpoint-gone";
-    else if (verdict.kind !== "succeeded" && failingTooLong(subscription.failingSince ?? now, now)) {
-      completion.disable = "failing";
-    }
-    const recorded = await db.tx((q) => webhooksStore(q).complete(claimed, completion, newId("wd_")));
-    outcomes.add(1, {
-      "webhook.event_type": event.type,
-      outcome: completion.disable ? `disabled:${completion.disable}` : verdict.kind,
+    // Settled against the subscription as it is now, under its lock (not as it was at the
+    // claim): attempts of one subscription finishing together each see the failure run the
+    // previous one left, and one that finds it disabled meanwhile schedules no retry.
+    const completion = await db.tx(async (q): Promise<Completion | undefined> => {
+      const store = webhooksStore(q);
+      const state = await store.lockForSettlement(subscription.id);
+      // Deleted meanwhile: its attempts went with it.
+      if (!state) return undefined;
+      const settled = settle(verdict, state, sentAt);
+      const c: Completion = {
+        status: verdict.kind === "succeeded" ? "succeeded" : "failed",
+        attemptedAt: sentAt,
+        responseStatus: outcome.status ?? null,
+        durationMs: outcome.durationMs,
+        error: outcome.error ?? null,
+        ...settled,
+      };
+      return (await store.complete(claimed, c, newId("wd_"))) ? c : undefined;
     });
+    let settledKind: string = verdict.kind;
+    if (completion?.disable) settledKind = `disabled:${completion.disable}`;
+    // A retry the subscription's state withheld (it is disabled): the event ends here for it.
+    else if (completion && verdict.kind === "retry" && !completion.retryAt) settledKind = "gave-up";
+    outcomes.add(1, { "webhook.event_type": event.type, outcome: settledKind });
     const log = { attemptId: attempt.id, subscriptionId: subscription.id, eventId: event.id, status: outcome.status };
-    if (!recorded) logger.warn(log, "webhook attempt outcome dropped: its lease expired and another worker took it");
+    if (!completion) logger.warn(log, "webhook attempt outcome dropped: its lease expired or its subscription is gone");
     else if (completion.disable) logger.warn({ ...log, reason: completion.disable }, "webhook subscription disabled");
     else if (completion.status === "failed")
       logger.info({ ...log, error: outcome.error, retryAt: completion.retryAt }, "webhook attempt failed");
@@ -124,7 +134,7 @@ export function deliveryWorker(options: WorkerOptions): DeliveryWorker {
     if (capacity <= 0) return [];
     const now = clock.now();
     const claimed = await db.tx((q) =>
-      webhooksStore(q).claimDue(now, new Date(now.getTime() + options.leaseMs), capacity, options.perSubscription),
+      webhooksStore(q).claimDue(now, new Date(now.getTime() + options.leaseMs), capacity, options.perEndpoint),
     );
     return claimed.map((c) =>
       deliver(c).catch((err: unknown) => {

@@ -1,20 +1,14 @@
+import { WEBHOOK_EVENT_CATALOG, WEBHOOK_TEST_EVENT_TYPE } from "@platform/contracts/webhooks";
 import { EVENT_TYPES } from "@platform/kit/events";
 
 /** The ping POST /webhook-subscriptions/{id}/test sends; always delivered, never subscribed to. */
-export const TEST_EVENT_TYPE = "webhook.test";
+export const TEST_EVENT_TYPE = WEBHOOK_TEST_EVENT_TYPE;
 
-/** The event kinds a subscription may name, in the order the documentation lists them. */
-export const EVENT_CATALOG: readonly string[] = [
-  EVENT_TYPES.meetingBooked,
-  EVENT_TYPES.meetingRescheduled,
-  EVENT_TYPES.meetingCanceled,
-  EVENT_TYPES.dealCreated,
-  EVENT_TYPES.dealUpdated,
-  EVENT_TYPES.qnaCreated,
-  EVENT_TYPES.qnaUpdated,
-  EVENT_TYPES.insightCreated,
-  EVENT_TYPES.insightItemAppended,
-];
+/**
+ * The event kinds a subscription may name, in the order the documentation lists them. Defined
+ * in the contracts, because the gateway's OpenAPI document lists the same catalog.
+ */
+export const EVENT_CATALOG: readonly string[] = WEBHOOK_EVENT_CATALOG;
 
 export const MEETING_EVENT_TYPES: ReadonlySet<string> = new Set([
   EVENT_TYPES.meetingBooked,

@@ -60,3 +60,15 @@ export async function checkEndpoint(raw: string, policy: EndpointPolicy): Promis
   }
   return { ok: true, url: shape.toString() };
 }
+
+/**
+ * The endpoint a URL reaches, as `scheme://host:port` (lower case, trailing dot dropped, the
+ * port always explicit). The delivery caps attempts in flight by it, not by subscription:
+ * subscriptions sharing a receiver (an org may point all ten at one URL) share its cap, so a
+ * dead receiver holds a few of a worker's slots, never all of them.
+ */
+export function endpointOrigin(raw: string): string {
+  const url = new URL(raw);
+  const defaultPort = url.protocol === "https:" ? "443" : url.protocol === "http:" ? "80" : "";
+  return `${url.protocol}//${url.hostname.replace(/\.$/, "")}:${url.port || defaultPort}`;
+}

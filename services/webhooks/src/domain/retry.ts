@@ -13,8 +13,20 @@ export const RETRY_SCHEDULE_MS: readonly number[] = [
 export const JITTER = 0.1;
 /** A Retry-After longer than this is capped, so an endpoint cannot park its events for days. */
 export const MAX_RETRY_AFTER_MS = 10 * 3_600_000;
-/** A subscription whose attempts fail without a success for this long is disabled. */
+/** A subscription whose attempts have failed continuously for this long is disabled. */
 export const FAILING_DISABLE_AFTER_MS = 5 * 24 * 3_600_000;
+/**
+ * The longest an endpoint that is failing goes without an attempt while a retry chain is
+ * running: the last wait of the schedule jittered up (a Retry-After is capped below it).
+ */
+export const LONGEST_RETRY_WAIT_MS = Math.max(...RETRY_SCHEDULE_MS, MAX_RETRY_AFTER_MS) * (1 + JITTER);
+/**
+ * A failure further than this after the previous one starts a new failure run: between
+ * them no attempt was due, so the endpoint was not failing continuously, only unused (a
+ * chain ran out, then a quiet spell). An hour over the longest wait, because a busy or
+ * restarting worker sends a retry somewhat after it is due.
+ */
+export const FAILURE_RUN_BREAK_MS = LONGEST_RETRY_WAIT_MS + 3_600_000;
 /** A 2xx within this time is a success. */
 export const DELIVERY_TIMEOUT_MS = 15_000;
 
@@ -79,4 +91,57 @@ export function verdictOf(
 /** Whether a subscription failing since `failingSince` has failed long enough to be disabled. */
 export function failingTooLong(failingSince: Date | null, now: Date): boolean {
   return failingSince !== null && now.getTime() - failingSince.getTime() >= FAILING_DISABLE_AFTER_MS;
+}
+
+/** A subscription's current run of failed attempts; both null after a success. */
+export interface FailureRun {
+  /** The first failure of the run. */
+  failingSince: Date | null;
+  /** The latest failure of the run. */
+  lastFailureAt: Date | null;
+}
+
+/**
+ * The run after an attempt sent at `at`: a success ends it; a failure continues it when it
+ * comes within FAILURE_RUN_BREAK_MS of the run's latest failure, else starts a new one.
+ * Attempts may be recorded out of order (several are in flight at once), so the latest
+ * failure never moves back.
+ */
+export function failureRunAfter(run: FailureRun, failed: boolean, at: Date): FailureRun {
+  if (!failed) return { failingSince: null, lastFailureAt: null };
+  const { failingSince, lastFailureAt } = run;
+  if (
+    failingSince === null ||
+    lastFailureAt === null ||
+    at.getTime() - lastFailureAt.getTime() > FAILURE_RUN_BREAK_MS
+  ) {
+    return { failingSince: at, lastFailureAt: at };
+  }
+  return { failingSince, lastFailureAt: at > lastFailureAt ? at : lastFailureAt };
+}
+
+/** What an attempt's outcome does to its subscription, decided under the subscription's lock. */
+export interface Settlement {
+  run: FailureRun;
+  /** When the event's next attempt is due; undefined when none follows. */
+  retryAt?: Date;
+  /** Disables the subscription with this reason. */
+  disable?: "endpoint-gone" | "failing";
+}
+
+/**
+ * Settles an attempt sent at `at` against its subscription as it is now: a 410 disables it,
+ * as does a failure that makes the run five days long. A disabled subscription (now, or
+ * already: by its owner or by another attempt meanwhile) gets no retry: it receives nothing
+ * until it is re-enabled, and then only new events and the retries that were already queued.
+ */
+export function settle(verdict: Verdict, subscription: { enabled: boolean; run: FailureRun }, at: Date): Settlement {
+  const run = failureRunAfter(subscription.run, verdict.kind !== "succeeded", at);
+  let disable: Settlement["disable"];
+  if (subscription.enabled && verdict.kind === "gone") disable = "endpoint-gone";
+  else if (subscription.enabled && verdict.kind !== "succeeded" && failingTooLong(run.failingSince, at)) {
+    disable = "failing";
+  }
+  const retries = verdict.kind === "retry" && subscription.enabled && disable === undefined;
+  return { run, ...(retries ? { retryAt: verdict.at } : {}), ...(disable ? { disable } : {}) };
 }

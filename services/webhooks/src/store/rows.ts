@@ -20,6 +20,7 @@ export function toSubscription(r: Row): SubscriptionRecord {
     disabledReason: (r.disabled_reason as DisabledReason | null) ?? null,
     disabledAt: date(r.disabled_at),
     failingSince: date(r.failing_since),
+    lastFailureAt: date(r.last_failure_at),
     createdAt: must(r.created_at),
     updatedAt: must(r.updated_at),
   };

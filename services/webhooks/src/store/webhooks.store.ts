@@ -1,7 +1,9 @@
 import type { Queryable, Row } from "@platform/kit/db";
 import { type Keyed, keyset, type PageQuery, params, positionValue, type SortKey } from "@platform/kit/keyset";
 import { problem } from "@platform/kit/problems";
+import { endpointOrigin } from "../domain/endpoint.js";
 import type { StoredEvent } from "../domain/payload.js";
+import type { FailureRun } from "../domain/retry.js";
 import type { AttemptRecord, AttemptStatus, SubscriptionRecord } from "../model.js";
 import { toAttempt, toSubscription } from "./rows.js";
 
@@ -36,8 +38,16 @@ export interface Completion {
   error: string | null;
   /** The retry to insert after a failure; undefined when none follows. */
   retryAt?: Date;
+  /** The subscription's failure run after this attempt. */
+  run: FailureRun;
   /** Disables the subscription with this reason. */
   disable?: "endpoint-gone" | "failing";
+}
+
+/** What settling an attempt needs to know of its subscription, read under its lock. */
+export interface SubscriptionState {
+  enabled: boolean;
+  run: FailureRun;
 }
 
 const ATTEMPT_SELECT =
@@ -64,8 +74,9 @@ export function webhooksStore(q: Queryable) {
       }
       await q.query(
         `INSERT INTO webhooks.subscriptions (id, org_id, endpoint_url, events, description, enabled, payload_version,
-           secret, previous_secret, previous_secret_expires_at, disabled_reason, disabled_at, failing_since, created_at, updated_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)`,
+           secret, previous_secret, previous_secret_expires_at, disabled_reason, disabled_at, failing_since, created_at,
+           updated_at, last_failure_at, endpoint_origin)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)`,
         [
           s.id,
           s.orgId,
@@ -82,6 +93,8 @@ export function webhooksStore(q: Queryable) {
           s.failingSince,
           s.createdAt,
           s.updatedAt,
+          s.lastFailureAt,
+          endpointOrigin(s.endpointUrl),
         ],
       );
     },
@@ -99,7 +112,7 @@ export function webhooksStore(q: Queryable) {
       await q.query(
         `UPDATE webhooks.subscriptions SET endpoint_url = $3, events = $4, description = $5, enabled = $6,
            secret = $7, previous_secret = $8, previous_secret_expires_at = $9, disabled_reason = $10,
-           disabled_at = $11, failing_since = $12, updated_at = $13
+           disabled_at = $11, failing_since = $12, updated_at = $13, last_failure_at = $14, endpoint_origin = $15
          WHERE org_id = $1 AND id = $2`,
         [
           s.orgId,
@@ -115,6 +128,8 @@ export function webhooksStore(q: Queryable) {
           s.disabledAt,
           s.failingSince,
           s.updatedAt,
+          s.lastFailureAt,
+          endpointOrigin(s.endpointUrl),
         ],
       );
     },
@@ -221,20 +236,29 @@ export function webhooksStore(q: Queryable) {
     },
 
     /**
-     * Claims due pending attempts for `leasedUntil`: at most `perSubscription` of one
-     * subscription in flight (claims still leased count), so a slow or dead endpoint holds a
-     * few slots, never the whole worker. SKIP LOCKED lets several workers claim side by side; an expired lease (a worker
-     * that died mid-send) makes the attempt claimable again. Disabled subscriptions get only
-     * the attempts someone asked for explicitly (redeliver, test).
+     * Claims due pending attempts for `leasedUntil`: at most `perEndpoint` to one endpoint
+     * (scheme, host and port, whichever subscriptions they belong to) in flight, claims still
+     * leased by any worker included, so a slow or dead receiver holds a few slots, never the
+     * whole worker, however many subscriptions point at it. SKIP LOCKED lets several workers
+     * claim side by side (two claiming at the same instant may each take the full share: a
+     * soft cap); an expired lease (a worker that died mid-send) makes the attempt claimable
+     * again. Disabled subscriptions get only the attempts someone asked for explicitly
+     * (redeliver, test).
      */
-    async claimDue(now: Date, leasedUntil: Date, limit: number, perSubscription: number): Promise<ClaimedAttempt[]> {
+    async claimDue(now: Date, leasedUntil: Date, limit: number, perEndpoint: number): Promise<ClaimedAttempt[]> {
       const due = "a.status = 'pending' AND a.scheduled_at <= $1 AND (a.leased_until IS NULL OR a.leased_until <= $1)";
       const ids = await q.query<{ id: string }>(
-        `WITH candidates AS (
-           SELECT a.id, row_number() OVER (PARTITION BY a.subscription_id ORDER BY a.scheduled_at, a.id)
-                  + (SELECT count(*) FROM webhooks.attempts b
-                      WHERE b.subscription_id = a.subscription_id AND b.status = 'pending' AND b.leased_until > $1) AS n
-             FROM webhooks.attempts a JOIN webhooks.subscriptions s ON s.id = a.subscription_id
+        `WITH busy AS (
+           SELECT s.endpoint_origin, count(*) AS n
+             FROM webhooks.attempts b JOIN webhooks.subscriptions s ON s.id = b.subscription_id
+            WHERE b.status = 'pending' AND b.leased_until > $1
+            GROUP BY s.endpoint_origin
+         ), candidates AS (
+           SELECT a.id, row_number() OVER (PARTITION BY s.endpoint_origin ORDER BY a.scheduled_at, a.id)
+                  + COALESCE(busy.n, 0) AS n
+             FROM webhooks.attempts a
+             JOIN webhooks.subscriptions s ON s.id = a.subscription_id
+             LEFT JOIN busy ON busy.endpoint_origin = s.endpoint_origin
             WHERE ${due} AND (s.enabled OR a.trigger IN ('redeliver', 'test'))
          ), picked AS (
            SELECT a.id FROM webhooks.attempts a JOIN candidates c ON c.id = a.id
@@ -243,7 +267,7 @@ export function webhooksStore(q: Queryable) {
             FOR UPDATE OF a SKIP LOCKED
          )
          UPDATE webhooks.attempts a SET leased_until = $2 FROM picked WHERE a.id = picked.id RETURNING a.id`,
-        [now, leasedUntil, perSubscription, limit],
+        [now, leasedUntil, perEndpoint, limit],
       );
       if (ids.length === 0) return [];
       const rows = await q.query(
@@ -270,9 +294,28 @@ export function webhooksStore(q: Queryable) {
     },
 
     /**
+     * Locks the subscription for settling one of its attempts and reads what that needs;
+     * undefined when it was deleted meanwhile. Attempts of one subscription complete one at a
+     * time after this, so each sees the failure run the previous one left. NO KEY UPDATE: the
+     * attempts inserted meanwhile (fan-out, retries) only take a key share of the row.
+     */
+    async lockForSettlement(subscriptionId: string): Promise<SubscriptionState | undefined> {
+      const [row] = await q.query(
+        "SELECT enabled, failing_since, last_failure_at FROM webhooks.subscriptions WHERE id = $1 FOR NO KEY UPDATE",
+        [subscriptionId],
+      );
+      if (!row) return undefined;
+      const at = (v: unknown) => (v === null || v === undefined ? null : new Date(v as string | Date));
+      return {
+        enabled: Boolean(row.enabled),
+        run: { failingSince: at(row.failing_since), lastFailureAt: at(row.last_failure_at) },
+      };
+    },
+
+    /**
      * Records how a claimed attempt ended, the retry that follows and the subscription's
-     * failure run; false when the lease was lost (another worker took the attempt over), in
-     * which case nothing is written.
+     * failure run (lock it first: lockForSettlement); false when the lease was lost (another
+     * worker took the attempt over), in which case nothing is written.
      */
     async complete(claimed: ClaimedAttempt, c: Completion, nextId: string): Promise<boolean> {
       const { attempt } = claimed;
@@ -310,14 +353,11 @@ export function webhooksStore(q: Queryable) {
           createdAt: c.attemptedAt,
         });
       }
-      if (c.status === "succeeded") {
-        await q.query("UPDATE webhooks.subscriptions SET failing_since = NULL WHERE id = $1", [attempt.subscriptionId]);
-      } else {
-        await q.query("UPDATE webhooks.subscriptions SET failing_since = COALESCE(failing_since, $2) WHERE id = $1", [
-          attempt.subscriptionId,
-          c.attemptedAt,
-        ]);
-      }
+      await q.query("UPDATE webhooks.subscriptions SET failing_since = $2, last_failure_at = $3 WHERE id = $1", [
+        attempt.subscriptionId,
+        c.run.failingSince,
+        c.run.lastFailureAt,
+      ]);
       if (c.disable) {
         await q.query(
           `UPDATE webhooks.subscriptions SET enabled = false, disabled_reason = $2, disabled_at = $3, updated_at = $3

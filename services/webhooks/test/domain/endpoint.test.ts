@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { isPublicAddress } from "../../src/domain/address.js";
-import { checkEndpoint } from "../../src/domain/endpoint.js";
+import { checkEndpoint, endpointOrigin } from "../../src/domain/endpoint.js";
 import { fakeResolver } from "../builders.js";
 
 const policy = {
@@ -32,11 +32,27 @@ describe("isPublicAddress", () => {
     "::ffff:127.0.0.1",
     "::ffff:10.0.0.1",
     "64:ff9b::7f00:1",
+    // IPv4-compatible (::/96): refused whatever it embeds, in either spelling.
+    "::7f00:1",
+    "::127.0.0.1",
+    "::a00:1",
+    "::808:808",
+    "::8.8.8.8",
+    // NAT64, 6to4 and Teredo: refused even when the embedded IPv4 address is public.
+    "64:ff9b::808:808",
+    "64:ff9b:1::808:808",
+    "2002:7f00:1::",
+    "2002:808:808::",
+    "2001:0:4136:e378:8000:63bf:3fff:fdd2",
+    // Outside global unicast (2000::/3), and the old site-local range.
+    "4000::1",
+    "fec0::1",
     "not-an-ip",
   ])("refuses %s", (a) => expect(isPublicAddress(a)).toBe(false));
 
-  it.each(["93.184.216.34", "8.8.8.8", "172.32.0.1", "2606:4700::1111", "::ffff:8.8.8.8"])("accepts %s", (a) =>
-    expect(isPublicAddress(a)).toBe(true),
+  it.each(["93.184.216.34", "8.8.8.8", "172.32.0.1", "2606:4700::1111", "2a00:1450:4001::200e", "::ffff:8.8.8.8"])(
+    "accepts %s",
+    (a) => expect(isPublicAddress(a)).toBe(true),
   );
 });
 
@@ -57,6 +73,8 @@ describe("checkEndpoint", () => {
     ["https://[fc00::1]/hook", "private"],
     ["https://[fe80::1]/hook", "private"],
     ["https://[::ffff:127.0.0.1]/hook", "private"],
+    ["https://[::127.0.0.1]/hook", "private"],
+    ["https://[::7f00:1]/hook", "private"],
     ["https://2130706433/hook", "private"],
     ["https://internal.example.com/hook", "private"],
     ["https://v6local.example.com/hook", "private"],
@@ -82,5 +100,15 @@ describe("checkEndpoint", () => {
     expect((await checkEndpoint("http://127.0.0.1:8080/hook", dev)).ok).toBe(true);
     expect((await checkEndpoint("https://localhost/hook", dev)).ok).toBe(true);
     expect((await checkEndpoint("ftp://localhost/hook", dev)).ok).toBe(false);
+  });
+});
+
+describe("endpointOrigin", () => {
+  it("is scheme://host:port, lower case with the port explicit, whatever the path", () => {
+    expect(endpointOrigin("https://Hooks.Example.com/a?x=1")).toBe("https://hooks.example.com:443");
+    expect(endpointOrigin("https://hooks.example.com.:443/b")).toBe("https://hooks.example.com:443");
+    expect(endpointOrigin("https://hooks.example.com:8443/c")).toBe("https://hooks.example.com:8443");
+    expect(endpointOrigin("http://127.0.0.1:8080/hooks/3")).toBe("http://127.0.0.1:8080");
+    expect(endpointOrigin("https://[0:0::1]/x")).toBe("https://[::1]:443");
   });
 });

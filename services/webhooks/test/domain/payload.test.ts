@@ -3,7 +3,8 @@ import { MeetingBookedSchema, MeetingCanceledSchema } from "@platform/contracts/
 import { meetingJson } from "@platform/contracts/rest/meeting";
 import { EVENT_TYPES } from "@platform/kit/events";
 import { describe, expect, it } from "vitest";
-import { checkEvents } from "../../src/domain/catalog.js";
+import { DELIVERED_TOPICS } from "../../src/delivery/fan-out.js";
+import { checkEvents, EVENT_CATALOG, MEETING_EVENT_TYPES } from "../../src/domain/catalog.js";
 import { audienceOf, renderPayload } from "../../src/domain/payload.js";
 import { meeting } from "../builders.js";
 
@@ -79,5 +80,19 @@ describe("checkEvents", () => {
       ok: true,
       events: ["revenue.deal.created"],
     });
+  });
+});
+
+describe("the catalog", () => {
+  it("names exactly event types the producers publish (the contracts' list and EVENT_TYPES stay in step)", () => {
+    const published: readonly string[] = Object.values(EVENT_TYPES);
+    for (const kind of EVENT_CATALOG) expect(published).toContain(kind);
+    for (const kind of MEETING_EVENT_TYPES) expect(EVENT_CATALOG).toContain(kind);
+  });
+
+  it("comes from the topics the fan-out consumes: scheduling and revenue", () => {
+    // Every catalog kind is named after its context, whose topic is platform.<context>.v1.
+    const contexts = new Set(EVENT_CATALOG.map((kind) => kind.split(".")[0]));
+    expect([...contexts].map((c) => `platform.${c}.v1`).sort()).toEqual([...DELIVERED_TOPICS].sort());
   });
 });

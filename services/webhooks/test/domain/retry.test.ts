@@ -1,11 +1,14 @@
 import { describe, expect, it } from "vitest";
 import {
+  FAILURE_RUN_BREAK_MS,
   failingTooLong,
+  failureRunAfter,
   JITTER,
   MAX_RETRY_AFTER_MS,
   nextRetryAt,
   parseRetryAfter,
   RETRY_SCHEDULE_MS,
+  settle,
   verdictOf,
 } from "../../src/domain/retry.js";
 
@@ -57,5 +60,66 @@ describe("verdictOf", () => {
     expect(failingTooLong(null, now)).toBe(false);
     expect(failingTooLong(new Date(now.getTime() - 5 * 86_400_000 + 1), now)).toBe(false);
     expect(failingTooLong(new Date(now.getTime() - 5 * 86_400_000), now)).toBe(true);
+  });
+});
+
+describe("the failure run", () => {
+  const HOUR = 3_600_000;
+  const none = { failingSince: null, lastFailureAt: null };
+
+  it("breaks after a gap longer than the longest wait of a retry chain (11 h), with an hour's slack", () => {
+    expect(FAILURE_RUN_BREAK_MS).toBe(12 * HOUR);
+  });
+
+  it("starts at a failure, continues while failures keep coming, ends with a success", () => {
+    const started = failureRunAfter(none, true, now);
+    expect(started).toEqual({ failingSince: now, lastFailureAt: now });
+    const later = failureRunAfter(started, true, at(FAILURE_RUN_BREAK_MS));
+    expect(later).toEqual({ failingSince: now, lastFailureAt: at(FAILURE_RUN_BREAK_MS) });
+    expect(failureRunAfter(later, false, at(FAILURE_RUN_BREAK_MS + 1))).toEqual(none);
+  });
+
+  it("a failure after a quiet spell starts a new run", () => {
+    const run = { failingSince: now, lastFailureAt: at(28 * HOUR) };
+    const after = at(28 * HOUR + FAILURE_RUN_BREAK_MS + 1);
+    expect(failureRunAfter(run, true, after)).toEqual({ failingSince: after, lastFailureAt: after });
+  });
+
+  it("an attempt recorded out of order never moves the latest failure back", () => {
+    const run = { failingSince: now, lastFailureAt: at(HOUR) };
+    expect(failureRunAfter(run, true, at(HOUR - 5_000))).toEqual(run);
+  });
+});
+
+describe("settle", () => {
+  const DAY = 86_400_000;
+  const retry = { kind: "retry", at: at(5_000) } as const;
+  const failingFor = (ms: number) => ({ failingSince: new Date(now.getTime() - ms), lastFailureAt: at(-1_000) });
+
+  it("retries a failure of an enabled subscription and keeps its run going", () => {
+    expect(settle(retry, { enabled: true, run: failingFor(DAY) }, now)).toEqual({
+      run: { failingSince: new Date(now.getTime() - DAY), lastFailureAt: now },
+      retryAt: at(5_000),
+    });
+  });
+
+  it("disables at five days of continuous failure, with no retry", () => {
+    expect(settle(retry, { enabled: true, run: failingFor(5 * DAY - 1) }, now).disable).toBeUndefined();
+    const settled = settle(retry, { enabled: true, run: failingFor(5 * DAY) }, now);
+    expect(settled.disable).toBe("failing");
+    expect(settled.retryAt).toBeUndefined();
+  });
+
+  it("410 disables; a disabled subscription gets no retry and is not disabled again", () => {
+    expect(settle({ kind: "gone" }, { enabled: true, run: failingFor(0) }, now).disable).toBe("endpoint-gone");
+    const off = settle(retry, { enabled: false, run: failingFor(6 * DAY) }, now);
+    expect(off.retryAt).toBeUndefined();
+    expect(off.disable).toBeUndefined();
+  });
+
+  it("a success ends the run", () => {
+    expect(settle({ kind: "succeeded" }, { enabled: true, run: failingFor(4 * DAY) }, now)).toEqual({
+      run: { failingSince: null, lastFailureAt: null },
+    });
   });
 });
