@@ -17,29 +17,23 @@ import {
 import { type EmailEvent, emailEventOf } from "../src/domain/email-event.js";
 import { dayOf, periodDays, periodStart } from "../src/domain/period.js";
 import { engagementTenths, percentage, rankingScores, ratesOf, tenths, topLimit } from "../src/domain/rates.js";
+import { emailEvent } from "./builders.js";
 
 const ORG = seededId("org_", "domain", "org");
 const OTHER_ORG = seededId("org_", "domain", "other-org");
 const USR = seededId("usr_", "domain", "usr");
 const BLAST = seededId("blast_", "domain", "blast");
-let n = 0;
-function ev(kind: EmailEvent["kind"], to: string, at: string, extra: Partial<EmailEvent> = {}): EmailEvent {
-  return {
-    eventId: `e${++n}`,
+const ev = (kind: EmailEvent["kind"], to: string, at: string, extra: Partial<EmailEvent> = {}): EmailEvent =>
+  emailEvent({
     orgId: ORG,
     kind,
-    occurredAt: new Date(at),
     messageId: "m1",
     recipientEmail: to,
-    subject: "Hello",
+    at,
     senderUserId: USR,
-    senderDisplayName: "Sender",
-    blastId: null,
-    autoReply: false,
-    location: null,
+    subject: "Hello",
     ...extra,
-  };
-}
+  });
 
 describe("rates", () => {
   it("are percentages with one decimal, rounded half up in exact integer arithmetic", () => {

@@ -13,6 +13,7 @@ import { analyticsMigrations } from "../src/server.js";
 import { upsertBlasts } from "../src/store/blasts.store.js";
 import { ingestEvents } from "../src/store/ingest.store.js";
 import { analyticsReads, BLAST_SORT_KEYS, DELIVERY_SORT_KEYS, SENT_EMAIL_SORT_KEYS } from "../src/store/reads.store.js";
+import { emailEvent } from "./builders.js";
 
 // The store on PGlite: what ingestion writes, read back the way the handlers read it.
 const ACME = seededId("org_", "store-test", "acme");
@@ -23,31 +24,14 @@ const B2 = seededId("blast_", "store-test", "b2");
 const NOW = new Date("2026-03-10T12:00:00Z");
 const SINCE = new Date("2026-02-09T00:00:00Z");
 
-let n = 0;
-function ev(
+const ev = (
   orgId: string,
   messageId: string,
   kind: EmailEvent["kind"],
   to: string,
   at: string,
   extra: Partial<EmailEvent> = {},
-): EmailEvent {
-  return {
-    eventId: `store-${++n}`,
-    orgId,
-    kind,
-    occurredAt: new Date(at),
-    messageId,
-    recipientEmail: to,
-    subject: `Subject ${messageId}`,
-    senderUserId: USR,
-    senderDisplayName: "Sender",
-    blastId: null,
-    autoReply: false,
-    location: null,
-    ...extra,
-  };
-}
+): EmailEvent => emailEvent({ orgId, messageId, kind, recipientEmail: to, at, senderUserId: USR, ...extra });
 
 const blast = (orgId: string, id: string, name: string): BlastMetadata => ({
   id,
