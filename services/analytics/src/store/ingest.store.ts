@@ -95,8 +95,7 @@ async function ensureDeliveries(q: Queryable, batch: readonly EmailEvent[]): Pro
   const rows = await q.query(
     `SELECT d.* FROM analytics.deliveries d
        JOIN unnest($1::text[], $2::text[]) AS k(sent_email_id, recipient_email)
-         ON d.sent_email_id = k.sent_email_id AND d.recipient_email = k.recipient_email
-`,
+         ON d.sent_email_id = k.sent_email_id AND d.recipient_email = k.recipient_email`,
     [keys.map((k) => k.sentEmailId), keys.map((k) => k.recipientEmail)],
   );
   const before = new Map<string, Delivery>();

@@ -2,7 +2,8 @@ import type { Row } from "@platform/kit/db";
 import type { PayloadVersion } from "../domain/payload.js";
 import type { AttemptRecord, AttemptStatus, AttemptTrigger, DisabledReason, SubscriptionRecord } from "../model.js";
 
-const date = (v: unknown): Date | null => (v === null || v === undefined ? null : new Date(v as string | Date));
+/** A nullable timestamp column as a Date or null (pg gives Dates, PGlite may give strings). */
+export const date = (v: unknown): Date | null => (v === null || v === undefined ? null : new Date(v as string | Date));
 const must = (v: unknown): Date => new Date(v as string | Date);
 
 export function toSubscription(r: Row): SubscriptionRecord {

@@ -5,7 +5,7 @@ import { endpointOrigin } from "../domain/endpoint.js";
 import type { StoredEvent } from "../domain/payload.js";
 import type { FailureRun } from "../domain/retry.js";
 import type { AttemptRecord, AttemptStatus, SubscriptionRecord } from "../model.js";
-import { toAttempt, toSubscription } from "./rows.js";
+import { date, toAttempt, toSubscription } from "./rows.js";
 
 /** The sort keys of GET /webhook-subscriptions. */
 export const SUBSCRIPTION_SORT_KEYS: Record<string, SortKey> = {
@@ -305,10 +305,9 @@ export function webhooksStore(q: Queryable) {
         [subscriptionId],
       );
       if (!row) return undefined;
-      const at = (v: unknown) => (v === null || v === undefined ? null : new Date(v as string | Date));
       return {
         enabled: Boolean(row.enabled),
-        run: { failingSince: at(row.failing_since), lastFailureAt: at(row.last_failure_at) },
+        run: { failingSince: date(row.failing_since), lastFailureAt: date(row.last_failure_at) },
       };
     },
 
