@@ -12,7 +12,10 @@ const UNIQUE_VIOLATION = "23505";
  * org's row of the id.
  */
 export async function upsertBlasts(q: Queryable, blasts: readonly BlastMetadata[], now: Date): Promise<number> {
-  await takeOrgTurns(q, blasts.map((b) => b.orgId));
+  await takeOrgTurns(
+    q,
+    blasts.map((b) => b.orgId),
+  );
   const sorted = [...blasts].sort((a, b) => (a.id < b.id ? -1 : 1));
   // The caller's own rows cannot change under it (its org's writers take turns); another org
   // describing the same id concurrently is caught by the unique index below.
