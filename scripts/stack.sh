@@ -21,6 +21,9 @@ ANALYTICS_ADMIN_PORT=${ANALYTICS_ADMIN_PORT:-8085}
 # Prometheus /metrics of each process: METRICS_BASE_PORT + its index (gateway 0, identity 1, …).
 METRICS_BASE_PORT=${METRICS_BASE_PORT:-9460}
 PG_URL=${PG_URL:-postgres://postgres@127.0.0.1:5432}
+# Database names are DB_PREFIX + the service (platform_identity, ...): another prefix gives a
+# second stack on the same Postgres its own data (with its own ports, KAFKA_PORT, STACK_RUN_DIR).
+DB_PREFIX=${STACK_DB_PREFIX:-platform_}
 export REDIS_URL=${REDIS_URL:-redis://127.0.0.1:6379}
 export KAFKA_BROKERS=${KAFKA_BROKERS:-127.0.0.1:${KAFKA_PORT:-19092}}
 export PLATFORM_CONTEXT_SECRET=${PLATFORM_CONTEXT_SECRET:-dev-context-secret-change-me-0123456789}
@@ -43,7 +46,7 @@ delivery worker $DELIVERY_PORT; admin planes identity $ADMIN_PORT, crm-data $CRM
 $REVENUE_ADMIN_PORT, analytics $ANALYTICS_ADMIN_PORT; Prometheus /metrics on $METRICS_BASE_PORT + n
 (n: the process's place in the list above, gateway 0).
 Settings come from the environment (the *_PORT variables above, PG_URL, REDIS_URL, KAFKA_BROKERS,
-PLATFORM_CONTEXT_SECRET, PLATFORM_ADMIN_SECRET, SANDBOX_SEED).
+PLATFORM_CONTEXT_SECRET, PLATFORM_ADMIN_SECRET, SANDBOX_SEED, STACK_DB_PREFIX, STACK_RUN_DIR).
 TXT
 }
 
@@ -92,21 +95,21 @@ case "${1:-}" in
     bash scripts/kafka.sh start
     local_url() { echo "http://127.0.0.1:$1"; }
     launch identity "$IDENTITY_PORT" PORT="$IDENTITY_PORT" ADMIN_PORT="$ADMIN_PORT" METRICS_PORT=$((METRICS_BASE_PORT + 1)) \
-      DATABASE_URL="$PG_URL/platform_identity" node --import tsx services/identity/src/main.ts
+      DATABASE_URL="$PG_URL/${DB_PREFIX}identity" node --import tsx services/identity/src/main.ts
     launch scheduling "$SCHEDULING_PORT" PORT="$SCHEDULING_PORT" METRICS_PORT=$((METRICS_BASE_PORT + 2)) \
-      DATABASE_URL="$PG_URL/platform_scheduling" node --import tsx services/scheduling/src/main.ts
+      DATABASE_URL="$PG_URL/${DB_PREFIX}scheduling" node --import tsx services/scheduling/src/main.ts
     launch crm-data "$CRM_PORT" PORT="$CRM_PORT" ADMIN_PORT="$CRM_ADMIN_PORT" METRICS_PORT=$((METRICS_BASE_PORT + 3)) \
-      DATABASE_URL="$PG_URL/platform_crm" node --import tsx services/crm-data/src/main.ts
+      DATABASE_URL="$PG_URL/${DB_PREFIX}crm" node --import tsx services/crm-data/src/main.ts
     launch revenue "$REVENUE_PORT" PORT="$REVENUE_PORT" ADMIN_PORT="$REVENUE_ADMIN_PORT" METRICS_PORT=$((METRICS_BASE_PORT + 4)) \
-      DATABASE_URL="$PG_URL/platform_revenue" CRM_URL="$(local_url "$CRM_PORT")" \
+      DATABASE_URL="$PG_URL/${DB_PREFIX}revenue" CRM_URL="$(local_url "$CRM_PORT")" \
       IDENTITY_URL="$(local_url "$IDENTITY_PORT")" node --import tsx services/revenue/src/main.ts
     launch analytics "$ANALYTICS_PORT" PORT="$ANALYTICS_PORT" ADMIN_PORT="$ANALYTICS_ADMIN_PORT" \
-      METRICS_PORT=$((METRICS_BASE_PORT + 5)) DATABASE_URL="$PG_URL/platform_analytics" \
+      METRICS_PORT=$((METRICS_BASE_PORT + 5)) DATABASE_URL="$PG_URL/${DB_PREFIX}analytics" \
       CRM_URL="$(local_url "$CRM_PORT")" node --import tsx services/analytics/src/main.ts
     launch webhooks "$WEBHOOKS_PORT" PORT="$WEBHOOKS_PORT" METRICS_PORT=$((METRICS_BASE_PORT + 6)) \
-      DATABASE_URL="$PG_URL/platform_webhooks" node --import tsx services/webhooks/src/main.ts
+      DATABASE_URL="$PG_URL/${DB_PREFIX}webhooks" node --import tsx services/webhooks/src/main.ts
     launch webhooks-delivery "$DELIVERY_PORT" DELIVERY_PORT="$DELIVERY_PORT" METRICS_PORT=$((METRICS_BASE_PORT + 7)) \
-      DATABASE_URL="$PG_URL/platform_webhooks" node --import tsx services/webhooks/src/delivery-main.ts
+      DATABASE_URL="$PG_URL/${DB_PREFIX}webhooks" node --import tsx services/webhooks/src/delivery-main.ts
     launch gateway "$GATEWAY_PORT" PORT="$GATEWAY_PORT" METRICS_PORT="$METRICS_BASE_PORT" \
       IDENTITY_URL="$(local_url "$IDENTITY_PORT")" SCHEDULING_URL="$(local_url "$SCHEDULING_PORT")" \
       CRM_URL="$(local_url "$CRM_PORT")" REVENUE_URL="$(local_url "$REVENUE_PORT")" \
