@@ -8,7 +8,7 @@ export default defineConfig({
       {
         test: {
           name: "unit",
-          include: ["{libs,gateway,services,cli,runtime,deploy}/**/*.test.ts"],
+          include: ["{libs,gateway,services,cli,clients,runtime,deploy}/**/*.test.ts"],
           exclude: ["**/node_modules/**", "**/*.infra.test.ts"],
           testTimeout: 30_000,
           hookTimeout: 60_000,

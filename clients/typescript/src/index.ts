@@ -1,0 +1,47 @@
+export { CLIENT_VERSION, type ClientOptions, PlatformClient } from "./client.js";
+export { PlatformConnectionError, PlatformError } from "./errors.js";
+// The generated types: paths, operations, components, webhooks, and each schema by name (Deal, Meeting, …).
+export type * from "./generated/openapi.js";
+export { API_PREFIX, OPERATIONS } from "./generated/operations.js";
+export { type PageOf, PageRequest } from "./pagination.js";
+export {
+  isProblemName,
+  type PlatformProblem,
+  PROBLEM_CATALOG,
+  type ProblemExtensions,
+  type ProblemName,
+  type ProblemOf,
+  parseProblem,
+} from "./problems.js";
+export { RESOURCES, type Resources } from "./resources.js";
+export { DEFAULT_RETRY, type RetryOptions } from "./retry.js";
+export type {
+  ApiResponse,
+  ArgsOf,
+  BodyOf,
+  CallOptions,
+  HttpMethod,
+  InputOf,
+  ItemOf,
+  OperationId,
+  OperationMethod,
+  PaginatedOperationId,
+  PathFor,
+  PathParamsOf,
+  QueryOf,
+  RequestInit,
+  ResponseOf,
+} from "./types.js";
+export {
+  type AnyWebhookEvent,
+  isV2Event,
+  type LegacyWebhookEvent,
+  type VerifyOptions,
+  verifyWebhook,
+  WEBHOOK_TOLERANCE_SECONDS,
+  type WebhookEvent,
+  type WebhookEventType,
+  type WebhookHeaders,
+  WebhookVerificationError,
+  type WebhookVerificationFailure,
+} from "./webhooks.js";
