@@ -25,6 +25,7 @@ export type {
   ItemOf,
   OperationId,
   OperationMethod,
+  OptionsOf,
   PaginatedOperationId,
   PathFor,
   PathParamsOf,
