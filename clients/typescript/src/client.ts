@@ -19,7 +19,7 @@ import type {
   OperationFor,
   OperationId,
   PathFor,
-  RequestInit,
+  RequestOptions,
   ResponseOf,
   ResultOf,
 } from "./types.js";
@@ -218,13 +218,13 @@ export class PlatformClient {
   async request<M extends HttpMethod, P extends PathFor<M>>(
     method: M,
     path: P,
-    init: RequestInit<OperationFor<M, P>>,
+    init: RequestOptions<OperationFor<M, P>>,
   ): Promise<ResponseOf<OperationFor<M, P>>> {
     const operationId = (Object.keys(OPERATIONS) as OperationId[]).find(
       (id) => OPERATIONS[id].method === method && OPERATIONS[id].path === path,
     );
     if (!operationId) throw new TypeError(`${method} ${path} is not an operation of the API`);
-    const { params, query, body, ...options } = init as RequestInit<OperationId> & {
+    const { params, query, body, ...options } = init as RequestOptions<OperationId> & {
       params?: Record<string, unknown>;
       query?: Record<string, unknown>;
       body?: unknown;

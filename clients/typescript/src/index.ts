@@ -30,7 +30,7 @@ export type {
   PathFor,
   PathParamsOf,
   QueryOf,
-  RequestInit,
+  RequestOptions,
   ResponseOf,
 } from "./types.js";
 export {

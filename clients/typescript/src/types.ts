@@ -119,7 +119,7 @@ type Needed<T, Key extends string> = [T] extends [never]
     : { [_ in Key]: T };
 
 /** `init` of a generic request: `params` (path), `query` and `body`, each required where the operation requires it. */
-export type RequestInit<K extends OperationId> = Needed<PathParamsOf<K>, "params"> &
+export type RequestOptions<K extends OperationId> = Needed<PathParamsOf<K>, "params"> &
   Needed<QueryOf<K>, "query"> &
   Needed<BodyOf<K>, "body"> &
   OptionsOf<K>;

@@ -93,6 +93,9 @@ describe("typed calls", () => {
     expect(deal.id).toBe(dealId);
     expect(await c.call("getDeal", { dealId })).toEqual(deal);
     expect(await c.request("GET", "/deals/{dealId}", { params: { dealId } })).toEqual(deal);
+    const byPath = await c.request("POST", "/deals", { body: await newDeal() });
+    expectTypeOf(byPath).toEqualTypeOf<Deal>();
+    expect(await c.request("GET", "/deals/{dealId}", { params: { dealId: byPath.id } })).toEqual(byPath);
 
     const full = await c.send("getOrganization", { orgId: org.id });
     expect(full.status).toBe(200);

@@ -9,6 +9,8 @@ import {
   type OptionsOf,
   type PlatformProblem,
   PROBLEM_CATALOG,
+  type ProblemExtensions,
+  type ProblemName,
   parseProblem,
   RESOURCES,
 } from "../src/index.js";
@@ -62,6 +64,8 @@ describe("problems", () => {
     }) as PlatformProblem;
     if (p.type === "seat-limit-exceeded") expectTypeOf(p.remainingSeats).toEqualTypeOf<number>();
     expect(p).toMatchObject({ seatLimit: 10, remainingSeats: 0 });
+    // Extension members are declared only for names of the catalog.
+    expectTypeOf<keyof ProblemExtensions>().toExtend<ProblemName>();
   });
 });
 
