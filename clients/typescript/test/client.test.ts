@@ -68,10 +68,11 @@ async function someAccountId(): Promise<string> {
 }
 const newDeal = async () => ({ name: `Client test deal ${++n}`, accountId: await someAccountId(), stage: "Discovery" });
 
+// Starting the whole platform takes long on a loaded machine.
 beforeAll(async () => {
   running = await startPlatform({ port: PORT, seed: SEED });
   receiver = await startReceiver(RECEIVER_PORT);
-});
+}, 180_000);
 afterAll(async () => {
   await receiver?.close();
   await running?.close();
