@@ -303,6 +303,7 @@ export class PlatformClient {
       const timeout = AbortSignal.timeout(timeoutMs);
       const signal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout;
       let res: Response;
+      let payload: unknown;
       try {
         res = await c.fetch(request.url, {
           method: request.method,
@@ -310,6 +311,8 @@ export class PlatformClient {
           ...(request.body !== undefined ? { body: request.body } : {}),
           signal,
         });
+        // Read under the same deadline: a body cut off midway is a failed attempt like any other.
+        payload = res.status === 204 ? undefined : await readBody(res);
       } catch (err) {
         // The caller's own abort ends the call; a timeout or a network failure may be retried.
         if (options.signal?.aborted) throw options.signal.reason ?? err;
@@ -325,9 +328,8 @@ export class PlatformClient {
       }
       const requestId = res.headers.get("x-request-id") ?? undefined;
       if (res.ok) {
-        const data = res.status === 204 ? undefined : await readBody(res);
         return {
-          data,
+          data: payload,
           status: res.status,
           headers: res.headers,
           requestId,
@@ -335,7 +337,6 @@ export class PlatformClient {
           attempts: attempt,
         };
       }
-      const errorBody = await readBody(res);
       if (retriesLeft && isRetriableStatus(res.status, policy)) {
         const after = retryAfterMs(res.headers.get("retry-after"));
         if (after === undefined || after <= policy.maxRetryAfterMs) {
@@ -343,12 +344,12 @@ export class PlatformClient {
           continue;
         }
       }
-      const problem = parseProblem(errorBody);
+      const problem = parseProblem(payload);
       throw new PlatformError({
         status: res.status,
         problem,
         requestId: requestId ?? problem?.requestId,
-        body: errorBody,
+        body: payload,
         headers: res.headers,
         attempts: attempt,
         method: request.method,

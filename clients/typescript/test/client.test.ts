@@ -397,6 +397,35 @@ describe("webhooks", () => {
 });
 
 describe("connection failures", () => {
+  /**
+   * A fetch that never answers its first request, until that request's signal aborts; later
+   * requests reach the platform without the deadline (so a slow machine cannot fail them).
+   */
+  const hangingFirst = () =>
+    recordingFetch((call, url, init) =>
+      call === 1
+        ? new Promise<Response>((_, reject) =>
+            init.signal?.addEventListener("abort", () => reject(init.signal?.reason)),
+          )
+        : globalThis.fetch(url, { ...init, signal: null }),
+    );
+
+  it("retries an attempt that missed its deadline", async () => {
+    const { calls, fetch } = hangingFirst();
+    const org = await client("acme-full", { fetch, timeoutMs: 100 }).send("getMyOrganization");
+    expect(org.attempts).toBe(2);
+    expect(calls).toHaveLength(2);
+  });
+
+  it("stops at once when the caller aborts, retries and waits included", async () => {
+    const { calls, fetch } = hangingFirst();
+    const controller = new AbortController();
+    const pending = client("acme-full", { fetch }).organizations.me({}, { signal: controller.signal });
+    controller.abort(new Error("caller gave up"));
+    await expect(pending).rejects.toThrow("caller gave up");
+    expect(calls).toHaveLength(1);
+  });
+
   it("wraps a network failure that cannot be retried", async () => {
     const failing = (async () => {
       throw new TypeError("fetch failed");
