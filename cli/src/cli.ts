@@ -367,7 +367,7 @@ Examples:
     .description(
       "list the sandbox's notable records by scenario (expired transcript, failed bot, revoked child, closed deal, …), derived from SANDBOX_SEED",
     )
-    .option("--json", "print a JSON array of {scenario, description, kind, id, orgId, path}")
+    .option("--json", "print a JSON array of {scenario, description, kind, id, orgId, path, key, actingOn}")
     .addHelpText(
       "after",
       `

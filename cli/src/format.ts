@@ -110,10 +110,21 @@ export function table(headers: readonly string[], rows: readonly (readonly strin
   return [line(headers), ...rows.map(line)].join("\n");
 }
 
+const keyCell = (f: SandboxFixture) => (f.actingOn ? `${f.key}, acting on it` : f.key);
+
 /** The fixtures as `platform sandbox fixtures` prints them (and the README shows them). */
 export function fixturesTable(fixtures: readonly SandboxFixture[]): string {
   return table(
-    ["SCENARIO", "ID", "PATH", "WHAT IT SHOWS"],
-    fixtures.map((f) => [f.scenario, f.id, f.path.replace(f.id, "{id}"), f.description]),
+    ["SCENARIO", "ID", "GET", "KEY", "WHAT IT SHOWS"],
+    fixtures.map((f) => [f.scenario, f.id, f.path.replace(f.id, "{id}"), keyCell(f), f.description]),
   );
+}
+
+/** The same fixtures as a Markdown table (the README's sandbox section carries it for the default seed). */
+export function fixturesMarkdown(fixtures: readonly SandboxFixture[]): string {
+  const rows = fixtures.map(
+    (f) =>
+      `| \`${f.scenario}\` | \`${f.id}\` | \`GET ${f.path.replace(f.id, "{id}")}\` | ${keyCell(f)} | ${f.description} |`,
+  );
+  return ["| scenario | id | request | key | what it shows |", "|---|---|---|---|---|", ...rows].join("\n");
 }

@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import { create, toJson } from "@bufbuild/protobuf";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { DelegatedRequestServedSchema } from "@platform/contracts/events/gateway";
@@ -13,9 +14,10 @@ import { kitMigrations, migrate } from "@platform/kit/migrate";
 import { toBusMessage } from "@platform/kit/outbox";
 import { PARTNER_SCOPE, READ_SCOPES } from "@platform/kit/scopes";
 import { eventually } from "@platform/kit/testing";
-import { sandboxKeysOffline, sandboxOrgId } from "@platform/sandbox";
+import { sandboxFixtures, sandboxKeysOffline, sandboxMeetingId, sandboxOrgId } from "@platform/sandbox";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { run } from "../src/cli.js";
+import { fixturesMarkdown } from "../src/format.js";
 
 const SEED = "cli-test";
 const SECRET = "cli-test-admin-secret";
@@ -260,5 +262,51 @@ describe("platform CLI without the admin plane", () => {
     expect(keys.find((k: { name: string }) => k.name === "acme-full").key).toBe(
       sandboxKeysOffline(SEED).find((k) => k.name === "acme-full")?.key,
     );
+  });
+
+  it("lists the sandbox fixtures by scenario for the seed, as a table or JSON", async () => {
+    const r = await platform(["sandbox", "fixtures", "--json"], nowhere);
+    expect(r).toMatchObject({ code: 0, stderr: "" });
+    const fixtures = r.json() as { scenario: string; id: string; orgId: string; path: string; key: string }[];
+    const by = new Map(fixtures.map((f) => [f.scenario, f]));
+    for (const scenario of [
+      "expired-transcript",
+      "failed-bot",
+      "meeting-with-chat",
+      "revoked-child",
+      "won-deal",
+      "lost-deal",
+      "disabled-schedule",
+    ]) {
+      expect(by.has(scenario), scenario).toBe(true);
+    }
+    expect(new Set(fixtures.map((f) => f.scenario)).size).toBe(fixtures.length);
+    // Derived from SANDBOX_SEED, as the platform seeded with it derives them.
+    expect(by.get("expired-transcript")).toMatchObject({
+      id: sandboxMeetingId(SEED, "acme-archive-2025"),
+      orgId: sandboxOrgId(SEED, "acme"),
+      path: `/scheduled-meetings/${sandboxMeetingId(SEED, "acme-archive-2025")}/transcript`,
+      key: "acme-full",
+    });
+    expect(by.get("revoked-child")).toMatchObject({
+      id: sandboxOrgId(SEED, "hooli"),
+      key: "northwind-partner",
+      actingOn: sandboxOrgId(SEED, "hooli"),
+    });
+    const other = await platform(["sandbox", "fixtures", "--json"], { ...nowhere, SANDBOX_SEED: "another" });
+    expect(other.json()[0].id).not.toBe(fixtures[0]?.id);
+
+    const table = await platform(["sandbox", "fixtures"], nowhere);
+    const lines = table.stdout.trim().split("\n");
+    expect(lines[0]).toMatch(/^SCENARIO\s+ID\s+GET\s+KEY\s+WHAT IT SHOWS$/);
+    expect(lines).toHaveLength(fixtures.length + 1);
+    expect(table.stdout).toMatch(
+      new RegExp(`failed-bot\\s+${by.get("failed-bot")?.id}\\s+/scheduled-meetings/\\{id\\}/bot\\s+acme-full`),
+    );
+  });
+
+  it("has the same fixtures table in the README, for the default seed", () => {
+    const readme = readFileSync(new URL("../../README.md", import.meta.url), "utf8");
+    expect(readme).toContain(fixturesMarkdown(sandboxFixtures("sandbox")));
   });
 });

@@ -52,7 +52,8 @@ beforeAll(async () => {
     seedSandbox: true,
   });
   key = (await platform.sandboxKeys()).find((k) => k.name === "acme-full")?.key ?? "";
-});
+  // Seeding every context on a loaded machine can outlast the default hook timeout.
+}, 180_000);
 afterAll(async () => {
   await platform.close();
   rmSync(dataDir, { recursive: true, force: true });

@@ -25,8 +25,12 @@ export interface SandboxFixture {
   id: string;
   /** The organization the record belongs to (whose key reads it). */
   orgId: string;
-  /** A request (relative to the API base) that shows the scenario. */
+  /** A GET request (relative to the API base) that shows the scenario... */
   path: string;
+  /** ...made with this sandbox key (`platform sandbox keys`)... */
+  key: string;
+  /** ...acting on this child organization (`X-Platform-Acting-On`) when set. */
+  actingOn: string | null;
 }
 
 interface FixtureDefinition {
@@ -36,6 +40,10 @@ interface FixtureDefinition {
   org: string;
   id: (seed: string) => string;
   path: (id: string) => string;
+  /** Default acme-full. */
+  key?: string;
+  /** Whether the partner key acts on the record's org. */
+  actingOn?: boolean;
 }
 
 const FIXTURES: readonly FixtureDefinition[] = [
@@ -54,6 +62,7 @@ const FIXTURES: readonly FixtureDefinition[] = [
     org: "northwind",
     id: (seed) => sandboxOrgId(seed, "northwind"),
     path: () => "/partner/managed-organizations",
+    key: "northwind-partner",
   },
   {
     scenario: "managed-child",
@@ -62,22 +71,27 @@ const FIXTURES: readonly FixtureDefinition[] = [
     org: "globex",
     id: (seed) => sandboxOrgId(seed, "globex"),
     path: (id) => `/organizations/${id}`,
+    key: "northwind-partner",
+    actingOn: true,
   },
   {
     scenario: "child-with-issues",
-    description: "Initech: a child with hasActiveIssues (failed payment)",
+    description: "Initech: the child a hasActiveIssues filter finds (failed payment)",
     kind: "organization",
     org: "initech",
     id: (seed) => sandboxOrgId(seed, "initech"),
-    path: (id) => `/organizations/${id}`,
+    path: () => "/partner/managed-organizations?hasActiveIssues=true",
+    key: "northwind-partner",
   },
   {
     scenario: "revoked-child",
-    description: "Hooli: Northwind's grant was revoked; acting on it is refused",
+    description: "Hooli: Northwind's grant was revoked; acting on it is refused (403)",
     kind: "organization",
     org: "hooli",
     id: (seed) => sandboxOrgId(seed, "hooli"),
     path: (id) => `/organizations/${id}`,
+    key: "northwind-partner",
+    actingOn: true,
   },
   {
     scenario: "pending-invitation",
@@ -121,7 +135,7 @@ const FIXTURES: readonly FixtureDefinition[] = [
   },
   {
     scenario: "draft-schedule",
-    description: "A draft schedule, never published",
+    description: "A draft schedule: never served (404 schedule-not-found)",
     kind: "schedule",
     org: "acme",
     id: (seed) => sandboxScheduleId(seed, "acme-renewal"),
@@ -244,6 +258,8 @@ export function sandboxFixtures(seed: string): SandboxFixture[] {
       id,
       orgId: sandboxOrgId(seed, f.org),
       path: f.path(id),
+      key: f.key ?? "acme-full",
+      actingOn: f.actingOn ? sandboxOrgId(seed, f.org) : null,
     };
   });
 }
