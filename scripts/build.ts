@@ -44,7 +44,10 @@ function migrationsPlugin(copied: Set<string>): Plugin {
         const pkgDir = resolve(dirname(args.path), "..");
         const name = relative(ROOT, pkgDir).replaceAll("\\", "/").replace("/", "-");
         copied.add(pkgDir);
-        return { contents: source.replace(MIGRATIONS_URL, `new URL("./migrations/${name}", import.meta.url)`), loader: "ts" };
+        return {
+          contents: source.replace(MIGRATIONS_URL, `new URL("./migrations/${name}", import.meta.url)`),
+          loader: "ts",
+        };
       });
     },
   };
