@@ -73,7 +73,23 @@ function rssMiB(pid: number): number {
   return kb / 1024;
 }
 
+/**
+ * One timed start. The ports sit in Linux's ephemeral range, where another process's
+ * outgoing connection can hold one for a moment: a start refused with EADDRINUSE is retried.
+ */
 async function startOnce(p: Proc, mode: "tsx" | "compiled", port: number): Promise<{ ms: number; rss: number }> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startAttempt(p, mode, port);
+    } catch (err) {
+      if (attempt >= 5 || !String(err).includes("EADDRINUSE")) throw err;
+      console.error(`${p.name} (${mode}): a port was taken, retrying`);
+      await sleep(500);
+    }
+  }
+}
+
+async function startAttempt(p: Proc, mode: "tsx" | "compiled", port: number): Promise<{ ms: number; rss: number }> {
   const args = mode === "tsx" ? ["--import", "tsx", p.entry] : [join("dist", p.name, "main.js")];
   const env: Record<string, string> = {
     ...(process.env as Record<string, string>),
@@ -82,6 +98,11 @@ async function startOnce(p: Proc, mode: "tsx" | "compiled", port: number): Promi
     ...p.env(port),
   };
   if (p.database) env.DATABASE_URL = `${PG_URL}/${DB_PREFIX}${p.database}`;
+  // The previous start's sockets may linger a moment after its exit.
+  for (let waited = 0; (await portOpen(port)) || (await portOpen(port + 1)); waited += 100) {
+    if (waited > 30_000) throw new Error(`port ${port} or ${port + 1} stays in use`);
+    await sleep(100);
+  }
   const started = performance.now();
   const child = spawn(process.execPath, args, { cwd: ROOT, env, stdio: ["ignore", "ignore", "pipe"] });
   let stderr = "";
@@ -97,6 +118,8 @@ async function startOnce(p: Proc, mode: "tsx" | "compiled", port: number): Promi
     }
     const ms = performance.now() - started;
     await sleep(2000);
+    if (child.exitCode !== null)
+      throw new Error(`${p.name} (${mode}) exited ${child.exitCode} after listening: ${stderr}`);
     return { ms, rss: rssMiB(child.pid ?? 0) };
   } finally {
     await new Promise<void>((done) => {
@@ -121,6 +144,11 @@ for (const p of PROCS) {
 
 console.error(`node ${process.version}, ${RUNS} timed starts per process and mode (median), after one warm-up`);
 const rows: string[] = [];
+const HEADER = [
+  "| process | startup tsx (ms) | startup compiled (ms) | compiled/tsx | RSS tsx (MiB) | RSS compiled (MiB) | compiled/tsx |",
+  "|---|---|---|---|---|---|---|",
+];
+console.log(HEADER.join("\n"));
 try {
   for (const [i, p] of PROCS.entries()) {
     const port = PORT_BASE + i * 10;
@@ -134,9 +162,10 @@ try {
     }
     const t = result.tsx as { ms: number; rss: number };
     const c = result.compiled as { ms: number; rss: number };
-    rows.push(
-      `| ${p.name} | ${Math.round(t.ms)} | ${Math.round(c.ms)} | ${(c.ms / t.ms).toFixed(2)} | ${t.rss.toFixed(0)} | ${c.rss.toFixed(0)} | ${(c.rss / t.rss).toFixed(2)} |`,
-    );
+    const row = `| ${p.name} | ${Math.round(t.ms)} | ${Math.round(c.ms)} | ${(c.ms / t.ms).toFixed(2)} | ${t.rss.toFixed(0)} | ${c.rss.toFixed(0)} | ${(c.rss / t.rss).toFixed(2)} |`;
+    // Each row as soon as it is measured, so an interrupted run keeps what it measured.
+    console.log(row);
+    rows.push(row);
   }
 } finally {
   const client = new pg.Client({ connectionString: `${PG_URL}/postgres` });
@@ -146,10 +175,3 @@ try {
   }
   await client.end();
 }
-console.log(
-  [
-    "| process | startup tsx (ms) | startup compiled (ms) | compiled/tsx | RSS tsx (MiB) | RSS compiled (MiB) | compiled/tsx |",
-    "|---|---|---|---|---|---|---|",
-    ...rows,
-  ].join("\n"),
-);
