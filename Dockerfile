@@ -2,20 +2,22 @@
 # One image per process, chosen by target:
 #   docker build --target gateway -t platform/gateway .
 #   targets: gateway, identity, scheduling, crm-data, revenue, analytics, webhooks, webhooks-delivery
-# Sources run through tsx (a production dependency of the workspace), so an image carries the
-# TypeScript sources it runs and production dependencies only: no dev tooling, no tests
-# (.dockerignore), no compiler toolchain. Every target runs as the non-root `node` user
-# (uid/gid 1000, numeric so Kubernetes' runAsNonRoot can verify it) and works with a
-# read-only root filesystem as long as /tmp is writable (tsx's transform cache lives there).
-# No HEALTHCHECK: probes live in docker-compose.yml and the Kubernetes manifests.
-ARG NODE_IMAGE=node:20-bookworm-slim
+# An image runs its process compiled to JavaScript (`npm run build`: esbuild bundles the
+# process's own code and the libs into dist/<process>/, with its SQL migrations) on the
+# production dependencies of its own workspace only (`npm ci --omit=dev -w <workspace>`): no
+# TypeScript sources, no tsx, no other service, no dev tooling. Every target runs as the
+# non-root `node` user (uid/gid 1000, numeric so Kubernetes' runAsNonRoot can verify it) and
+# works with a read-only root filesystem. No HEALTHCHECK: probes live in docker-compose.yml
+# and the Kubernetes manifests. Node 22 LTS (NODE_IMAGE=node:24-bookworm-slim builds on 24).
+ARG NODE_IMAGE=node:22-bookworm-slim
 
-# ---- production dependencies of the whole workspace (one layer shared by every target) ----
-FROM ${NODE_IMAGE} AS deps
+# ---- the workspace's package manifests and lockfile (what every npm ci below reads) ----
+FROM ${NODE_IMAGE} AS manifests
 WORKDIR /app
 COPY package.json package-lock.json ./
 COPY libs/contracts/package.json libs/contracts/
 COPY libs/kit/package.json libs/kit/
+COPY libs/sandbox/package.json libs/sandbox/
 COPY gateway/package.json gateway/
 COPY services/identity/package.json services/identity/
 COPY services/scheduling/package.json services/scheduling/
@@ -25,16 +27,70 @@ COPY services/analytics/package.json services/analytics/
 COPY services/webhooks/package.json services/webhooks/
 COPY cli/package.json cli/
 COPY runtime/package.json runtime/
-# --omit=dev drops every devDependency (vitest, biome, buf, typescript, ...); the kustomize
-# binary CI validates the manifests with is a root optional dependency, removed here.
-# --ignore-scripts: no install script runs in the image build. tsx is a production
-# dependency (of cli), so it stays; the build fails if that ever changes.
-RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund \
-  && rm -rf node_modules/@install-binary \
-  && test -f node_modules/tsx/package.json \
+
+# ---- compile every process (dev dependencies: esbuild, tsx to run the build script) ----
+FROM manifests AS build
+# --ignore-scripts: no install script runs in the image build (esbuild's binary comes from
+# its platform package, not a postinstall).
+RUN npm ci --ignore-scripts --no-audit --no-fund
+COPY tsconfig.json tsconfig.base.json ./
+COPY libs libs
+COPY gateway gateway
+COPY services services
+COPY runtime runtime
+COPY scripts/build.ts scripts/
+RUN node --import tsx scripts/build.ts
+
+# ---- production dependencies of gateway alone ----
+FROM manifests AS deps-gateway
+# The bundle holds the @platform/* code, so their workspace links are dropped.
+RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund -w gateway --include-workspace-root=false \
+  && rm -rf node_modules/@platform \
   && npm cache clean --force
 
-# ---- what every process shares: runtime, dependencies, libs ----
+# ---- production dependencies of services/identity alone ----
+FROM manifests AS deps-identity
+# The bundle holds the @platform/* code, so their workspace links are dropped.
+RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund -w services/identity --include-workspace-root=false \
+  && rm -rf node_modules/@platform \
+  && npm cache clean --force
+
+# ---- production dependencies of services/scheduling alone ----
+FROM manifests AS deps-scheduling
+# The bundle holds the @platform/* code, so their workspace links are dropped.
+RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund -w services/scheduling --include-workspace-root=false \
+  && rm -rf node_modules/@platform \
+  && npm cache clean --force
+
+# ---- production dependencies of services/crm-data alone ----
+FROM manifests AS deps-crm-data
+# The bundle holds the @platform/* code, so their workspace links are dropped.
+RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund -w services/crm-data --include-workspace-root=false \
+  && rm -rf node_modules/@platform \
+  && npm cache clean --force
+
+# ---- production dependencies of services/revenue alone ----
+FROM manifests AS deps-revenue
+# The bundle holds the @platform/* code, so their workspace links are dropped.
+RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund -w services/revenue --include-workspace-root=false \
+  && rm -rf node_modules/@platform \
+  && npm cache clean --force
+
+# ---- production dependencies of services/analytics alone ----
+FROM manifests AS deps-analytics
+# The bundle holds the @platform/* code, so their workspace links are dropped.
+RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund -w services/analytics --include-workspace-root=false \
+  && rm -rf node_modules/@platform \
+  && npm cache clean --force
+
+# ---- production dependencies of services/webhooks alone ----
+FROM manifests AS deps-webhooks
+# The bundle holds the @platform/* code, so their workspace links are dropped.
+RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund -w services/webhooks --include-workspace-root=false \
+  && rm -rf node_modules/@platform \
+  && npm cache clean --force
+
+# ---- what every image shares: the runtime and its settings ----
 FROM ${NODE_IMAGE} AS base
 ARG NODE_IMAGE
 ARG VERSION=0.1.0
@@ -49,75 +105,71 @@ ENV NODE_ENV=production \
     METRICS_PORT=9464 \
     NODE_OPTIONS=--enable-source-maps
 WORKDIR /app
-# Root owns the files and the process cannot change them (read-only at run time).
-COPY --from=deps /app/node_modules node_modules
-COPY package.json tsconfig.json tsconfig.base.json ./
-COPY libs/contracts libs/contracts
-COPY libs/kit libs/kit
 USER 1000:1000
 EXPOSE 9464
 
 FROM base AS identity
 LABEL org.opencontainers.image.title="platform-identity"
-COPY services/identity services/identity
+# Root owns the files and the process cannot change them (read-only at run time).
+COPY --from=deps-identity /app/node_modules node_modules
+COPY --from=build /app/dist/identity dist/identity
 EXPOSE 7101 8081
-CMD ["node", "--import", "tsx", "services/identity/src/main.ts"]
+CMD ["node", "dist/identity/main.js"]
 
-# scheduling imports identity's sandbox definitions (its demo hosts are identity's users).
 FROM base AS scheduling
 LABEL org.opencontainers.image.title="platform-scheduling"
-COPY services/identity services/identity
-COPY services/scheduling services/scheduling
+# Root owns the files and the process cannot change them (read-only at run time).
+COPY --from=deps-scheduling /app/node_modules node_modules
+COPY --from=build /app/dist/scheduling dist/scheduling
 EXPOSE 7102
-CMD ["node", "--import", "tsx", "services/scheduling/src/main.ts"]
+CMD ["node", "dist/scheduling/main.js"]
 
-# crm-data imports identity's and scheduling's sandbox definitions.
 FROM base AS crm-data
 LABEL org.opencontainers.image.title="platform-crm-data"
-COPY services/identity services/identity
-COPY services/scheduling services/scheduling
-COPY services/crm-data services/crm-data
+# Root owns the files and the process cannot change them (read-only at run time).
+COPY --from=deps-crm-data /app/node_modules node_modules
+COPY --from=build /app/dist/crm-data dist/crm-data
 EXPOSE 7103 8083
-CMD ["node", "--import", "tsx", "services/crm-data/src/main.ts"]
+CMD ["node", "dist/crm-data/main.js"]
 
-# revenue imports identity's, scheduling's and crm-data's sandbox definitions.
 FROM base AS revenue
 LABEL org.opencontainers.image.title="platform-revenue"
-COPY services/identity services/identity
-COPY services/scheduling services/scheduling
-COPY services/crm-data services/crm-data
-COPY services/revenue services/revenue
+# Root owns the files and the process cannot change them (read-only at run time).
+COPY --from=deps-revenue /app/node_modules node_modules
+COPY --from=build /app/dist/revenue dist/revenue
 EXPOSE 7104 8084
-CMD ["node", "--import", "tsx", "services/revenue/src/main.ts"]
+CMD ["node", "dist/revenue/main.js"]
 
-# analytics imports identity's and scheduling's sandbox definitions.
 FROM base AS analytics
 LABEL org.opencontainers.image.title="platform-analytics"
-COPY services/identity services/identity
-COPY services/scheduling services/scheduling
-COPY services/analytics services/analytics
+# Root owns the files and the process cannot change them (read-only at run time).
+COPY --from=deps-analytics /app/node_modules node_modules
+COPY --from=build /app/dist/analytics dist/analytics
 EXPOSE 7105 8085
-CMD ["node", "--import", "tsx", "services/analytics/src/main.ts"]
+CMD ["node", "dist/analytics/main.js"]
 
-# webhooks imports identity's sandbox definitions; the API and the delivery worker share
-# one image layout and differ by entry point.
-FROM base AS webhooks-sources
-COPY services/identity services/identity
-COPY services/webhooks services/webhooks
-
-FROM webhooks-sources AS webhooks-delivery
+# The webhook API and its delivery worker share a workspace (and its dependencies).
+FROM base AS webhooks-delivery
 LABEL org.opencontainers.image.title="platform-webhooks-delivery"
+# Root owns the files and the process cannot change them (read-only at run time).
+COPY --from=deps-webhooks /app/node_modules node_modules
+COPY --from=build /app/dist/webhooks-delivery dist/webhooks-delivery
 EXPOSE 7116
-CMD ["node", "--import", "tsx", "services/webhooks/src/delivery-main.ts"]
+CMD ["node", "dist/webhooks-delivery/main.js"]
 
-FROM webhooks-sources AS webhooks
+FROM base AS webhooks
 LABEL org.opencontainers.image.title="platform-webhooks"
+# Root owns the files and the process cannot change them (read-only at run time).
+COPY --from=deps-webhooks /app/node_modules node_modules
+COPY --from=build /app/dist/webhooks dist/webhooks
 EXPOSE 7106
-CMD ["node", "--import", "tsx", "services/webhooks/src/main.ts"]
+CMD ["node", "dist/webhooks/main.js"]
 
-# The gateway imports only libs (contracts, kit). Last, so a plain `docker build .` builds it.
+# The gateway last, so a plain `docker build .` builds it.
 FROM base AS gateway
 LABEL org.opencontainers.image.title="platform-gateway"
-COPY gateway gateway
+# Root owns the files and the process cannot change them (read-only at run time).
+COPY --from=deps-gateway /app/node_modules node_modules
+COPY --from=build /app/dist/gateway dist/gateway
 EXPOSE 8080
-CMD ["node", "--import", "tsx", "gateway/src/main.ts"]
+CMD ["node", "dist/gateway/main.js"]

@@ -14,17 +14,21 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { createClient } from "@connectrpc/connect";
-import type { EmailEvent } from "@platform/analytics/domain/email-event";
-import { emailEventOf, ingestEvents } from "@platform/analytics/server";
-import { analyticsReads, SENT_EMAIL_SORT_KEYS } from "@platform/analytics/store/reads.store";
+import {
+  analyticsReads,
+  type EmailEvent,
+  emailEventOf,
+  ingestEvents,
+  SENT_EMAIL_SORT_KEYS,
+} from "@platform/analytics/server";
 import { AnalyticsAdminService } from "@platform/contracts/analytics";
 import { IdentityAdminService } from "@platform/contracts/identity";
 import { gatewayConfigSpec } from "@platform/gateway/config";
-import { sandboxUserId } from "@platform/identity/sandbox";
 import { loadConfig } from "@platform/kit/config";
 import { adminClientInterceptor, httpTransport } from "@platform/kit/connect";
 import { createLogger } from "@platform/kit/logger";
 import { createEmbeddedPlatform } from "@platform/runtime/platform";
+import { sandboxUserId } from "@platform/sandbox";
 import autocannon from "autocannon";
 import { type GenerateOptions, generatedBlasts, generateEmailEvents } from "../cli/src/generate.js";
 

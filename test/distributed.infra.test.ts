@@ -2,10 +2,10 @@ import { randomBytes } from "node:crypto";
 import { Code, ConnectError, createClient } from "@connectrpc/connect";
 import { ProblemSchema } from "@platform/contracts/common";
 import { IdentityAdminService, OrganizationService } from "@platform/contracts/identity";
-import { sandboxAccountId, sandboxContactId } from "@platform/crm-data/server";
 import { adminClientInterceptor, httpTransport } from "@platform/kit/connect";
 import { TOPICS } from "@platform/kit/events";
 import { eventually } from "@platform/kit/testing";
+import { sandboxAccountId, sandboxContactId } from "@platform/sandbox";
 import { Kafka, logLevel } from "kafkajs";
 import pg from "pg";
 import { createClient as createRedis } from "redis";
@@ -203,6 +203,51 @@ describe("distributed runtime", () => {
       60_000,
     );
     expect(entry).toMatchObject({ method: "GET", path: "/api/v1alpha1/organizations/me", status: 200 });
+  });
+
+  it("makes a user invited through the gateway a host in scheduling's database, through Kafka", async () => {
+    const keys = await admin.listSandboxKeys({});
+    const full = keys.keys.find((k) => k.name === "acme-full")?.key ?? "";
+    const res = await fetch(`http://127.0.0.1:${ports.gatewayA}/api/v1alpha1/users`, {
+      method: "POST",
+      headers: {
+        "X-Platform-Api-Key": full,
+        "Content-Type": "application/json",
+        "Idempotency-Key": `hosts-it-${run}`,
+      },
+      body: JSON.stringify({
+        email: `kafka.host.${run}@acme.example`,
+        role: "User",
+        firstName: "Kafka",
+        lastName: "Host",
+      }),
+    });
+    expect(res.status).toBe(201);
+    const user = (await res.json()) as { id: string };
+    const client = new pg.Client({ connectionString: `${PG_URL}/${schedulingDb}` });
+    await client.connect();
+    try {
+      const host = await eventually(
+        "the invited user in scheduling.hosts",
+        async () =>
+          (
+            await client.query(
+              "SELECT org_id, email, display_name, time_zone, working_hours FROM scheduling.hosts WHERE user_id = $1",
+              [user.id],
+            )
+          ).rows[0],
+        60_000,
+      );
+      expect(host).toEqual({
+        org_id: acmeOrgId,
+        email: `kafka.host.${run}@acme.example`,
+        display_name: "Kafka Host",
+        time_zone: "UTC",
+        working_hours: [1, 2, 3, 4, 5].map((weekday) => ({ weekday, start: "09:00", end: "17:00" })),
+      });
+    } finally {
+      await client.end();
+    }
   });
 
   it("books a meeting across processes, publishes scheduling.smartscheduler.booked to Kafka, and crm-data puts it on the contact's and account's timelines", async () => {

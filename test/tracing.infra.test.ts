@@ -1,9 +1,8 @@
 import { randomBytes } from "node:crypto";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { sandboxKeysOffline } from "@platform/identity/sandbox";
 import { eventually } from "@platform/kit/testing";
-import { sandboxScheduleId } from "@platform/scheduling/sandbox";
+import { sandboxKeysOffline, sandboxScheduleId } from "@platform/sandbox";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { basePort, type Started, startProcess } from "./support/processes.js";

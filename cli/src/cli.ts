@@ -2,13 +2,14 @@ import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { type Client, Code, ConnectError, createClient } from "@connectrpc/connect";
 import { ProblemSchema } from "@platform/contracts/common";
 import { IdentityAdminService } from "@platform/contracts/identity";
-import { identityConfigSpec } from "@platform/identity/config";
-import { sandboxKeysOffline } from "@platform/identity/sandbox";
+import { adminPlaneConfig, serviceConfig } from "@platform/kit/config";
 import { adminClientInterceptor, httpTransport } from "@platform/kit/connect";
 import { ALL_SCOPES, PARTNER_SCOPE, READ_SCOPES } from "@platform/kit/scopes";
+import { sandboxFixtures, sandboxKeysOffline } from "@platform/sandbox";
 import { Command, CommanderError } from "commander";
 import {
   auditEntryJson,
+  fixturesTable,
   offlineSandboxKeyJson,
   organizationJson,
   relationshipJson,
@@ -30,7 +31,9 @@ export interface CliIo {
 }
 
 const DEFAULT_ADMIN_URL = "http://127.0.0.1:8081";
-const DEFAULT_SANDBOX_SEED = identityConfigSpec.SANDBOX_SEED.default;
+// The platform's defaults for both, from the kit's config (the CLI imports no service).
+const DEFAULT_SANDBOX_SEED = serviceConfig.SANDBOX_SEED.default;
+const DEFAULT_ADMIN_SECRET = adminPlaneConfig.PLATFORM_ADMIN_SECRET.default;
 const CALL_TIMEOUT_MS = 10_000;
 
 /** A failure already phrased for the user. */
@@ -93,6 +96,7 @@ const EXAMPLES = `
 Examples:
   $ platform orgs list
   $ platform sandbox keys
+  $ platform sandbox fixtures
   $ platform sandbox generate --emails 10000
   $ platform tokens create --org org_… --scopes read --name reporting
   $ platform tokens create --org org_… --scopes deals:read,deals:write --expires-at 2026-12-31T00:00:00Z --json
@@ -118,9 +122,7 @@ export async function run(argv: readonly string[], io: CliIo): Promise<number> {
   const admin = (): AdminClient => {
     client ??= createClient(
       IdentityAdminService,
-      httpTransport(adminUrl, [
-        adminClientInterceptor(io.env.PLATFORM_ADMIN_SECRET || identityConfigSpec.PLATFORM_ADMIN_SECRET.default),
-      ]),
+      httpTransport(adminUrl, [adminClientInterceptor(io.env.PLATFORM_ADMIN_SECRET || DEFAULT_ADMIN_SECRET)]),
     );
     return client;
   };
@@ -360,9 +362,31 @@ Examples:
       );
     });
 
+  sandbox
+    .command("fixtures")
+    .description(
+      "list the sandbox's notable records by scenario (expired transcript, failed bot, revoked child, closed deal, …), derived from SANDBOX_SEED",
+    )
+    .option("--json", "print a JSON array of {scenario, description, kind, id, orgId, path, key, actingOn}")
+    .addHelpText(
+      "after",
+      `
+The ids derive from the sandbox seed, so they are the same on every machine that uses the
+same SANDBOX_SEED as the platform (default "${DEFAULT_SANDBOX_SEED}"); the platform need not be running.
+Each row's PATH is a request (with a key of its org, e.g. acme-full) that shows the scenario.
+
+Example:
+  $ platform sandbox fixtures --json | jq -r '.[] | select(.scenario == "failed-bot") | .path'`,
+    )
+    .action((opts: { json?: boolean }) => {
+      const fixtures = sandboxFixtures(io.env.SANDBOX_SEED || DEFAULT_SANDBOX_SEED);
+      if (opts.json) return json(fixtures);
+      out(fixturesTable(fixtures));
+    });
+
   registerSandboxGenerate(sandbox, {
     adminUrl: () => adminUrl,
-    adminSecret: io.env.PLATFORM_ADMIN_SECRET || identityConfigSpec.PLATFORM_ADMIN_SECRET.default,
+    adminSecret: io.env.PLATFORM_ADMIN_SECRET || DEFAULT_ADMIN_SECRET,
     sandboxSeed: io.env.SANDBOX_SEED || DEFAULT_SANDBOX_SEED,
     now,
     out,

@@ -7,9 +7,8 @@ import type {
   PartnerRelationship,
   SandboxKey,
 } from "@platform/contracts/identity";
-import { tokenState } from "@platform/identity/domain/tokens";
-import { sandboxKeyMessage } from "@platform/identity/proto";
-import type { SandboxKeyInfo } from "@platform/identity/sandbox";
+import { tokenState } from "@platform/kit/api-keys";
+import type { SandboxFixture, SandboxKeyInfo } from "@platform/sandbox";
 
 // Machine output (`--json`): plain objects with ISO 8601 UTC times and explicit nulls.
 
@@ -83,7 +82,8 @@ export function sandboxKeyJson(k: SandboxKey): SandboxKeyJson {
 
 /** The same shape from the sandbox definition, for when the admin plane is not reachable. */
 export function offlineSandboxKeyJson(k: SandboxKeyInfo): SandboxKeyJson {
-  return sandboxKeyJson(sandboxKeyMessage(k));
+  const iso = (d: Date | null) => d?.toISOString() ?? null;
+  return { ...k, scopes: [...k.scopes], expiresAt: iso(k.expiresAt), revokedAt: iso(k.revokedAt) };
 }
 
 /** "active", "expired" or "revoked", judged now. */
@@ -108,4 +108,23 @@ export function table(headers: readonly string[], rows: readonly (readonly strin
       .join("  ")
       .trimEnd();
   return [line(headers), ...rows.map(line)].join("\n");
+}
+
+const keyCell = (f: SandboxFixture) => (f.actingOn ? `${f.key}, acting on it` : f.key);
+
+/** The fixtures as `platform sandbox fixtures` prints them (and the README shows them). */
+export function fixturesTable(fixtures: readonly SandboxFixture[]): string {
+  return table(
+    ["SCENARIO", "ID", "GET", "KEY", "WHAT IT SHOWS"],
+    fixtures.map((f) => [f.scenario, f.id, f.path.replace(f.id, "{id}"), keyCell(f), f.description]),
+  );
+}
+
+/** The same fixtures as a Markdown table (the README's sandbox section carries it for the default seed). */
+export function fixturesMarkdown(fixtures: readonly SandboxFixture[]): string {
+  const rows = fixtures.map(
+    (f) =>
+      `| \`${f.scenario}\` | \`${f.id}\` | \`GET ${f.path.replace(f.id, "{id}")}\` | ${keyCell(f)} | ${f.description} |`,
+  );
+  return ["| scenario | id | request | key | what it shows |", "|---|---|---|---|---|", ...rows].join("\n");
 }

@@ -7,10 +7,10 @@ import {
   EmailBlastMetadataSchema,
 } from "@platform/contracts/analytics";
 import { EmailEventKind, type EmailEventRecorded, EmailEventRecordedSchema } from "@platform/contracts/events/email";
-import { SANDBOX, sandboxOrgId, sandboxUserId } from "@platform/identity/sandbox";
 import { adminClientInterceptor, httpTransport } from "@platform/kit/connect";
 import { isId, seededId } from "@platform/kit/ids";
 import { seededRandom } from "@platform/kit/random";
+import { SANDBOX, sandboxOrgId, sandboxUserId } from "@platform/sandbox";
 import { type Command, InvalidArgumentError } from "commander";
 
 // `platform sandbox generate`: realistic email activity at volume for one org, sent to

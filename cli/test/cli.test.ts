@@ -1,15 +1,23 @@
-import { sandboxKeysOffline, sandboxOrgId } from "@platform/identity/sandbox";
-import { build, identityMigrations, seedSandbox } from "@platform/identity/server";
-import { pgIdentityStore } from "@platform/identity/store/identity.store";
+import { readFileSync } from "node:fs";
+import { create, toJson } from "@bufbuild/protobuf";
+import { timestampFromDate } from "@bufbuild/protobuf/wkt";
+import { DelegatedRequestServedSchema } from "@platform/contracts/events/gateway";
+import { build, identityMigrations, logMailer, seedSandbox, startIdentityConsumers } from "@platform/identity/server";
 import { isApiKeyShape } from "@platform/kit/api-keys";
 import { ManualClock } from "@platform/kit/clock";
 import { adminSecretInterceptor, errorInterceptor, type RunningServer, serveConnect } from "@platform/kit/connect";
 import { type Db, openPglite, pgliteDb } from "@platform/kit/db";
+import { EVENT_TYPES, TOPICS } from "@platform/kit/events";
+import { InProcessBus } from "@platform/kit/in-process-bus";
 import { createLogger } from "@platform/kit/logger";
 import { kitMigrations, migrate } from "@platform/kit/migrate";
+import { toBusMessage } from "@platform/kit/outbox";
 import { PARTNER_SCOPE, READ_SCOPES } from "@platform/kit/scopes";
+import { eventually } from "@platform/kit/testing";
+import { sandboxFixtures, sandboxKeysOffline, sandboxMeetingId, sandboxOrgId } from "@platform/sandbox";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { run } from "../src/cli.js";
+import { fixturesMarkdown } from "../src/format.js";
 
 const SEED = "cli-test";
 const SECRET = "cli-test-admin-secret";
@@ -19,6 +27,7 @@ let pglite: Awaited<ReturnType<typeof openPglite>>;
 let server: RunningServer;
 let env: Record<string, string>;
 let db: Db;
+let bus: InProcessBus;
 
 beforeAll(async () => {
   pglite = await openPglite();
@@ -33,10 +42,14 @@ beforeAll(async () => {
     port: 0,
     host: "127.0.0.1",
   });
+  // The audit log is fed by the gateway's events, through identity's own consumer.
+  bus = new InProcessBus({ logger });
+  await startIdentityConsumers({ db, bus, logger, mailer: logMailer(logger) });
   env = { PLATFORM_ADMIN_URL: `http://127.0.0.1:${server.port}`, PLATFORM_ADMIN_SECRET: SECRET, SANDBOX_SEED: SEED };
 });
 afterAll(async () => {
   await server?.close();
+  await bus?.close();
   await pglite?.close();
 });
 
@@ -156,20 +169,31 @@ describe("platform CLI against the admin plane", () => {
   });
 
   it("lists the delegation audit, newest first, as a table or JSON", async () => {
-    await pgIdentityStore(db).tx(async (w) => {
-      for (const [i, parentOrgId] of ["org_p1", "org_p1", "org_p2"].entries()) {
-        await w.insertDelegationAudit({
-          id: `ev-${i}`,
-          parentOrgId,
-          orgId: "org_child",
-          tokenId: "tok_partner",
-          method: "PATCH",
-          path: "/api/v1alpha1/users/usr_1",
-          status: 200 + i,
-          requestId: `req_${i}`,
-          time: new Date(Date.UTC(2026, 0, 15, 12, i)),
-        });
-      }
+    const served = ["org_p1", "org_p1", "org_p2"].map((parentOrgId, i) => {
+      const time = new Date(Date.UTC(2026, 0, 15, 12, i));
+      const data = create(DelegatedRequestServedSchema, {
+        parentOrgId,
+        orgId: "org_child",
+        tokenId: "tok_partner",
+        method: "PATCH",
+        path: "/api/v1alpha1/users/usr_1",
+        status: 200 + i,
+        requestId: `req_${i}`,
+        time: timestampFromDate(time),
+      });
+      const envelope = {
+        id: `ev-${i}`,
+        type: EVENT_TYPES.delegatedRequestServed,
+        source: "gateway",
+        time: time.toISOString(),
+        data: toJson(DelegatedRequestServedSchema, data),
+      };
+      return toBusMessage(envelope, parentOrgId);
+    });
+    await bus.publish(TOPICS.gateway, served);
+    await eventually("the audit entries", async () => {
+      const all = await platform(["audit", "list", "--org", "org_child", "--json"]);
+      return all.json().length === 3 ? true : undefined;
     });
     const listed = await platform(["audit", "list", "--parent", "org_p1", "--json"]);
     expect(listed).toMatchObject({ code: 0, stderr: "" });
@@ -238,5 +262,51 @@ describe("platform CLI without the admin plane", () => {
     expect(keys.find((k: { name: string }) => k.name === "acme-full").key).toBe(
       sandboxKeysOffline(SEED).find((k) => k.name === "acme-full")?.key,
     );
+  });
+
+  it("lists the sandbox fixtures by scenario for the seed, as a table or JSON", async () => {
+    const r = await platform(["sandbox", "fixtures", "--json"], nowhere);
+    expect(r).toMatchObject({ code: 0, stderr: "" });
+    const fixtures = r.json() as { scenario: string; id: string; orgId: string; path: string; key: string }[];
+    const by = new Map(fixtures.map((f) => [f.scenario, f]));
+    for (const scenario of [
+      "expired-transcript",
+      "failed-bot",
+      "meeting-with-chat",
+      "revoked-child",
+      "won-deal",
+      "lost-deal",
+      "disabled-schedule",
+    ]) {
+      expect(by.has(scenario), scenario).toBe(true);
+    }
+    expect(new Set(fixtures.map((f) => f.scenario)).size).toBe(fixtures.length);
+    // Derived from SANDBOX_SEED, as the platform seeded with it derives them.
+    expect(by.get("expired-transcript")).toMatchObject({
+      id: sandboxMeetingId(SEED, "acme-archive-2025"),
+      orgId: sandboxOrgId(SEED, "acme"),
+      path: `/scheduled-meetings/${sandboxMeetingId(SEED, "acme-archive-2025")}/transcript`,
+      key: "acme-full",
+    });
+    expect(by.get("revoked-child")).toMatchObject({
+      id: sandboxOrgId(SEED, "hooli"),
+      key: "northwind-partner",
+      actingOn: sandboxOrgId(SEED, "hooli"),
+    });
+    const other = await platform(["sandbox", "fixtures", "--json"], { ...nowhere, SANDBOX_SEED: "another" });
+    expect(other.json()[0].id).not.toBe(fixtures[0]?.id);
+
+    const table = await platform(["sandbox", "fixtures"], nowhere);
+    const lines = table.stdout.trim().split("\n");
+    expect(lines[0]).toMatch(/^SCENARIO\s+ID\s+GET\s+KEY\s+WHAT IT SHOWS$/);
+    expect(lines).toHaveLength(fixtures.length + 1);
+    expect(table.stdout).toMatch(
+      new RegExp(`failed-bot\\s+${by.get("failed-bot")?.id}\\s+/scheduled-meetings/\\{id\\}/bot\\s+acme-full`),
+    );
+  });
+
+  it("has the same fixtures table in the README, for the default seed", () => {
+    const readme = readFileSync(new URL("../../README.md", import.meta.url), "utf8");
+    expect(readme).toContain(fixturesMarkdown(sandboxFixtures("sandbox")));
   });
 });

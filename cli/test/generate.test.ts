@@ -1,11 +1,11 @@
 import { analyticsMigrations, build as buildAnalytics } from "@platform/analytics/server";
 import { EmailEventKind } from "@platform/contracts/events/email";
-import { sandboxOrgId } from "@platform/identity/sandbox";
 import { ManualClock } from "@platform/kit/clock";
 import { adminSecretInterceptor, errorInterceptor, type RunningServer, serveConnect } from "@platform/kit/connect";
 import { type Db, openPglite, pgliteDb } from "@platform/kit/db";
 import { createLogger } from "@platform/kit/logger";
 import { kitMigrations, migrate } from "@platform/kit/migrate";
+import { sandboxOrgId } from "@platform/sandbox";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { run } from "../src/cli.js";
 import { type GenerateOptions, generatedBlasts, generateEmailEvents, sendersOf } from "../src/generate.js";

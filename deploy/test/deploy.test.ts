@@ -119,6 +119,8 @@ interface Stage {
   cmd?: string[];
   user?: string;
   runs: string[];
+  /** `COPY --from=<stage> <src>… <dest>`: [stage, src] pairs. */
+  fromCopies: [string, string][];
 }
 function dockerStages(): Map<string, Stage> {
   const stages = new Map<string, Stage>();
@@ -130,7 +132,7 @@ function dockerStages(): Map<string, Stage> {
   for (const line of lines) {
     const from = line.match(/^FROM\s+(\S+)\s+AS\s+(\S+)/i);
     if (from) {
-      current = { from: from[1] as string, copies: [], runs: [] };
+      current = { from: from[1] as string, copies: [], runs: [], fromCopies: [] };
       stages.set(from[2] as string, current);
       continue;
     }
@@ -139,6 +141,12 @@ function dockerStages(): Map<string, Stage> {
     if (copy && !/--from=/.test(copy[1] as string)) {
       const args = (copy[1] as string).split(/\s+/).filter((a) => a && !a.startsWith("--"));
       current.copies.push(...args.slice(0, -1));
+    }
+    const copyFrom = copy && (copy[1] as string).match(/--from=(\S+)\s+(.*)$/);
+    if (copyFrom) {
+      const args = (copyFrom[2] as string).split(/\s+/).filter((a) => a && !a.startsWith("--"));
+      const stage = current;
+      for (const src of args.slice(0, -1)) stage.fromCopies.push([copyFrom[1] as string, src]);
     }
     const cmd = line.match(/^CMD\s+(\[.*\])/i);
     if (cmd) current.cmd = JSON.parse(cmd[1] as string);
@@ -151,32 +159,23 @@ function dockerStages(): Map<string, Stage> {
 }
 const stages = dockerStages();
 /** What a stage and the stages it is built FROM copy, and its user and command. */
-function resolved(target: string): { copies: string[]; user?: string; cmd?: string[] } {
+function resolved(target: string): {
+  copies: string[];
+  fromCopies: [string, string][];
+  runs: string[];
+  user?: string;
+  cmd?: string[];
+} {
   const s = stages.get(target);
-  if (!s) return { copies: [] };
-  const parent = stages.has(s.from) ? resolved(s.from) : { copies: [] };
-  return { copies: [...parent.copies, ...s.copies], user: s.user ?? parent.user, cmd: s.cmd ?? parent.cmd };
-}
-
-/** The workspace services a folder's sources import (transitively), e.g. crm-data → identity, scheduling. */
-function importedServices(folder: string, seen = new Set<string>()): Set<string> {
-  const walk = (dir: string): string[] =>
-    readdirSync(dir, { withFileTypes: true }).flatMap((d) =>
-      d.isDirectory() ? walk(join(dir, d.name)) : d.name.endsWith(".ts") ? [join(dir, d.name)] : [],
-    );
-  const names = new Map(
-    serviceFolders.map((s) => [JSON.parse(read(`services/${s}/package.json`)).name as string, `services/${s}`]),
-  );
-  for (const file of walk(join(ROOT, folder, "src"))) {
-    for (const m of readFileSync(file, "utf8").matchAll(/from\s+"(@platform\/[a-z-]+)/g)) {
-      const dep = names.get(m[1] as string);
-      if (dep && dep !== folder && !seen.has(dep)) {
-        seen.add(dep);
-        importedServices(dep, seen);
-      }
-    }
-  }
-  return seen;
+  if (!s) return { copies: [], fromCopies: [], runs: [] };
+  const parent = stages.has(s.from) ? resolved(s.from) : { copies: [], fromCopies: [], runs: [] };
+  return {
+    copies: [...parent.copies, ...s.copies],
+    fromCopies: [...parent.fromCopies, ...s.fromCopies],
+    runs: [...parent.runs, ...s.runs],
+    user: s.user ?? parent.user,
+    cmd: s.cmd ?? parent.cmd,
+  };
 }
 
 // ------------------------------------------------------------------------ compose
@@ -323,39 +322,58 @@ describe.each(processes)("$name", (proc) => {
     }
   });
 
-  it("has a Dockerfile target that runs its entry point as non-root with the sources it imports", () => {
+  it("has a Dockerfile target that runs its compiled entry point as non-root, with only its own workspace", () => {
     expect(stages.has(proc.name), `Dockerfile stage ${proc.name}`).toBe(true);
     const stage = resolved(proc.name);
-    expect(stage.cmd).toEqual(["node", "--import", "tsx", proc.entry]);
+    // Compiled JavaScript (scripts/build.ts bundles proc.entry into dist/<name>/), no tsx.
+    expect(stage.cmd).toEqual(["node", `dist/${proc.name}/main.js`]);
     expect(existsSync(join(ROOT, proc.entry))).toBe(true);
+    expect(read("scripts/build.ts")).toContain(`"${proc.entry}"`);
     expect(stage.user, "a non-root user").toMatch(/^(node|[1-9]\d*(:[1-9]\d*)?)$/);
-    const needed = [proc.folder, ...importedServices(proc.folder), "libs/contracts", "libs/kit"];
-    for (const folder of needed) expect(stage.copies, `${proc.name} image carries ${folder}`).toContain(folder);
+    // Nothing from the build context: no sources at all, of any package.
+    expect(stage.copies, `${proc.name} copies no sources`).toEqual([]);
+    const deps = `deps-${proc.folder.split("/").at(-1)}`;
+    expect(stage.fromCopies.sort()).toEqual(
+      [
+        ["build", `/app/dist/${proc.name}`],
+        [deps, "/app/node_modules"],
+      ].sort(),
+    );
+    // Its dependencies are its own workspace's production dependencies, without the workspace links.
+    const install = stages.get(deps)?.runs.join(" ") ?? "";
+    expect(install).toMatch(new RegExp(`npm ci --omit=dev .*-w ${proc.folder} --include-workspace-root=false`));
+    expect(install).toContain("rm -rf node_modules/@platform");
+    expect(resolved(proc.name).runs.join(" ")).not.toMatch(/tsx/);
   });
 });
 
 describe("the Dockerfile", () => {
-  it("copies only sources that exist, and every workspace package manifest before npm ci", () => {
+  it("copies only sources that exist, every workspace package manifest before npm ci, and builds with scripts/build.ts", () => {
     for (const [name, stage] of stages) {
       for (const src of stage.copies) expect(existsSync(join(ROOT, src)), `${name}: COPY ${src}`).toBe(true);
     }
-    const deps = stages.get("deps");
+    const deps = stages.get("manifests");
     const workspaces = [
       "libs/contracts",
       "libs/kit",
+      "libs/sandbox",
       "gateway",
       ...serviceFolders.map((s) => `services/${s}`),
       "cli",
       "runtime",
     ];
     for (const w of workspaces)
-      expect(deps?.copies, `deps stage copies ${w}/package.json`).toContain(`${w}/package.json`);
-    expect(deps?.runs.join(" ")).toMatch(/npm ci --omit=dev/);
+      expect(deps?.copies, `manifests stage copies ${w}/package.json`).toContain(`${w}/package.json`);
+    expect(stages.get("build")?.runs.join(" ")).toContain("npm ci");
+    expect(stages.get("build")?.runs.join(" ")).toContain("scripts/build.ts");
   });
 
   it("leaves dev-only files out of the build context", () => {
     const ignored = read(".dockerignore").split("\n");
     for (const entry of ["**/node_modules", "**/test", ".git", ".env"]) expect(ignored).toContain(entry);
+    // Only the build script of scripts/ reaches it.
+    expect(ignored).toContain("scripts");
+    expect(ignored).toContain("!scripts/build.ts");
   });
 });
 

@@ -5,7 +5,6 @@ import {
   build as buildIdentity,
   identityMigrations,
   logMailer,
-  type SandboxKeyInfo,
   sandboxKeys,
   seedSandbox,
   startIdentityConsumers,
@@ -27,6 +26,7 @@ import { InProcessBus } from "@platform/kit/in-process-bus";
 import type { Logger } from "@platform/kit/logger";
 import { kitMigrations, migrate } from "@platform/kit/migrate";
 import { startOutboxRelay } from "@platform/kit/outbox-relay";
+import type { SandboxKeyInfo } from "@platform/sandbox";
 import {
   build as buildScheduling,
   logNotifier,

@@ -3,15 +3,14 @@ import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { createClient } from "@connectrpc/connect";
 import { EmailEventKind, EmailEventRecordedSchema } from "@platform/contracts/events/email";
 import { IdentityAdminService } from "@platform/contracts/identity";
-import { sandboxAccountId } from "@platform/crm-data/server";
 import { gatewayConfigSpec } from "@platform/gateway/config";
-import { sandboxOrgId } from "@platform/identity/sandbox";
 import { ManualClock } from "@platform/kit/clock";
 import { loadConfig } from "@platform/kit/config";
 import { adminClientInterceptor, httpTransport } from "@platform/kit/connect";
 import { EVENT_TYPES, TOPICS } from "@platform/kit/events";
 import { createLogger } from "@platform/kit/logger";
 import { toBusMessage } from "@platform/kit/outbox";
+import { sandboxAccountId, sandboxOrgId } from "@platform/sandbox";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createEmbeddedPlatform, type EmbeddedPlatform } from "../src/platform.js";
 

@@ -1,11 +1,10 @@
 import { create } from "@bufbuild/protobuf";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { createClient } from "@connectrpc/connect";
-import { sentEmailId as sentEmailIdOf } from "@platform/analytics/domain/delivery";
+import { sentEmailId as sentEmailIdOf } from "@platform/analytics/server";
 import { AnalyticsAdminService } from "@platform/contracts/analytics";
 import { EmailEventKind, type EmailEventRecorded, EmailEventRecordedSchema } from "@platform/contracts/events/email";
 import { gatewayConfigSpec } from "@platform/gateway/config";
-import { sandboxOrgId } from "@platform/identity/sandbox";
 import { ManualClock } from "@platform/kit/clock";
 import { loadConfig } from "@platform/kit/config";
 import { adminClientInterceptor, httpTransport } from "@platform/kit/connect";
@@ -14,6 +13,7 @@ import { seededId } from "@platform/kit/ids";
 import { createLogger } from "@platform/kit/logger";
 import { toBusMessage } from "@platform/kit/outbox";
 import { eventually } from "@platform/kit/testing";
+import { sandboxOrgId } from "@platform/sandbox";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createEmbeddedPlatform, type EmbeddedPlatform } from "../src/platform.js";
 

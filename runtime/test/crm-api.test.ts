@@ -4,9 +4,7 @@ import { createClient } from "@connectrpc/connect";
 import { CrmAdminService } from "@platform/contracts/crm";
 import { EmailEventKind, EmailEventRecordedSchema } from "@platform/contracts/events/email";
 import { IdentityAdminService } from "@platform/contracts/identity";
-import { sandboxAccountId, sandboxContactId } from "@platform/crm-data/server";
 import { gatewayConfigSpec } from "@platform/gateway/config";
-import { sandboxOrgId } from "@platform/identity/sandbox";
 import { ManualClock } from "@platform/kit/clock";
 import { loadConfig } from "@platform/kit/config";
 import { adminClientInterceptor, httpTransport } from "@platform/kit/connect";
@@ -14,7 +12,7 @@ import { EVENT_TYPES, TOPICS } from "@platform/kit/events";
 import { newId } from "@platform/kit/ids";
 import { createLogger } from "@platform/kit/logger";
 import { toBusMessage } from "@platform/kit/outbox";
-import { sandboxMeetingId } from "@platform/scheduling/sandbox";
+import { sandboxAccountId, sandboxContactId, sandboxMeetingId, sandboxOrgId } from "@platform/sandbox";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createEmbeddedPlatform, type EmbeddedPlatform } from "../src/platform.js";
 

@@ -1,20 +1,20 @@
 import { gatewayConfigSpec } from "@platform/gateway/config";
-import { sandboxOrgId } from "@platform/identity/sandbox";
 import { ManualClock } from "@platform/kit/clock";
 import { loadConfig } from "@platform/kit/config";
 import { TOPICS } from "@platform/kit/events";
 import { createLogger } from "@platform/kit/logger";
 import { decodeEvent } from "@platform/kit/outbox";
 import { eventually } from "@platform/kit/testing";
+import { REVENUE_SANDBOX, sandboxInsightId } from "@platform/revenue/server";
 import {
-  REVENUE_SANDBOX,
+  SCHEDULING_SANDBOX,
   sandboxAccountId,
   sandboxContactId,
   sandboxDealId,
-  sandboxInsightId,
+  sandboxMeetingId,
+  sandboxOrgId,
   sandboxQnaId,
-} from "@platform/revenue/sandbox";
-import { SCHEDULING_SANDBOX, sandboxMeetingId } from "@platform/scheduling/sandbox";
+} from "@platform/sandbox";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createEmbeddedPlatform, type EmbeddedPlatform } from "../src/platform.js";
 

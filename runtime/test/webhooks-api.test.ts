@@ -4,11 +4,12 @@ import { loadConfig } from "@platform/kit/config";
 import { newId } from "@platform/kit/ids";
 import { createLogger } from "@platform/kit/logger";
 import { eventually } from "@platform/kit/testing";
-import { sandboxLegacySecret, sandboxSubscriptionId } from "@platform/webhooks/server";
+import { sandboxSubscriptionId } from "@platform/sandbox";
+import { sandboxLegacySecret } from "@platform/webhooks/server";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { type Received, startReceiver, verifyWebhook } from "../../services/webhooks/test/builders.js";
 import { createEmbeddedPlatform, type EmbeddedPlatform } from "../src/platform.js";
+import { type Received, startReceiver, verifyWebhook } from "./webhook-receiver.js";
 
 // Webhooks end to end on the embedded platform: gateway → webhooks → PGlite; a booking through
 // the gateway → scheduling's outbox → in-process bus → fan-out → the in-process delivery

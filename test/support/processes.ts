@@ -69,7 +69,12 @@ export function portOpen(port: number): Promise<boolean> {
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** A free port range per test file, away from the runtimes' defaults. */
+/**
+ * A free port range per test file, away from the runtimes' defaults. TEST_PORT_BASE moves
+ * the 4,000-port window (engineers sharing a machine each have their own).
+ */
 export function basePort(offset: number): number {
-  return 20_000 + offset + Math.floor(Math.random() * 400) * 10;
+  const base = Number(process.env.TEST_PORT_BASE) || 20_000;
+  const window = Number(process.env.TEST_PORT_WINDOW) || 4_000;
+  return base + offset + Math.floor(Math.random() * (window / 10)) * 10;
 }

@@ -31,3 +31,12 @@ export function hashApiKey(key: string): string {
 export function apiKeyPreview(key: string): string {
   return `${key.slice(0, 12)}…`;
 }
+
+export type TokenState = "active" | "expired" | "revoked";
+
+/** Revocation wins over expiry: a revoked key is unknown to the gateway, an expired one is not. */
+export function tokenState(token: { expiresAt: Date | null; revokedAt: Date | null }, now: Date): TokenState {
+  if (token.revokedAt) return "revoked";
+  if (token.expiresAt && token.expiresAt.getTime() <= now.getTime()) return "expired";
+  return "active";
+}

@@ -1,8 +1,7 @@
-import { sandboxOrgId, sandboxUserId } from "@platform/identity/sandbox";
 import type { Clock } from "@platform/kit/clock";
 import type { Db } from "@platform/kit/db";
-import { seededId } from "@platform/kit/ids";
 import { seededRandom } from "@platform/kit/random";
+import { sandboxBlastId, sandboxOrgId, sandboxUserId } from "@platform/sandbox";
 import type { EmailEvent, EmailEventKindName } from "./domain/email-event.js";
 import type { BlastMetadata, BlastStatus } from "./model.js";
 import { upsertBlasts } from "./store/blasts.store.js";
@@ -97,8 +96,6 @@ export const ANALYTICS_SANDBOX = {
     size: number;
   }[],
 } as const;
-
-export const sandboxBlastId = (seed: string, label: string): string => seededId("blast_", seed, `blast:${label}`);
 
 interface Story {
   events: EmailEvent[];

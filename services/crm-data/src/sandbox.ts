@@ -1,8 +1,15 @@
-import { SANDBOX, sandboxOrgId, sandboxUserId } from "@platform/identity/sandbox";
 import type { Clock } from "@platform/kit/clock";
 import type { Db } from "@platform/kit/db";
-import { seededId } from "@platform/kit/ids";
-import { sandboxMeetingId, sandboxMeetingTimes } from "@platform/scheduling/sandbox";
+import {
+  sandboxAccountId,
+  sandboxBotId,
+  sandboxContactId,
+  sandboxMeetingId,
+  sandboxMeetingTimes,
+  sandboxOrgId,
+  sandboxUserId,
+  sandboxUserName as userName,
+} from "@platform/sandbox";
 import type { ChatFields, ChunkFields } from "./domain/ingest.js";
 import { addMonths } from "./domain/retention.js";
 import { appendChat, appendChunks, reportBot, upsertAccounts, upsertContacts } from "./ingest.js";
@@ -12,7 +19,7 @@ import { crmOn } from "./store/crm.store.js";
 export { CRM_SANDBOX } from "./sandbox-data.js";
 
 /*
- * The sandbox: identity's sandbox orgs get accounts and contacts (through the same ingestion
+ * The sandbox (@platform/sandbox names its orgs, users, meetings and ids): the sandbox orgs get accounts and contacts (through the same ingestion
  * functions the admin plane runs), a few weeks of email sends to the named contacts, and
  * what the recording bot captured: a long bilingual transcript with word timings and chat of
  * the past `acme-intro-completed` meeting, a recording older than the retention, and a
@@ -20,21 +27,9 @@ export { CRM_SANDBOX } from "./sandbox-data.js";
  * bot reports describe the meetings too, so the order of the two never matters.
  */
 
-export const sandboxAccountId = (seed: string, key: string): string => seededId("acct_", seed, `account:${key}`);
-export const sandboxContactId = (seed: string, key: string): string => seededId("cont_", seed, `contact:${key}`);
-export const sandboxBotId = (seed: string, label: string): string => seededId("trs_", seed, `bot:${label}`);
-
 const MINUTE_MS = 60_000;
 const DAY_MS = 24 * 60 * MINUTE_MS;
 const crmIdOf = (key: string) => `SBX-${key}`;
-
-const userName = (label: string): string => {
-  for (const org of SANDBOX.organizations) {
-    const u = org.users.find((x) => x.label === label);
-    if (u) return `${u.firstName} ${u.lastName}`;
-  }
-  throw new Error(`no sandbox user ${label}`);
-};
 
 const LINES: Record<string, string[]> = {
   en: [

@@ -19,7 +19,7 @@ import { pgCrmStore } from "./store/crm.store.js";
 import { transcriptHandlers } from "./transcript.handler.js";
 
 export { ACTIVITY_GROUP, startCrmConsumers } from "./events/subscriptions.js";
-export { CRM_SANDBOX, sandboxAccountId, sandboxContactId, seedCrmSandbox } from "./sandbox.js";
+export { CRM_SANDBOX, seedCrmSandbox } from "./sandbox.js";
 
 /** The service's schema: every table is `crm.<table>`. */
 export const CRM_SCHEMA = "crm";

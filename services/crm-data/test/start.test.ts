@@ -1,14 +1,13 @@
 import { createClient } from "@connectrpc/connect";
 import { AccountService, CrmAdminService } from "@platform/contracts/crm";
-import { sandboxOrgId } from "@platform/identity/sandbox";
 import { systemClock } from "@platform/kit/clock";
 import { adminClientInterceptor, httpTransport, signingInterceptor } from "@platform/kit/connect";
 import { openPglite, pgliteDb } from "@platform/kit/db";
 import { createLogger } from "@platform/kit/logger";
 import { problemOf } from "@platform/kit/testing";
+import { sandboxAccountId, sandboxOrgId } from "@platform/sandbox";
 import { describe, expect, it } from "vitest";
 import { loadCrmConfig } from "../src/config.js";
-import { sandboxAccountId } from "../src/sandbox.js";
 import { start } from "../src/start.js";
 import { SCOPES } from "./builders.js";
 

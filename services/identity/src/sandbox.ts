@@ -1,25 +1,28 @@
 import { apiKeyPreview, hashApiKey, seededApiKey } from "@platform/kit/api-keys";
 import type { Clock } from "@platform/kit/clock";
 import type { Db } from "@platform/kit/db";
-import { seededId } from "@platform/kit/ids";
 import type { Scope } from "@platform/kit/scopes";
+import {
+  SANDBOX,
+  type SandboxKeyInfo,
+  type SandboxToken,
+  sandboxKeysOffline,
+  sandboxOrgId,
+  sandboxTokenId,
+  sandboxUserEmail,
+  sandboxUserId,
+} from "@platform/sandbox";
 import { validateGrantedScopes, validateTokenScopes } from "./domain/scopes.js";
-import { SANDBOX, type SandboxToken } from "./sandbox-data.js";
 import { pgIdentityStore } from "./store/identity.store.js";
 
-export * from "./sandbox-data.js";
-
 /*
- * The sandbox: demo organizations, users, partner relationships and documented test keys.
- * Everything that identifies something (ids, keys) is derived from the seed, so the same
- * seed gives the same keys on every machine and after a re-seed; the CLI computes them
- * offline from this same definition. Timestamps are fixed, except invitations, which are
- * relative to the clock so that one stays pending and one stays expired.
+ * The sandbox: demo organizations, users, partner relationships and documented test keys,
+ * as @platform/sandbox defines them. Everything that identifies something (ids, keys) is
+ * derived from the seed, so the same seed gives the same keys on every machine and after a
+ * re-seed; the CLI computes them offline from the same definition. Timestamps are fixed,
+ * except invitations, which are relative to the clock so that one stays pending and one
+ * stays expired.
  */
-
-export const sandboxOrgId = (seed: string, label: string): string => seededId("org_", seed, `org:${label}`);
-export const sandboxUserId = (seed: string, label: string): string => seededId("usr_", seed, `user:${label}`);
-export const sandboxTokenId = (seed: string, name: string): string => seededId("tok_", seed, `token:${name}`);
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 const at = (epoch: Date, days: number) => new Date(epoch.getTime() + days * DAY_MS);
@@ -73,7 +76,7 @@ export async function seedSandbox(db: Db, clock: Clock, seed: string): Promise<b
         await w.insertUser({
           id,
           orgId,
-          email: `${u.firstName}.${u.lastName}@${o.emailDomains[0]}`.toLowerCase(),
+          email: sandboxUserEmail(u, o),
           firstName: u.firstName,
           lastName: u.lastName,
           displayName: `${u.firstName} ${u.lastName}`,
@@ -119,33 +122,6 @@ export async function seedSandbox(db: Db, clock: Clock, seed: string): Promise<b
     }
     return true;
   });
-}
-
-/** A named sandbox key with its token, as `platform sandbox keys` shows it. */
-export interface SandboxKeyInfo {
-  name: string;
-  key: string;
-  tokenId: string;
-  orgId: string;
-  orgName: string;
-  scopes: string[];
-  expiresAt: Date | null;
-  revokedAt: Date | null;
-}
-
-/** The keys as the definition seeds them, without a database (later revocations not reflected). */
-export function sandboxKeysOffline(seed: string): SandboxKeyInfo[] {
-  const orgNames = new Map(SANDBOX.organizations.map((o) => [o.label, o.name]));
-  return SANDBOX.tokens.map((t) => ({
-    name: t.name,
-    key: seededApiKey(seed, t.name),
-    tokenId: sandboxTokenId(seed, t.name),
-    orgId: sandboxOrgId(seed, t.org),
-    orgName: orgNames.get(t.org) ?? t.org,
-    scopes: tokenScopes(t, sandboxOrgId(seed, t.org)),
-    expiresAt: t.expiresAt ? new Date(t.expiresAt) : null,
-    revokedAt: t.revokedAt ? new Date(t.revokedAt) : null,
-  }));
 }
 
 /**

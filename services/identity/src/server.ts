@@ -21,7 +21,7 @@ import { userHandlers } from "./user.handler.js";
 
 export { startIdentityConsumers } from "./events/subscriptions.js";
 export { type InvitationEmail, type InvitationMailer, logMailer } from "./mailer.js";
-export { SANDBOX, type SandboxKeyInfo, sandboxKeys, sandboxKeysOffline, seedSandbox } from "./sandbox.js";
+export { sandboxKeys, seedSandbox } from "./sandbox.js";
 
 /** The service's schema: every table is `identity.<table>`. */
 export const IDENTITY_SCHEMA = "identity";

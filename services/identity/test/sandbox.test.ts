@@ -2,8 +2,9 @@ import { PartnerService, UserService } from "@platform/contracts/identity";
 import { hashApiKey, isApiKeyShape } from "@platform/kit/api-keys";
 import { ManualClock } from "@platform/kit/clock";
 import { ALL_SCOPES, PARTNER_SCOPE, READ_SCOPES } from "@platform/kit/scopes";
+import { SANDBOX, sandboxKeysOffline, sandboxOrgId, sandboxUserId } from "@platform/sandbox";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { SANDBOX, sandboxKeys, sandboxKeysOffline, sandboxOrgId, sandboxUserId, seedSandbox } from "../src/sandbox.js";
+import { sandboxKeys, seedSandbox } from "../src/sandbox.js";
 import { createTestIdentity, openTestDb, problemOf, SEED, type TestIdentity } from "./builders.js";
 
 let t: TestIdentity;

@@ -5,10 +5,10 @@ import { systemClock } from "@platform/kit/clock";
 import { adminClientInterceptor, httpTransport, signingInterceptor } from "@platform/kit/connect";
 import { openPglite, pgliteDb } from "@platform/kit/db";
 import { eventually } from "@platform/kit/testing";
+import { sandboxKeysOffline, sandboxOrgId } from "@platform/sandbox";
 import { describe, expect, it } from "vitest";
 import { loadIdentityConfig } from "../src/config.js";
 import type { InvitationEmail } from "../src/mailer.js";
-import { sandboxKeysOffline, sandboxOrgId } from "../src/sandbox.js";
 import { start } from "../src/start.js";
 import { silentLogger } from "./builders.js";
 

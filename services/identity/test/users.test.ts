@@ -296,7 +296,17 @@ describe("InviteUser", () => {
         type: EVENT_TYPES.userInvited,
         key: acme.id,
         subject: user?.id,
-        data: { userId: user?.id, orgId: acme.id, email: "new.person@acme.example", role: "User" },
+        // The profile scheduling's hosts projection needs; identity knows no time zone (empty: omitted).
+        data: {
+          userId: user?.id,
+          orgId: acme.id,
+          email: "new.person@acme.example",
+          role: "User",
+          firstName: "New",
+          lastName: "Person",
+          displayName: "New Person",
+          version: "1",
+        },
       },
     ]);
     expect(t.commits()).toBe(1);
@@ -416,6 +426,9 @@ describe("UpdateUser", () => {
           version: "2",
           changedFields: ["firstName", "displayName", "title", "phoneNumber"],
           active: true,
+          email: u.ae.email,
+          lastName: "Morgan",
+          displayName: "Morgan",
         },
       },
     ]);

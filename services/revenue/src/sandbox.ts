@@ -1,8 +1,18 @@
-import { SANDBOX, sandboxOrgId, sandboxUserId } from "@platform/identity/sandbox";
 import type { Clock } from "@platform/kit/clock";
 import type { Db } from "@platform/kit/db";
 import { seededId } from "@platform/kit/ids";
-import { sandboxMeetingId } from "@platform/scheduling/sandbox";
+import {
+  SANDBOX,
+  sandboxAccountId,
+  sandboxContactId,
+  sandboxDealId,
+  sandboxMeetingId,
+  sandboxOrgId,
+  sandboxQnaId,
+  sandboxSchemaId,
+  sandboxUserId,
+  sandboxUserName as userName,
+} from "@platform/sandbox";
 import { stageOf } from "./domain/deal-schema.js";
 import { INSIGHT_PREFIX, type InsightType } from "./domain/insight-types.js";
 import type { DealRecord, InsightItemRecord, InsightRecordRow, QnaRecord } from "./model.js";
@@ -17,28 +27,14 @@ import { revenueQueries } from "./store/revenue.store.js";
 
 export * from "./sandbox-data.js";
 
-// The ids other contexts seed with (crm-data's accounts and contacts) and revenue's own.
-import { sandboxAccountId, sandboxContactId } from "@platform/crm-data/sandbox";
-
-// The deals sit on crm-data's sandbox accounts and contacts: one definition of their ids.
-export { sandboxAccountId, sandboxContactId } from "@platform/crm-data/sandbox";
-export const sandboxSchemaId = (seed: string, org: string): string => seededId("schm_", seed, `schema:${org}:default`);
-export const sandboxDealId = (seed: string, key: string): string => seededId("deal_", seed, `deal:${key}`);
-export const sandboxQnaId = (seed: string, key: string): string => seededId("qna_", seed, `qna:${key}`);
+// The deals sit on crm-data's sandbox accounts and contacts; every sandbox id derives in
+// @platform/sandbox. Insight ids stay here: their prefix is revenue's insight type.
 export const sandboxInsightId = (seed: string, deal: string, type: InsightType): string =>
   seededId(INSIGHT_PREFIX[type], seed, `insight:${deal}:${type}`);
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 /** The sandbox agent that "captured" the seeded insights. */
 const SANDBOX_AGENT = { type: "ai-agent" as const, agentName: "deal-intel-assistant" };
-
-function userName(label: string): string {
-  for (const org of SANDBOX.organizations) {
-    const user = org.users.find((u) => u.label === label);
-    if (user) return `${user.firstName} ${user.lastName}`;
-  }
-  throw new Error(`sandbox user ${label} is not in identity's sandbox`);
-}
 
 function dealRecord(seed: string, d: SandboxDeal, epoch: number): DealRecord {
   const stage = stageOf({ stages: SANDBOX_STAGES } as Parameters<typeof stageOf>[0], d.stage);

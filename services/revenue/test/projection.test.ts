@@ -1,13 +1,13 @@
-import { create } from "@bufbuild/protobuf";
+import { create, toJson } from "@bufbuild/protobuf";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
+import { MeetingBookedSchema, MeetingCanceledSchema } from "@platform/contracts/events/scheduling";
 import { DealSchemaDefinitionSchema, RevenueAdminService } from "@platform/contracts/revenue";
-import { MeetingSchema } from "@platform/contracts/scheduling";
+import { type Meeting, MeetingSchema } from "@platform/contracts/scheduling";
 import { EVENT_TYPES, TOPICS } from "@platform/kit/events";
 import { newId } from "@platform/kit/ids";
 import { InProcessBus } from "@platform/kit/in-process-bus";
 import { toBusMessage } from "@platform/kit/outbox";
 import { eventually } from "@platform/kit/testing";
-import { meetingBookedEvent, meetingCanceledEvent } from "@platform/scheduling/events/outbox-events";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startRevenueConsumers } from "../src/events/subscriptions.js";
 import { revenueQueries } from "../src/store/revenue.store.js";
@@ -40,11 +40,36 @@ function aMeeting(orgId: string, preview = false) {
   });
 }
 
-async function publish(e: ReturnType<typeof meetingBookedEvent>) {
-  await bus.publish(e.topic, [
+// Scheduling's meeting events as the contract defines them (the payloads scheduling publishes).
+interface MeetingEvent {
+  type: string;
+  meeting: Meeting;
+  data: unknown;
+  at: Date;
+}
+
+function meetingBookedEvent(meeting: Meeting, at: Date, sandbox = false): MeetingEvent {
+  const data = toJson(MeetingBookedSchema, create(MeetingBookedSchema, { meeting, sandbox }));
+  return { type: EVENT_TYPES.meetingBooked, meeting, data, at };
+}
+
+function meetingCanceledEvent(meeting: Meeting, reason: string, sendNotifications: boolean, at: Date): MeetingEvent {
+  const data = toJson(MeetingCanceledSchema, create(MeetingCanceledSchema, { meeting, reason, sendNotifications }));
+  return { type: EVENT_TYPES.meetingCanceled, meeting, data, at };
+}
+
+async function publish(e: MeetingEvent) {
+  await bus.publish(TOPICS.scheduling, [
     toBusMessage(
-      { id: newId("evt_"), type: e.type, source: e.source, time: (e.time ?? new Date()).toISOString(), data: e.data },
-      e.key,
+      {
+        id: newId("evt_"),
+        type: e.type,
+        source: "scheduling",
+        subject: e.meeting.id,
+        time: e.at.toISOString(),
+        data: e.data,
+      },
+      e.meeting.orgId,
     ),
   ]);
 }

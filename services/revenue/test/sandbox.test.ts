@@ -1,7 +1,7 @@
 import { DealService, InsightService, QnaService } from "@platform/contracts/revenue";
-import { sandboxOrgId } from "@platform/identity/sandbox";
+import { sandboxDealId, sandboxOrgId } from "@platform/sandbox";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { REVENUE_SANDBOX, sandboxDealId, seedRevenueSandbox } from "../src/sandbox.js";
+import { REVENUE_SANDBOX, seedRevenueSandbox } from "../src/sandbox.js";
 import { createTestRevenue, type TestRevenue } from "./builders.js";
 
 const SEED = "sandbox-test";

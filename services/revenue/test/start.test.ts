@@ -1,12 +1,12 @@
 import { createClient } from "@connectrpc/connect";
 import { DealService, RevenueAdminService } from "@platform/contracts/revenue";
-import { sandboxOrgId } from "@platform/identity/sandbox";
 import { systemClock } from "@platform/kit/clock";
 import { adminClientInterceptor, httpTransport, signingInterceptor } from "@platform/kit/connect";
 import { openPglite, pgliteDb } from "@platform/kit/db";
+import { sandboxDealId, sandboxOrgId, sandboxSchemaId } from "@platform/sandbox";
 import { describe, expect, it } from "vitest";
 import { loadRevenueConfig } from "../src/config.js";
-import { REVENUE_SANDBOX, sandboxDealId, sandboxSchemaId } from "../src/sandbox.js";
+import { REVENUE_SANDBOX } from "../src/sandbox.js";
 import { start } from "../src/start.js";
 import { SCOPES, silentLogger } from "./builders.js";
 

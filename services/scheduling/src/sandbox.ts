@@ -1,32 +1,41 @@
-import { SANDBOX, sandboxOrgId, sandboxUserId } from "@platform/identity/sandbox";
 import type { Clock } from "@platform/kit/clock";
 import type { Db, Queryable } from "@platform/kit/db";
 import { newId, seededId } from "@platform/kit/ids";
-import { DateTime, IANAZone } from "luxon";
+import {
+  onWorkingDay,
+  SANDBOX,
+  type SandboxMeeting,
+  type SandboxRouting,
+  SCHEDULING_SANDBOX,
+  sandboxBusyBlockId,
+  sandboxMeetingId,
+  sandboxMeetingTimes,
+  sandboxOrgId,
+  sandboxScheduleId,
+  sandboxUser,
+  sandboxUserEmail,
+  sandboxUserId,
+} from "@platform/sandbox";
+import { IANAZone } from "luxon";
 import { DEFAULT_BOOKING_BASE_URL } from "./config.js";
 import { validateWorkingHours } from "./domain/availability.js";
+import { DEFAULT_WORKING_HOURS } from "./domain/host-defaults.js";
 import { meetingTitle } from "./domain/meeting-title.js";
 import type { BookingWindow, FormAnswer, FormField, Routing, SurveyQuestion, WorkingHours } from "./domain/types.js";
 import { meetingBookedEvent, meetingCanceledEvent } from "./events/outbox-events.js";
 import type { HostRecord, LocationRecord, MeetingRecord, ScheduleRecord, ScheduleStatus } from "./model.js";
 import { meetingMessage } from "./proto.js";
 import { simulatedConferencing, simulatedEventId, withConference } from "./providers.js";
-import { type SandboxMeeting, type SandboxRouting, SCHEDULING_SANDBOX } from "./sandbox-data.js";
 import { type SchedulingWrites, schedulingWrites } from "./store/scheduling.store.js";
 
-export * from "./sandbox-data.js";
-
 /*
- * The sandbox: hosts, Smart Schedules, busy blocks and meetings for identity's sandbox
- * organizations. Hosts ARE identity's sandbox users: their ids, names and emails come from
- * identity's sandbox definition and id helpers (a deliberate coupling of the two sandboxes,
- * not of the services' data: identity's tables are never read). Ids derive from the seed;
- * schedule timestamps are fixed from identity's epoch; meetings and busy blocks are placed
- * relative to the clock so that one meeting is always past and the others upcoming.
+ * The sandbox: hosts, Smart Schedules, busy blocks and meetings for the sandbox
+ * organizations, as @platform/sandbox defines them. Hosts ARE identity's sandbox users: their
+ * ids, names and emails come from the shared sandbox definition (identity's tables are never
+ * read). Ids derive from the seed; schedule timestamps are fixed from the sandbox's epoch;
+ * meetings and busy blocks are placed relative to the clock so that one meeting is always
+ * past and the others upcoming.
  */
-
-export const sandboxScheduleId = (seed: string, label: string): string => seededId("sched_", seed, `schedule:${label}`);
-export const sandboxMeetingId = (seed: string, label: string): string => seededId("mtg_", seed, `meeting:${label}`);
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 const HOUR_MS = 60 * 60 * 1000;
@@ -109,8 +118,7 @@ export async function createSchedule(q: Queryable, def: ScheduleDefinition): Pro
 
 /** Writes a host; a zone or working hours the slot engine could not use fail here, not at availability. */
 export async function createHost(q: Queryable, def: HostDefinition): Promise<HostRecord> {
-  const workingHours =
-    def.workingHours ?? [1, 2, 3, 4, 5].map((d) => ({ weekday: d, start: "09:00", end: "17:00" }) as WorkingHours);
+  const workingHours = def.workingHours ?? [...DEFAULT_WORKING_HOURS];
   if (!IANAZone.isValidZone(def.timeZone)) throw new Error(`host ${def.userId}: invalid time zone ${def.timeZone}`);
   const errors = validateWorkingHours(workingHours);
   if (errors.length > 0) {
@@ -130,36 +138,12 @@ export async function createHost(q: Queryable, def: HostDefinition): Promise<Hos
   return host;
 }
 
-/** The local `time` of the working day `n` working days (Mon–Fri) from `now`'s date in `zone`. */
-function onWorkingDay(now: Date, zone: string, n: number, time: string): Date {
-  let day = DateTime.fromJSDate(now, { zone }).startOf("day");
-  const step = n < 0 ? -1 : 1;
-  for (let left = Math.abs(n); left > 0; ) {
-    day = day.plus({ days: step });
-    if (day.weekday <= 5) left -= 1;
-  }
-  const [hour, minute] = time.split(":").map(Number);
-  return day.set({ hour, minute }).toJSDate();
-}
-
 function routingOf(seed: string, r: SandboxRouting): Routing {
   const ids = (groups: string[][]) => groups.map((g) => g.map((label) => sandboxUserId(seed, label)));
   return {
     rules: r.rules.map((rule) => ({ when: rule.when, hostGroups: ids(rule.hostGroups) })),
     fallback: ids(r.fallback),
   };
-}
-
-/**
- * When a sandbox meeting takes place for a sandbox seeded at `now`: the other contexts'
- * sandboxes (recordings, transcripts) line up with it.
- */
-export function sandboxMeetingTimes(now: Date, label: string): { start: Date; end: Date } {
-  const m = SCHEDULING_SANDBOX.meetings.find((x) => x.label === label);
-  const host = SCHEDULING_SANDBOX.hosts.find((h) => h.user === m?.host);
-  if (!m || !host) throw new Error(`no sandbox meeting ${label}`);
-  const start = onWorkingDay(now, host.timeZone, m.workingDays, m.localTime);
-  return { start, end: new Date(start.getTime() + m.durationMinutes * 60_000) };
 }
 
 async function seedMeeting(
@@ -258,14 +242,12 @@ export async function seedSchedulingSandbox(
 
     const hosts = new Map<string, HostRecord>();
     for (const h of SCHEDULING_SANDBOX.hosts) {
-      const org = SANDBOX.organizations.find((o) => o.users.some((u) => u.label === h.user));
-      const user = org?.users.find((u) => u.label === h.user);
-      if (!org || !user) throw new Error(`sandbox host ${h.user} is not a user of identity's sandbox`);
+      const { user, org } = sandboxUser(h.user);
       const host = await createHost(q, {
         userId: sandboxUserId(seed, user.label),
         orgId: sandboxOrgId(seed, org.label),
         // As identity's sandbox spells the address.
-        email: `${user.firstName}.${user.lastName}@${org.emailDomains[0]}`.toLowerCase(),
+        email: sandboxUserEmail(user, org),
         firstName: user.firstName,
         lastName: user.lastName,
         timeZone: h.timeZone,
@@ -305,7 +287,7 @@ export async function seedSchedulingSandbox(
       const host = hosts.get(b.host);
       if (!host) throw new Error(`sandbox busy block ${b.label} names an unknown host`);
       await w.insertBusyBlock({
-        id: seededId("busy_", seed, `busy:${b.label}`),
+        id: sandboxBusyBlockId(seed, b.label),
         userId: host.userId,
         start: onWorkingDay(now, host.timeZone, b.workingDays, b.localStart),
         end: onWorkingDay(now, host.timeZone, b.workingDays, b.localEnd),

@@ -30,10 +30,7 @@ export {
   createHost,
   createSchedule,
   type HostDefinition,
-  SCHEDULING_SANDBOX,
   type ScheduleDefinition,
-  sandboxMeetingId,
-  sandboxScheduleId,
   seedBenchSchedule,
   seedSchedulingSandbox,
 } from "./sandbox.js";

@@ -1,13 +1,12 @@
 import { fileURLToPath } from "node:url";
 import * as grpc from "@grpc/grpc-js";
 import * as protoLoader from "@grpc/proto-loader";
-import { sandboxOrgId } from "@platform/identity/sandbox";
 import { systemClock } from "@platform/kit/clock";
 import { CONTEXT_HEADER, signContext } from "@platform/kit/context";
 import { openPglite, pgliteDb } from "@platform/kit/db";
+import { sandboxOrgId, sandboxScheduleId } from "@platform/sandbox";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadSchedulingConfig } from "../src/config.js";
-import { sandboxScheduleId } from "../src/sandbox.js";
 import { start } from "../src/start.js";
 import { SCOPES, silentLogger } from "./builders.js";
 

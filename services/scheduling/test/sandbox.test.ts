@@ -1,16 +1,17 @@
 import { timestampDate } from "@bufbuild/protobuf/wkt";
 import { MeetingService, SmartScheduleService } from "@platform/contracts/scheduling";
-import { SANDBOX, sandboxOrgId, sandboxUserId } from "@platform/identity/sandbox";
 import { EVENT_TYPES } from "@platform/kit/events";
 import { newId } from "@platform/kit/ids";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import {
+  SANDBOX,
   SCHEDULING_SANDBOX,
   sandboxMeetingId,
+  sandboxOrgId,
   sandboxScheduleId,
-  seedBenchSchedule,
-  seedSchedulingSandbox,
-} from "../src/sandbox.js";
+  sandboxUserId,
+} from "@platform/sandbox";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { seedBenchSchedule, seedSchedulingSandbox } from "../src/sandbox.js";
 import { anAttendee, createTestScheduling, formValues, outboxRows, type TestScheduling } from "./builders.js";
 
 const SEED = "sandbox-test";

@@ -1,14 +1,13 @@
 import { createClient } from "@connectrpc/connect";
 import { MeetingService, SmartScheduleService } from "@platform/contracts/scheduling";
-import { sandboxOrgId } from "@platform/identity/sandbox";
 import { systemClock } from "@platform/kit/clock";
 import { httpTransport, signingInterceptor } from "@platform/kit/connect";
 import { openPglite, pgliteDb } from "@platform/kit/db";
 import { eventually } from "@platform/kit/testing";
+import { sandboxOrgId, sandboxScheduleId } from "@platform/sandbox";
 import { describe, expect, it } from "vitest";
 import { loadSchedulingConfig } from "../src/config.js";
 import type { Notice } from "../src/notifier.js";
-import { sandboxScheduleId } from "../src/sandbox.js";
 import { start } from "../src/start.js";
 import { anAttendee, formValues, SCOPES, silentLogger } from "./builders.js";
 

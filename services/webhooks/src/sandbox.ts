@@ -1,7 +1,7 @@
-import { sandboxOrgId } from "@platform/identity/sandbox";
 import type { Clock } from "@platform/kit/clock";
 import type { Db } from "@platform/kit/db";
 import { seededId } from "@platform/kit/ids";
+import { sandboxOrgId, sandboxSubscriptionId } from "@platform/sandbox";
 import { EVENT_CATALOG } from "./domain/catalog.js";
 import { webhooksStore } from "./store/webhooks.store.js";
 
@@ -10,9 +10,6 @@ import { webhooksStore } from "./store/webhooks.store.js";
  * see the legacy shape (it stays legacy forever). It is disabled (its endpoint is a
  * placeholder), and its secret derives from the seed so the documentation can show it.
  */
-
-export const sandboxSubscriptionId = (seed: string, label: string): string =>
-  seededId("sub_", seed, `subscription:${label}`);
 
 const CREATED_AT = new Date("2025-06-01T09:00:00.000Z");
 

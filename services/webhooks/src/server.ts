@@ -18,7 +18,7 @@ export { DELIVERED_TOPICS, DELIVERY_GROUP } from "./delivery/fan-out.js";
 export { httpSender, systemResolver } from "./delivery/sender.js";
 export type { DeliveryWorker } from "./delivery/worker.js";
 export { EVENT_CATALOG, TEST_EVENT_TYPE } from "./domain/catalog.js";
-export { sandboxLegacySecret, sandboxSubscriptionId, seedWebhooksSandbox } from "./sandbox.js";
+export { sandboxLegacySecret, seedWebhooksSandbox } from "./sandbox.js";
 
 /** The service's schema: every table is `webhooks.<table>`. */
 export const WEBHOOKS_SCHEMA = "webhooks";

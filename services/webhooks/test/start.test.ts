@@ -1,17 +1,11 @@
-import { sandboxOrgId } from "@platform/identity/sandbox";
 import { ManualClock } from "@platform/kit/clock";
 import { openPglite, pgliteDb } from "@platform/kit/db";
 import { InProcessBus } from "@platform/kit/in-process-bus";
 import { capturingLogger } from "@platform/kit/testing";
+import { sandboxOrgId, sandboxSubscriptionId } from "@platform/sandbox";
 import { describe, expect, it } from "vitest";
 import { loadDeliveryConfig, loadWebhooksConfig } from "../src/config.js";
-import {
-  sandboxLegacySecret,
-  sandboxSubscriptionId,
-  seedWebhooksSandbox,
-  startDelivery,
-  WEBHOOKS_SCHEMA,
-} from "../src/server.js";
+import { sandboxLegacySecret, seedWebhooksSandbox, startDelivery, WEBHOOKS_SCHEMA } from "../src/server.js";
 import { start } from "../src/start.js";
 import { webhooksStore } from "../src/store/webhooks.store.js";
 import { openTestDb } from "./builders.js";

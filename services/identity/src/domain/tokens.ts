@@ -11,11 +11,5 @@ export function tokenName(raw: string): string {
   return name;
 }
 
-export type TokenState = "active" | "expired" | "revoked";
-
-/** Revocation wins over expiry: a revoked key is unknown to the gateway, an expired one is not. */
-export function tokenState(token: { expiresAt: Date | null; revokedAt: Date | null }, now: Date): TokenState {
-  if (token.revokedAt) return "revoked";
-  if (token.expiresAt && token.expiresAt.getTime() <= now.getTime()) return "expired";
-  return "active";
-}
+// The rule lives in the kit: the CLI judges keys by it too.
+export { type TokenState, tokenState } from "@platform/kit/api-keys";

@@ -84,8 +84,23 @@ export function organizationUpdatedEvent(org: OrganizationRecord, changedFields:
   };
 }
 
+/** Who the user is, for other contexts' projections (scheduling's hosts). Identity records no time zone. */
+const profileOf = (u: UserRecord) => ({
+  email: u.email,
+  firstName: u.firstName ?? "",
+  lastName: u.lastName ?? "",
+  displayName: u.displayName,
+  timeZone: "",
+});
+
 export function userInvitedEvent(u: UserRecord): OutboxEvent {
-  const data = create(UserInvitedSchema, { userId: u.id, orgId: u.orgId, email: u.email, role: u.role });
+  const data = create(UserInvitedSchema, {
+    ...profileOf(u),
+    userId: u.id,
+    orgId: u.orgId,
+    role: u.role,
+    version: BigInt(u.version),
+  });
   return {
     topic: TOPICS.identity,
     key: u.orgId,
@@ -99,6 +114,7 @@ export function userInvitedEvent(u: UserRecord): OutboxEvent {
 
 export function userUpdatedEvent(u: UserRecord, changedFields: readonly string[]): OutboxEvent {
   const data = create(UserUpdatedSchema, {
+    ...profileOf(u),
     userId: u.id,
     orgId: u.orgId,
     version: BigInt(u.version),

@@ -14,10 +14,12 @@ import type { Logger } from "@platform/kit/logger";
 import { decodeEvent } from "@platform/kit/outbox";
 import type { Notice, NoticeKind, Notifier } from "../notifier.js";
 import { schedulingWrites } from "../store/scheduling.store.js";
+import { HOSTS_GROUP, projectHost } from "./hosts.consumer.js";
 
-// What scheduling consumes: its own meeting events, turned into email and SMS notices. The
-// group starts from the earliest retained event, so nothing published before its first start
-// is missed; consumeOnce makes redelivery harmless.
+// What scheduling consumes: its own meeting events, turned into email and SMS notices, and
+// identity's user events, into the hosts projection. Each group starts from the earliest
+// retained event, so nothing published before its first start is missed; consumeOnce makes
+// redelivery harmless.
 
 export const NOTIFIER_GROUP = "scheduling-notifier";
 
@@ -139,6 +141,12 @@ export async function startSchedulingConsumers(deps: ConsumerDeps): Promise<Subs
       topics: [TOPICS.scheduling],
       fromBeginning: true,
       handler: (m) => notify(deps, m),
+    }),
+    await deps.bus.subscribe({
+      groupId: HOSTS_GROUP,
+      topics: [TOPICS.identity],
+      fromBeginning: true,
+      handler: (m) => projectHost(deps, m),
     }),
   ];
 }

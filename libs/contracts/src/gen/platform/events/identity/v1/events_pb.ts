@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file platform/events/identity/v1/events.proto.
  */
 export const file_platform_events_identity_v1_events: GenFile = /*@__PURE__*/
-  fileDesc("CihwbGF0Zm9ybS9ldmVudHMvaWRlbnRpdHkvdjEvZXZlbnRzLnByb3RvEhtwbGF0Zm9ybS5ldmVudHMuaWRlbnRpdHkudjEiQAoMVG9rZW5DcmVhdGVkEhAKCHRva2VuX2lkGAEgASgJEg4KBm9yZ19pZBgCIAEoCRIOCgZzY29wZXMYAyADKAkicwoMVG9rZW5SZXZva2VkEhAKCHRva2VuX2lkGAEgASgJEg4KBm9yZ19pZBgCIAEoCRIQCghrZXlfaGFzaBgDIAEoCRIvCgtyZXZva2VfdGltZRgEIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAiawoTUGFydG5lckdyYW50Q2hhbmdlZBIVCg1wYXJlbnRfb3JnX2lkGAEgASgJEhQKDGNoaWxkX29yZ19pZBgCIAEoCRIWCg5ncmFudGVkX3Njb3BlcxgDIAMoCRIPCgdyZXZva2VkGAQgASgIIk4KE09yZ2FuaXphdGlvblVwZGF0ZWQSDgoGb3JnX2lkGAEgASgJEg8KB3ZlcnNpb24YAiABKAMSFgoOY2hhbmdlZF9maWVsZHMYAyADKAkiSwoLVXNlckludml0ZWQSDwoHdXNlcl9pZBgBIAEoCRIOCgZvcmdfaWQYAiABKAkSDQoFZW1haWwYAyABKAkSDAoEcm9sZRgEIAEoCSJnCgtVc2VyVXBkYXRlZBIPCgd1c2VyX2lkGAEgASgJEg4KBm9yZ19pZBgCIAEoCRIPCgd2ZXJzaW9uGAMgASgDEhYKDmNoYW5nZWRfZmllbGRzGAQgAygJEg4KBmFjdGl2ZRgFIAEoCGIGcHJvdG8z", [file_google_protobuf_timestamp]);
+  fileDesc("CihwbGF0Zm9ybS9ldmVudHMvaWRlbnRpdHkvdjEvZXZlbnRzLnByb3RvEhtwbGF0Zm9ybS5ldmVudHMuaWRlbnRpdHkudjEiQAoMVG9rZW5DcmVhdGVkEhAKCHRva2VuX2lkGAEgASgJEg4KBm9yZ19pZBgCIAEoCRIOCgZzY29wZXMYAyADKAkicwoMVG9rZW5SZXZva2VkEhAKCHRva2VuX2lkGAEgASgJEg4KBm9yZ19pZBgCIAEoCRIQCghrZXlfaGFzaBgDIAEoCRIvCgtyZXZva2VfdGltZRgEIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAiawoTUGFydG5lckdyYW50Q2hhbmdlZBIVCg1wYXJlbnRfb3JnX2lkGAEgASgJEhQKDGNoaWxkX29yZ19pZBgCIAEoCRIWCg5ncmFudGVkX3Njb3BlcxgDIAMoCRIPCgdyZXZva2VkGAQgASgIIk4KE09yZ2FuaXphdGlvblVwZGF0ZWQSDgoGb3JnX2lkGAEgASgJEg8KB3ZlcnNpb24YAiABKAMSFgoOY2hhbmdlZF9maWVsZHMYAyADKAkirAEKC1VzZXJJbnZpdGVkEg8KB3VzZXJfaWQYASABKAkSDgoGb3JnX2lkGAIgASgJEg0KBWVtYWlsGAMgASgJEgwKBHJvbGUYBCABKAkSEgoKZmlyc3RfbmFtZRgFIAEoCRIRCglsYXN0X25hbWUYBiABKAkSFAoMZGlzcGxheV9uYW1lGAcgASgJEhEKCXRpbWVfem9uZRgIIAEoCRIPCgd2ZXJzaW9uGAkgASgDIsYBCgtVc2VyVXBkYXRlZBIPCgd1c2VyX2lkGAEgASgJEg4KBm9yZ19pZBgCIAEoCRIPCgd2ZXJzaW9uGAMgASgDEhYKDmNoYW5nZWRfZmllbGRzGAQgAygJEg4KBmFjdGl2ZRgFIAEoCBINCgVlbWFpbBgGIAEoCRISCgpmaXJzdF9uYW1lGAcgASgJEhEKCWxhc3RfbmFtZRgIIAEoCRIUCgxkaXNwbGF5X25hbWUYCSABKAkSEQoJdGltZV96b25lGAogASgJYgZwcm90bzM", [file_google_protobuf_timestamp]);
 
 /**
  * TokenCreated is published when an API token is issued.
@@ -169,7 +169,8 @@ export const OrganizationUpdatedSchema: GenMessage<OrganizationUpdated> = /*@__P
   messageDesc(file_platform_events_identity_v1_events, 3);
 
 /**
- * UserInvited is published when a user is invited; the invitation email is sent from it.
+ * UserInvited is published when a user is invited; the invitation email is sent from it, and
+ * it carries what other contexts' user projections need (scheduling's hosts).
  *
  * @generated from message platform.events.identity.v1.UserInvited
  */
@@ -201,6 +202,42 @@ export type UserInvited = Message<"platform.events.identity.v1.UserInvited"> & {
    * @generated from field: string role = 4;
    */
   role: string;
+
+  /**
+   * First name; empty when not given.
+   *
+   * @generated from field: string first_name = 5;
+   */
+  firstName: string;
+
+  /**
+   * Last name; empty when not given.
+   *
+   * @generated from field: string last_name = 6;
+   */
+  lastName: string;
+
+  /**
+   * Display name, as the API shows it.
+   *
+   * @generated from field: string display_name = 7;
+   */
+  displayName: string;
+
+  /**
+   * IANA time zone of the user; empty when identity does not know it (its user model has none
+   * today), and consumers then apply their documented default.
+   *
+   * @generated from field: string time_zone = 8;
+   */
+  timeZone: string;
+
+  /**
+   * Version of the user after the invitation (projections keep the newest).
+   *
+   * @generated from field: int64 version = 9;
+   */
+  version: bigint;
 };
 
 /**
@@ -250,6 +287,41 @@ export type UserUpdated = Message<"platform.events.identity.v1.UserUpdated"> & {
    * @generated from field: bool active = 5;
    */
   active: boolean;
+
+  /**
+   * Lower-case email (not mutable through the API; carried so a projection can start here).
+   *
+   * @generated from field: string email = 6;
+   */
+  email: string;
+
+  /**
+   * First name after the change; empty when none.
+   *
+   * @generated from field: string first_name = 7;
+   */
+  firstName: string;
+
+  /**
+   * Last name after the change; empty when none.
+   *
+   * @generated from field: string last_name = 8;
+   */
+  lastName: string;
+
+  /**
+   * Display name after the change.
+   *
+   * @generated from field: string display_name = 9;
+   */
+  displayName: string;
+
+  /**
+   * IANA time zone of the user; empty when identity does not know it (see UserInvited).
+   *
+   * @generated from field: string time_zone = 10;
+   */
+  timeZone: string;
 };
 
 /**

@@ -1,9 +1,13 @@
+import { seededApiKey } from "@platform/kit/api-keys";
 import { ALL_SCOPES, PARTNER_SCOPE, READ_SCOPES, type Scope } from "@platform/kit/scopes";
-import type { FeatureSet, LicenseTierSlug, Role } from "./domain/model.js";
+import { sandboxOrgId, sandboxTokenId } from "./ids.js";
+import type { FeatureSet, LicenseTierSlug, Role } from "./types.js";
 
-// The sandbox's demo data (see sandbox.ts for how it is seeded). The README and the tests
-// rely on its facts: Acme's 10 seats with 7 used, its two Admins, its pending, expired and
-// deactivated users; Northwind's children; the named keys.
+// The sandbox's organizations, users, partner relationships and keys (identity seeds them;
+// see services/identity/src/sandbox.ts). The other contexts' sandboxes are built around
+// these users, and the CLI shows the keys offline, so the definition lives here rather than
+// in identity. The README and the tests rely on its facts: Acme's 10 seats with 7 used, its
+// two Admins, its pending, expired and deactivated users; Northwind's children; the named keys.
 
 export interface SandboxUser {
   label: string;
@@ -496,3 +500,53 @@ export const SANDBOX: SandboxDefinition = {
     { name: "umbrella-full", org: "umbrella", scopes: NON_PARTNER_SCOPES },
   ],
 };
+
+/** A sandbox user's email address, as identity seeds it (the org's first domain). */
+export function sandboxUserEmail(user: Pick<SandboxUser, "firstName" | "lastName">, org: SandboxOrganization): string {
+  return `${user.firstName}.${user.lastName}@${org.emailDomains[0]}`.toLowerCase();
+}
+
+/** A sandbox user and its organization by label; throws for an unknown label (a bad definition). */
+export function sandboxUser(label: string): { user: SandboxUser; org: SandboxOrganization } {
+  for (const org of SANDBOX.organizations) {
+    const user = org.users.find((u) => u.label === label);
+    if (user) return { user, org };
+  }
+  throw new Error(`no sandbox user ${label}`);
+}
+
+/** A sandbox user's display name ("First Last"). */
+export const sandboxUserName = (label: string): string => {
+  const { user } = sandboxUser(label);
+  return `${user.firstName} ${user.lastName}`;
+};
+
+/** A named sandbox key with its token, as `platform sandbox keys` shows it. */
+export interface SandboxKeyInfo {
+  name: string;
+  key: string;
+  tokenId: string;
+  orgId: string;
+  orgName: string;
+  scopes: string[];
+  expiresAt: Date | null;
+  revokedAt: Date | null;
+}
+
+/**
+ * The keys as the definition seeds them, without a database (later revocations not
+ * reflected). Identity validates the scopes when it seeds them; its tests check both agree.
+ */
+export function sandboxKeysOffline(seed: string): SandboxKeyInfo[] {
+  const orgNames = new Map(SANDBOX.organizations.map((o) => [o.label, o.name]));
+  return SANDBOX.tokens.map((t) => ({
+    name: t.name,
+    key: seededApiKey(seed, t.name),
+    tokenId: sandboxTokenId(seed, t.name),
+    orgId: sandboxOrgId(seed, t.org),
+    orgName: orgNames.get(t.org) ?? t.org,
+    scopes: [...t.scopes],
+    expiresAt: t.expiresAt ? new Date(t.expiresAt) : null,
+    revokedAt: t.revokedAt ? new Date(t.revokedAt) : null,
+  }));
+}

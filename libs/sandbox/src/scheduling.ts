@@ -1,9 +1,18 @@
-import type { BookingWindow, FormAnswer, FormField, WorkingHours } from "./domain/types.js";
-import type { CampaignRecord, LocationRecord, ScheduleStatus } from "./model.js";
+import { DateTime } from "luxon";
+import type {
+  BookingWindow,
+  CampaignRecord,
+  FormAnswer,
+  FormField,
+  LocationRecord,
+  ScheduleStatus,
+  WorkingHours,
+} from "./types.js";
 
-// The sandbox's scheduling data (see sandbox.ts for how it is seeded). Organizations and
-// hosts are named by identity's sandbox labels, so the ids match identity's users. Meeting
-// and busy-block times are relative to the clock at seeding, in working days.
+// The sandbox's scheduling data (scheduling seeds it; see services/scheduling/src/sandbox.ts).
+// Organizations and hosts are named by identity's sandbox labels, so the ids match identity's
+// users. Meeting and busy-block times are relative to the clock at seeding, in working days;
+// the other contexts' sandboxes (recordings, transcripts) line up with them.
 
 export interface SandboxHost {
   /** Identity's sandbox user label. */
@@ -336,3 +345,24 @@ export const SCHEDULING_SANDBOX: SchedulingSandboxDefinition = {
     { label: "acme-se-travel", host: "acme-se", workingDays: 2, localStart: "08:00", localEnd: "10:00" },
   ],
 };
+
+/** The local `time` of the working day `n` working days (Mon–Fri) from `now`'s date in `zone`. */
+export function onWorkingDay(now: Date, zone: string, n: number, time: string): Date {
+  let day = DateTime.fromJSDate(now, { zone }).startOf("day");
+  const step = n < 0 ? -1 : 1;
+  for (let left = Math.abs(n); left > 0; ) {
+    day = day.plus({ days: step });
+    if (day.weekday <= 5) left -= 1;
+  }
+  const [hour, minute] = time.split(":").map(Number);
+  return day.set({ hour, minute }).toJSDate();
+}
+
+/** When a sandbox meeting takes place for a sandbox seeded at `now`. */
+export function sandboxMeetingTimes(now: Date, label: string): { start: Date; end: Date } {
+  const m = SCHEDULING_SANDBOX.meetings.find((x) => x.label === label);
+  const host = SCHEDULING_SANDBOX.hosts.find((h) => h.user === m?.host);
+  if (!m || !host) throw new Error(`no sandbox meeting ${label}`);
+  const start = onWorkingDay(now, host.timeZone, m.workingDays, m.localTime);
+  return { start, end: new Date(start.getTime() + m.durationMinutes * 60_000) };
+}

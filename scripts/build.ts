@@ -1,0 +1,108 @@
+import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { dirname, join, relative, resolve } from "node:path";
+import { build, type Plugin } from "esbuild";
+
+// `npm run build`: compiles every process to JavaScript, one directory per process:
+//   dist/<process>/main.js (+ chunks)  every @platform/* module it uses, bundled
+//   dist/<process>/migrations/<pkg>/   the SQL migrations of the packages it migrates
+// Third-party packages stay external (node_modules), so an image needs its own dist directory
+// and the production dependencies only: no TypeScript sources, no tsx. Code splitting keeps
+// the sources' load order: each main starts telemetry, then imports the rest dynamically, and
+// the instrumented clients (pg, kafkajs, redis, http) must load after that.
+// Usage: node --import tsx scripts/build.ts [process ...]   (default: all)
+
+const ROOT = resolve(dirname(new URL(import.meta.url).pathname), "..");
+
+/** Process name → entry point. The images run `node dist/<process>/main.js`. */
+export const PROCESSES: Record<string, string> = {
+  gateway: "gateway/src/main.ts",
+  identity: "services/identity/src/main.ts",
+  scheduling: "services/scheduling/src/main.ts",
+  "crm-data": "services/crm-data/src/main.ts",
+  revenue: "services/revenue/src/main.ts",
+  analytics: "services/analytics/src/main.ts",
+  webhooks: "services/webhooks/src/main.ts",
+  "webhooks-delivery": "services/webhooks/src/delivery-main.ts",
+  // `npm start`'s embedded platform, for running it without tsx.
+  embedded: "runtime/src/embedded.ts",
+};
+
+const MIGRATIONS_URL = 'new URL("../migrations", import.meta.url)';
+
+/**
+ * Sources find their migrations next to their package (`../migrations` from src/). Bundled,
+ * `import.meta.url` is main.js, so each such reference is pointed at the copy under
+ * dist/<process>/migrations/<package directory>/ instead, and the copies are recorded.
+ */
+function migrationsPlugin(copied: Set<string>): Plugin {
+  return {
+    name: "migrations",
+    setup(b) {
+      b.onLoad({ filter: /[\\/](libs|services)[\\/][^\\/]+[\\/]src[\\/][^\\/]+\.ts$/ }, (args) => {
+        const source = readFileSync(args.path, "utf8");
+        if (!source.includes(MIGRATIONS_URL)) return undefined;
+        const pkgDir = resolve(dirname(args.path), "..");
+        const name = relative(ROOT, pkgDir).replaceAll("\\", "/").replace("/", "-");
+        copied.add(pkgDir);
+        return {
+          contents: source.replace(MIGRATIONS_URL, `new URL("./migrations/${name}", import.meta.url)`),
+          loader: "ts",
+        };
+      });
+    },
+  };
+}
+
+/** Bare imports other than our workspace packages stay external (resolved from node_modules). */
+const externalPackages: Plugin = {
+  name: "external-packages",
+  setup(b) {
+    b.onResolve({ filter: /^[^./]/ }, (args) => {
+      if (args.path.startsWith("@platform/") || args.path.startsWith("node:")) return undefined;
+      return { path: args.path, external: true };
+    });
+  },
+};
+
+async function buildProcess(name: string, entry: string): Promise<{ name: string; bytes: number; ms: number }> {
+  const started = performance.now();
+  const outdir = join(ROOT, "dist", name);
+  rmSync(outdir, { recursive: true, force: true });
+  const copied = new Set<string>();
+  await build({
+    entryPoints: { main: join(ROOT, entry) },
+    outdir,
+    bundle: true,
+    splitting: true,
+    format: "esm",
+    platform: "node",
+    target: "node20",
+    sourcemap: true,
+    // Keeps class and function names in stack traces and logs.
+    keepNames: true,
+    logLevel: "warning",
+    plugins: [externalPackages, migrationsPlugin(copied)],
+  });
+  for (const pkgDir of copied) {
+    const name = relative(ROOT, pkgDir).replaceAll("\\", "/").replace("/", "-");
+    cpSync(join(pkgDir, "migrations"), join(outdir, "migrations", name), { recursive: true });
+  }
+  // Node reads the chunks as ES modules without a "type" field up the tree (the image has none).
+  writeFileSync(join(outdir, "package.json"), `${JSON.stringify({ type: "module", private: true }, null, 2)}\n`);
+  return { name, bytes: statSync(join(outdir, "main.js")).size, ms: Math.round(performance.now() - started) };
+}
+
+const wanted = process.argv.slice(2);
+for (const w of wanted) {
+  if (!(w in PROCESSES)) {
+    console.error(`unknown process '${w}'; the processes are: ${Object.keys(PROCESSES).join(", ")}`);
+    process.exit(2);
+  }
+}
+mkdirSync(join(ROOT, "dist"), { recursive: true });
+for (const [name, entry] of Object.entries(PROCESSES)) {
+  if (wanted.length > 0 && !wanted.includes(name)) continue;
+  if (!existsSync(join(ROOT, entry))) throw new Error(`entry point ${entry} of ${name} is missing`);
+  const r = await buildProcess(name, entry);
+  console.log(`built dist/${r.name}/main.js (${(r.bytes / 1024).toFixed(0)} KiB entry) in ${r.ms} ms`);
+}
