@@ -1,4 +1,4 @@
-import { sandboxOrgId } from "@platform/identity/sandbox";
+import { sandboxOrgId } from "@platform/sandbox";
 import { afterAll, beforeAll, beforeEach, describe, expect, expectTypeOf, it } from "vitest";
 import {
   type Deal,
