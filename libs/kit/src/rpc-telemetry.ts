@@ -1,7 +1,9 @@
 import { Code, ConnectError, type Interceptor } from "@connectrpc/connect";
 import {
   context,
+  createNoopMeter,
   metrics,
+  ProxyTracerProvider,
   propagation,
   type Span,
   SpanKind,
@@ -30,8 +32,27 @@ interface CallShape {
   method: { name: string };
 }
 
-function attributes(req: CallShape) {
-  return { "rpc.system": "connect_rpc", "rpc.service": req.service.typeName, "rpc.method": req.method.name };
+type RpcAttributes = { "rpc.system": string; "rpc.service": string; "rpc.method": string };
+
+// One attribute set per method, made once: the hot path allocates none.
+const methodAttributes = new WeakMap<object, { attrs: RpcAttributes; ok: Record<string, string> }>();
+
+function attributesOf(req: CallShape) {
+  let cached = methodAttributes.get(req.method);
+  if (!cached) {
+    const attrs = { "rpc.system": "connect_rpc", "rpc.service": req.service.typeName, "rpc.method": req.method.name };
+    cached = { attrs, ok: { ...attrs, "rpc.connect_rpc.error_code": "ok" } };
+    methodAttributes.set(req.method, cached);
+  }
+  return cached;
+}
+
+const NOOP_TRACER_PROVIDER = new ProxyTracerProvider().getDelegate();
+
+/** True once a tracer provider is registered (startTelemetry with an exporter, or a test's). */
+function tracing(): boolean {
+  const provider = trace.getTracerProvider();
+  return !(provider instanceof ProxyTracerProvider) || provider.getDelegate() !== NOOP_TRACER_PROVIDER;
 }
 
 /** The Connect code name of a failure ("ok" on success), the label of the RED metrics. */
@@ -45,6 +66,10 @@ function codeOf(err: unknown): string {
 const SERVER_FAULTS = new Set([Code.Internal, Code.Unknown, Code.Unavailable, Code.DataLoss, Code.DeadlineExceeded]);
 
 function finish(span: Span, err: unknown, kind: SpanKind): void {
+  if (!span.isRecording()) {
+    span.end();
+    return;
+  }
   const code = codeOf(err);
   span.setAttribute("rpc.connect_rpc.error_code", code);
   if (err !== undefined) {
@@ -58,15 +83,34 @@ function finish(span: Span, err: unknown, kind: SpanKind): void {
 
 function instrument(kind: SpanKind.SERVER | SpanKind.CLIENT): Interceptor {
   const side = kind === SpanKind.SERVER ? "server" : "client";
-  const duration = metrics.getMeter(SCOPE).createHistogram(`rpc.${side}.duration`, {
+  const meter = metrics.getMeter(SCOPE);
+  // A meter provider is registered before the processes build their transports (telemetry
+  // starts first); without one, nothing is measured.
+  const measuring = meter !== createNoopMeter();
+  const duration = meter.createHistogram(`rpc.${side}.duration`, {
     description: `Duration of Connect RPCs (${side} side)`,
     unit: "ms",
   });
   return (next) => async (req) => {
+    const traced = tracing();
+    if (!traced && !measuring) return next(req);
+    const { attrs, ok } = attributesOf(req);
+    if (!traced) {
+      const started = performance.now();
+      let failure: unknown;
+      try {
+        return await next(req);
+      } catch (err) {
+        failure = err;
+        throw err;
+      } finally {
+        const labels = failure === undefined ? ok : { ...attrs, "rpc.connect_rpc.error_code": codeOf(failure) };
+        duration.record(performance.now() - started, labels);
+      }
+    }
     const tracer = trace.getTracer(SCOPE);
     const parent =
       kind === SpanKind.SERVER ? propagation.extract(context.active(), req.header, getter) : context.active();
-    const attrs = attributes(req);
     const span = tracer.startSpan(
       `${attrs["rpc.service"]}/${attrs["rpc.method"]}`,
       { kind, attributes: attrs },
@@ -82,7 +126,10 @@ function instrument(kind: SpanKind.SERVER | SpanKind.CLIENT): Interceptor {
       failure = err;
       throw err;
     } finally {
-      duration.record(performance.now() - started, { ...attrs, "rpc.connect_rpc.error_code": codeOf(failure) });
+      if (measuring) {
+        const labels = failure === undefined ? ok : { ...attrs, "rpc.connect_rpc.error_code": codeOf(failure) };
+        duration.record(performance.now() - started, labels);
+      }
       finish(span, failure, kind);
     }
   };

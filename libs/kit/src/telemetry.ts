@@ -19,6 +19,12 @@ let sdk: NodeSDK | undefined;
  * Instrumented: HTTP (the gateway's server side), pg, kafkajs, redis; Connect calls through
  * kit's RPC interceptors (rpc-telemetry.ts). Metrics: a Prometheus /metrics endpoint on
  * METRICS_PORT and OTLP export when an endpoint is set.
+ *
+ * What nobody reads costs nothing: with neither a trace exporter nor a metrics reader the SDK
+ * is not started at all (the API stays no-op, and the RPC interceptors and HTTP metrics step
+ * aside); with metrics only, no instrumentation is registered and no span is made. Traces are
+ * sampled by the standard OTEL_TRACES_SAMPLER / OTEL_TRACES_SAMPLER_ARG, by default
+ * parentbased_traceidratio at 0.1: one request in ten is traced unless the caller's trace is.
  */
 export function startTelemetry(defaultServiceName: string): void {
   if (sdk || process.env.OTEL_SDK_DISABLED === "true") return;
@@ -29,6 +35,10 @@ export function startTelemetry(defaultServiceName: string): void {
   );
   // Without an endpoint the SDK must not fall back to its default OTLP exporter.
   if (!exporting) process.env.OTEL_TRACES_EXPORTER ??= "none";
+  else {
+    process.env.OTEL_TRACES_SAMPLER ??= "parentbased_traceidratio";
+    process.env.OTEL_TRACES_SAMPLER_ARG ??= "0.1";
+  }
   process.env.OTEL_METRICS_EXPORTER ??= "none";
   process.env.OTEL_LOGS_EXPORTER ??= "none";
   const metricReaders: IMetricReader[] = [];
@@ -39,17 +49,19 @@ export function startTelemetry(defaultServiceName: string): void {
     metricReaders.push(new PrometheusExporter({ port: metricsPort, host: process.env.METRICS_HOST ?? "0.0.0.0" }));
   }
   if (exportingMetrics) metricReaders.push(new PeriodicExportingMetricReader({ exporter: new OTLPMetricExporter() }));
-  // ESM modules are patched through import-in-the-middle's loader hook; CommonJS ones
-  // (pg, kafkajs, redis) through require hooks the instrumentations install themselves.
-  register("@opentelemetry/instrumentation/hook.mjs", import.meta.url);
+  if (!exporting && metricReaders.length === 0) return;
+  // Spans only when they go somewhere: the instrumentations patch every HTTP request, query
+  // and message, which costs CPU whether or not a span is exported.
+  if (exporting) {
+    // ESM modules are patched through import-in-the-middle's loader hook; CommonJS ones
+    // (pg, kafkajs, redis) through require hooks the instrumentations install themselves.
+    register("@opentelemetry/instrumentation/hook.mjs", import.meta.url);
+  }
   sdk = new NodeSDK({
     metricReaders,
-    instrumentations: [
-      new HttpInstrumentation(),
-      new PgInstrumentation(),
-      new KafkaJsInstrumentation(),
-      new RedisInstrumentation(),
-    ],
+    instrumentations: exporting
+      ? [new HttpInstrumentation(), new PgInstrumentation(), new KafkaJsInstrumentation(), new RedisInstrumentation()]
+      : [],
   });
   sdk.start();
 }
