@@ -3,11 +3,16 @@ import { type DestinationStream, type Logger, pino } from "pino";
 
 export type { Logger };
 
+/** Lines are written in batches of about this many bytes… */
+const LOG_BATCH_BYTES = 4096;
+/** …or at least this often, so a quiet process's lines still show at once. */
+const LOG_FLUSH_MS = 200;
+
 /**
- * stdout written asynchronously: a line goes out at once when nothing is being written, and
- * the lines that arrive during a write go out together in the next one, so a busy process
- * makes one write call per batch instead of one per line. What is still buffered when the
- * process exits is flushed synchronously.
+ * stdout written asynchronously and in batches: a write call costs a system call, which on a
+ * busy machine costs more than formatting the line, so a busy process makes one per few dozen
+ * lines instead of one per line. What is still buffered when the process exits is flushed
+ * synchronously.
  */
 let stdout: DestinationStream | undefined;
 
@@ -15,8 +20,15 @@ let stdout: DestinationStream | undefined;
 // mid-line and one exit hook flushes them all.
 function stdoutDestination(): DestinationStream {
   if (stdout) return stdout;
-  const stream = pino.destination({ dest: 1, sync: false });
+  const stream = pino.destination({ dest: 1, sync: false, minLength: LOG_BATCH_BYTES });
   stdout = stream;
+  setInterval(() => {
+    try {
+      stream.flush();
+    } catch {
+      // Not open yet, or closing: the next tick or the exit hook writes the lines.
+    }
+  }, LOG_FLUSH_MS).unref();
   process.once("exit", () => {
     try {
       stream.flushSync();
