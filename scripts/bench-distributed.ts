@@ -12,12 +12,16 @@
  *  - POST /deals at 1 and 10 connections;
  *  - CPU per request of each process (utime + stime from /proc/<pid>/stat before and after).
  *
+ * On a shared machine the load of others swings within seconds: `--rounds N` runs the closed
+ * loop's three targets N times in turn (bare, direct, gateway, bare, …) and reports the median
+ * round of each, and the median of the per-round ratios.
+ *
  * It uses the stack that answers on GATEWAY_PORT, or starts one (scripts/stack.sh with the same
  * environment) and then stops only what it started. Tokens are issued on identity's admin plane,
  * enough that no token passes the spec's per-minute limits (a 429 fails the run).
  *
  *   npm run bench -- --suite distributed [--duration 10] [--rates 500,1000,1500] [--connections 10,50]
- *     [--tokens 1000] [--skip closed,open,deals]
+ *     [--tokens 1000] [--rounds 1] [--skip closed,open,deals]
  *   environment: GATEWAY_PORT, IDENTITY_PORT, ADMIN_PORT, STACK_RUN_DIR, STACK_DB_PREFIX, PG_URL,
  *     PLATFORM_CONTEXT_SECRET, PLATFORM_ADMIN_SECRET (scripts/stack.sh's names and defaults)
  */
@@ -42,13 +46,14 @@ const { values } = parseArgs({
     rates: { type: "string", default: "500,1000,1500" },
     connections: { type: "string", default: "10,50" },
     tokens: { type: "string", default: "1000" },
+    rounds: { type: "string", default: "1" },
     skip: { type: "string", default: "" },
     help: { type: "boolean", short: "h" },
   },
 });
 if (values.help) {
   console.log(`usage: npm run bench -- --suite distributed [--duration SECONDS] [--rates 500,1000,1500]
-    [--connections 10,50] [--tokens 1000] [--skip closed,open,deals]
+    [--connections 10,50] [--tokens 1000] [--rounds 1] [--skip closed,open,deals]
 Uses the stack on GATEWAY_PORT (default 8080) or starts one with scripts/stack.sh (and stops what it started).`);
   process.exit(0);
 }
@@ -56,6 +61,7 @@ const duration = Number(values.duration);
 const rates = values.rates.split(",").map(Number);
 const connectionCounts = values.connections.split(",").map(Number);
 const tokenCount = Number(values.tokens);
+const rounds = Math.max(1, Number(values.rounds));
 const skip = new Set(values.skip.split(",").filter(Boolean));
 
 const env = process.env;
@@ -432,6 +438,13 @@ async function openLoopRow(rate: number, seconds: number): Promise<Row & { max: 
 
 // ---------------------------------------------------------------- the run
 
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? Number.NaN;
+
+/** The round whose throughput is the median one. */
+function medianRound(rs: Row[]): Row {
+  return [...rs].sort((a, b) => a.rps - b.rps)[Math.floor(rs.length / 2)] as Row;
+}
+
 const rows: Row[] = [];
 const openRows: Awaited<ReturnType<typeof openLoopRow>>[] = [];
 const ratios: string[] = [];
@@ -441,16 +454,22 @@ try {
   await directRow(10, 2);
   if (!skip.has("closed")) {
     for (const conns of connectionCounts) {
-      const bare = await autocannonRow("bare fastify route", `${bareUrl}${API}/organizations/me`, conns, duration);
-      const direct = await directRow(conns, duration);
-      const gateway = await autocannonRow(
-        "gateway GET /organizations/me",
-        `${GATEWAY}${API}/organizations/me`,
-        conns,
-        duration,
+      const bare: Row[] = [];
+      const direct: Row[] = [];
+      const gateway: Row[] = [];
+      for (let round = 0; round < rounds; round++) {
+        bare.push(await autocannonRow("bare fastify route", `${bareUrl}${API}/organizations/me`, conns, duration));
+        direct.push(await directRow(conns, duration));
+        gateway.push(
+          await autocannonRow("gateway GET /organizations/me", `${GATEWAY}${API}/organizations/me`, conns, duration),
+        );
+      }
+      for (const r of [bare, direct, gateway].map(medianRound)) rows.push({ ...r, name: `${r.name}, ${conns} conns` });
+      const perRound = gateway.map((g, i) => g.rps / (direct[i] as Row).rps);
+      ratios.push(
+        `gateway/direct at ${conns} connections: ${median(perRound).toFixed(3)}` +
+          (rounds > 1 ? ` (rounds: ${perRound.map((r) => r.toFixed(3)).join(", ")})` : ""),
       );
-      for (const r of [bare, direct, gateway]) rows.push({ ...r, name: `${r.name}, ${conns} conns` });
-      ratios.push(`gateway/direct at ${conns} connections: ${(gateway.rps / direct.rps).toFixed(3)}`);
     }
   }
   if (!skip.has("open")) for (const rate of rates) openRows.push(await openLoopRow(rate, duration));
@@ -493,7 +512,7 @@ if (openRows.length) {
 }
 console.log(`\n${ratios.join("\n")}`);
 console.log(
-  `node ${process.version}, ${duration}s per target, ${tokenCount} tokens, rate limits on, load average ${readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ")}\n`,
+  `node ${process.version}, ${duration}s per target, ${rounds} round(s), ${tokenCount} tokens, rate limits on, load average ${readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ")}\n`,
 );
 const failed = [...rows, ...openRows].filter((r) => r.errors > 0);
 if (failed.length) {

@@ -144,11 +144,13 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
   app.decorateRequest("apiCall", null);
   installHttpMetrics(app);
   if (config.ACCESS_LOG) installAccessLog(app, logger);
-  app.addHook("onSend", async (request, reply) => {
+  // Callback hooks, not async ones: no promise per request on the hot path.
+  app.addHook("onSend", (request, reply, payload, done) => {
     reply.header(REQUEST_ID_HEADER, request.id);
     if (request.apiCall?.actingOn && reply.statusCode < 400) {
       reply.header(ACTING_ON_RESPONSE_HEADER, request.apiCall.actingOn);
     }
+    done(null, payload);
   });
 
   if (deps.bus) installDelegationAudit(app, { bus: deps.bus, clock, logger });

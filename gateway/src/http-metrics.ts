@@ -14,12 +14,13 @@ export function installHttpMetrics(app: FastifyInstance): void {
     description: "Duration of HTTP requests served by the gateway",
     unit: "s",
   });
-  app.addHook("onResponse", async (request, reply) => {
+  app.addHook("onResponse", (request, reply, done) => {
     duration.record(reply.elapsedTime / 1000, {
       "http.request.method": request.method,
       // Unmatched paths (404s) share one series.
       "http.route": request.routeOptions.url ?? "unmatched",
       "http.response.status_code": reply.statusCode,
     });
+    done();
   });
 }
