@@ -2,8 +2,8 @@ import type { EventBus } from "@platform/kit/bus";
 import type { Clock } from "@platform/kit/clock";
 import { createCursorCodec } from "@platform/kit/cursor";
 import type { Logger } from "@platform/kit/logger";
-import Fastify, { type FastifyInstance, LogController } from "fastify";
-import { installAccessLog } from "./access-log.js";
+import Fastify, { type FastifyInstance } from "fastify";
+import { AccessLogController, installAccessLog } from "./access-log.js";
 import { AllowedMethods } from "./allowed-methods.js";
 import { installDelegationAudit } from "./audit.js";
 import { ApiKeyAuthenticator, type KeyRecord } from "./auth.js";
@@ -127,7 +127,7 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
     loggerInstance: logger,
     genReqId: requestId,
     // The access log (access-log.ts) writes the one line a request gets, not fastify.
-    logController: new LogController({ requestIdLogLabel: "requestId", disableRequestLogging: true }),
+    logController: new AccessLogController({ requestIdLogLabel: "requestId" }),
     bodyLimit: config.BODY_LIMIT_BYTES,
     frameworkErrors: frameworkErrorHandler(docsUrl),
     // Every method a path serves is declared, so Allow and the OpenAPI document say exactly that.

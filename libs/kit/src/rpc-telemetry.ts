@@ -32,27 +32,29 @@ interface CallShape {
   method: { name: string };
 }
 
-type RpcAttributes = { "rpc.system": string; "rpc.service": string; "rpc.method": string };
-
-// One attribute set per method, made once: the hot path allocates none.
-const methodAttributes = new WeakMap<object, { attrs: RpcAttributes; ok: Record<string, string> }>();
-
-function attributesOf(req: CallShape) {
-  let cached = methodAttributes.get(req.method);
-  if (!cached) {
-    const attrs = { "rpc.system": "connect_rpc", "rpc.service": req.service.typeName, "rpc.method": req.method.name };
-    cached = { attrs, ok: { ...attrs, "rpc.connect_rpc.error_code": "ok" } };
-    methodAttributes.set(req.method, cached);
-  }
-  return cached;
-}
-
 const NOOP_TRACER_PROVIDER = new ProxyTracerProvider().getDelegate();
 
 /** True once a tracer provider is registered (startTelemetry with an exporter, or a test's). */
 function tracing(): boolean {
   const provider = trace.getTracerProvider();
   return !(provider instanceof ProxyTracerProvider) || provider.getDelegate() !== NOOP_TRACER_PROVIDER;
+}
+
+// Metrics without traces (the usual local and test setup: a /metrics port, no OTLP endpoint):
+// one label set per method and outcome "ok", made once, so a successful call allocates none.
+const okLabels = new WeakMap<object, Record<string, string>>();
+
+function okLabelsOf(req: CallShape): Record<string, string> {
+  let labels = okLabels.get(req.method);
+  if (!labels) {
+    labels = { ...attributes(req), "rpc.connect_rpc.error_code": "ok" };
+    okLabels.set(req.method, labels);
+  }
+  return labels;
+}
+
+function attributes(req: CallShape) {
+  return { "rpc.system": "connect_rpc", "rpc.service": req.service.typeName, "rpc.method": req.method.name };
 }
 
 /** The Connect code name of a failure ("ok" on success), the label of the RED metrics. */
@@ -66,10 +68,6 @@ function codeOf(err: unknown): string {
 const SERVER_FAULTS = new Set([Code.Internal, Code.Unknown, Code.Unavailable, Code.DataLoss, Code.DeadlineExceeded]);
 
 function finish(span: Span, err: unknown, kind: SpanKind): void {
-  if (!span.isRecording()) {
-    span.end();
-    return;
-  }
   const code = codeOf(err);
   span.setAttribute("rpc.connect_rpc.error_code", code);
   if (err !== undefined) {
@@ -85,17 +83,15 @@ function instrument(kind: SpanKind.SERVER | SpanKind.CLIENT): Interceptor {
   const side = kind === SpanKind.SERVER ? "server" : "client";
   const meter = metrics.getMeter(SCOPE);
   // A meter provider is registered before the processes build their transports (telemetry
-  // starts first); without one, nothing is measured.
+  // starts first); without one, and without a tracer provider, the call goes straight through.
   const measuring = meter !== createNoopMeter();
   const duration = meter.createHistogram(`rpc.${side}.duration`, {
     description: `Duration of Connect RPCs (${side} side)`,
     unit: "ms",
   });
   return (next) => async (req) => {
-    const traced = tracing();
-    if (!traced && !measuring) return next(req);
-    const { attrs, ok } = attributesOf(req);
-    if (!traced) {
+    if (!tracing()) {
+      if (!measuring) return next(req);
       const started = performance.now();
       let failure: unknown;
       try {
@@ -104,13 +100,17 @@ function instrument(kind: SpanKind.SERVER | SpanKind.CLIENT): Interceptor {
         failure = err;
         throw err;
       } finally {
-        const labels = failure === undefined ? ok : { ...attrs, "rpc.connect_rpc.error_code": codeOf(failure) };
+        const labels =
+          failure === undefined
+            ? okLabelsOf(req)
+            : { ...attributes(req), "rpc.connect_rpc.error_code": codeOf(failure) };
         duration.record(performance.now() - started, labels);
       }
     }
     const tracer = trace.getTracer(SCOPE);
     const parent =
       kind === SpanKind.SERVER ? propagation.extract(context.active(), req.header, getter) : context.active();
+    const attrs = attributes(req);
     const span = tracer.startSpan(
       `${attrs["rpc.service"]}/${attrs["rpc.method"]}`,
       { kind, attributes: attrs },
@@ -126,10 +126,7 @@ function instrument(kind: SpanKind.SERVER | SpanKind.CLIENT): Interceptor {
       failure = err;
       throw err;
     } finally {
-      if (measuring) {
-        const labels = failure === undefined ? ok : { ...attrs, "rpc.connect_rpc.error_code": codeOf(failure) };
-        duration.record(performance.now() - started, labels);
-      }
+      duration.record(performance.now() - started, { ...attrs, "rpc.connect_rpc.error_code": codeOf(failure) });
       finish(span, failure, kind);
     }
   };

@@ -22,9 +22,10 @@ let sdk: NodeSDK | undefined;
  *
  * What nobody reads costs nothing: with neither a trace exporter nor a metrics reader the SDK
  * is not started at all (the API stays no-op, and the RPC interceptors and HTTP metrics step
- * aside); with metrics only, no instrumentation is registered and no span is made. Traces are
- * sampled by the standard OTEL_TRACES_SAMPLER / OTEL_TRACES_SAMPLER_ARG, by default
- * parentbased_traceidratio at 0.1: one request in ten is traced unless the caller's trace is.
+ * aside); with metrics only, no instrumentation is registered and no span is made. How many
+ * traces are kept is the standard OTEL_TRACES_SAMPLER / OTEL_TRACES_SAMPLER_ARG (the SDK's
+ * default keeps every one; parentbased_traceidratio with 0.1 keeps one request in ten unless
+ * the caller's trace is sampled, and skips the attribute work of the others).
  */
 export function startTelemetry(defaultServiceName: string): void {
   if (sdk || process.env.OTEL_SDK_DISABLED === "true") return;
@@ -35,10 +36,6 @@ export function startTelemetry(defaultServiceName: string): void {
   );
   // Without an endpoint the SDK must not fall back to its default OTLP exporter.
   if (!exporting) process.env.OTEL_TRACES_EXPORTER ??= "none";
-  else {
-    process.env.OTEL_TRACES_SAMPLER ??= "parentbased_traceidratio";
-    process.env.OTEL_TRACES_SAMPLER_ARG ??= "0.1";
-  }
   process.env.OTEL_METRICS_EXPORTER ??= "none";
   process.env.OTEL_LOGS_EXPORTER ??= "none";
   const metricReaders: IMetricReader[] = [];
