@@ -8,6 +8,7 @@
  *
  *   npm run bench -- [--duration 10] [--connections 10] [--tokens 600]
  *   npm run bench -- --suite analytics   (buyer signals at 1,000,000 email events)
+ *   npm run bench -- --suite distributed (the request path of the distributed runtime)
  */
 import { parseArgs } from "node:util";
 import { createClient } from "@connectrpc/connect";
@@ -22,13 +23,19 @@ import { seedBenchSchedule } from "@platform/scheduling/server";
 import autocannon from "autocannon";
 import Fastify from "fastify";
 
-// `--suite analytics` runs the buyer-signals benchmark at a million events instead (scripts/bench-analytics.ts).
+// `--suite <name>` runs another benchmark instead: analytics (scripts/bench-analytics.ts),
+// distributed (scripts/bench-distributed.ts).
+const SUITES: Record<string, () => Promise<unknown>> = {
+  analytics: () => import("./bench-analytics.js"),
+  distributed: () => import("./bench-distributed.js"),
+};
 const suiteAt = process.argv.indexOf("--suite");
 if (suiteAt !== -1) {
-  const suite = process.argv[suiteAt + 1];
-  if (suite !== "analytics") throw new Error(`unknown --suite '${suite}'; the suites are: analytics`);
-  await import("./bench-analytics.js");
-  process.exit(0);
+  const suite = process.argv[suiteAt + 1] ?? "";
+  const run = SUITES[suite];
+  if (!run) throw new Error(`unknown --suite '${suite}'; the suites are: ${Object.keys(SUITES).join(", ")}`);
+  await run();
+  process.exit(process.exitCode ?? 0);
 }
 
 const { values } = parseArgs({

@@ -36,7 +36,9 @@ const gatewayEnv = {
   IDENTITY_URL: `http://127.0.0.1:${ports.identity}`,
   SCHEDULING_URL: `http://127.0.0.1:${ports.scheduling}`,
   PLATFORM_CONTEXT_SECRET: contextSecret,
-  LOG_LEVEL: "info",
+  // "incoming request" (what the test watches for) is a debug line: at info a request gets one
+  // access-log line, when it is answered.
+  LOG_LEVEL: "debug",
 };
 
 beforeAll(async () => {

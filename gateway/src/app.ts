@@ -2,7 +2,8 @@ import type { EventBus } from "@platform/kit/bus";
 import type { Clock } from "@platform/kit/clock";
 import { createCursorCodec } from "@platform/kit/cursor";
 import type { Logger } from "@platform/kit/logger";
-import Fastify, { type FastifyInstance, LogController } from "fastify";
+import Fastify, { type FastifyInstance } from "fastify";
+import { AccessLogController, installAccessLog } from "./access-log.js";
 import { AllowedMethods } from "./allowed-methods.js";
 import { installDelegationAudit } from "./audit.js";
 import { ApiKeyAuthenticator, type KeyRecord } from "./auth.js";
@@ -125,7 +126,8 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
   const app = Fastify({
     loggerInstance: logger,
     genReqId: requestId,
-    logController: new LogController({ requestIdLogLabel: "requestId" }),
+    // The access log (access-log.ts) writes the one line a request gets, not fastify.
+    logController: new AccessLogController({ requestIdLogLabel: "requestId" }),
     bodyLimit: config.BODY_LIMIT_BYTES,
     frameworkErrors: frameworkErrorHandler(docsUrl),
     // Every method a path serves is declared, so Allow and the OpenAPI document say exactly that.
@@ -141,11 +143,14 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
   app.addContentTypeParser(JSON_SUFFIX_TYPES, { parseAs: "string" }, app.getDefaultJsonParser("error", "error"));
   app.decorateRequest("apiCall", null);
   installHttpMetrics(app);
-  app.addHook("onSend", async (request, reply) => {
+  if (config.ACCESS_LOG) installAccessLog(app, logger);
+  // Callback hooks, not async ones: no promise per request on the hot path.
+  app.addHook("onSend", (request, reply, payload, done) => {
     reply.header(REQUEST_ID_HEADER, request.id);
     if (request.apiCall?.actingOn && reply.statusCode < 400) {
       reply.header(ACTING_ON_RESPONSE_HEADER, request.apiCall.actingOn);
     }
+    done(null, payload);
   });
 
   if (deps.bus) installDelegationAudit(app, { bus: deps.bus, clock, logger });

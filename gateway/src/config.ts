@@ -64,6 +64,12 @@ export const gatewayConfigSpec = {
     default: 30_000,
     parse: parse.int(0),
   },
+  ACCESS_LOG: {
+    description:
+      "Log one line per request (method, route, status, duration, request and token ids); false turns it off",
+    default: true,
+    parse: parse.bool,
+  },
   GATEWAY_INSTANCE_ID: {
     description: "Name of this gateway instance; its consumer group for cache purges is gateway-<id>",
     default: randomBytes(6).toString("hex"),

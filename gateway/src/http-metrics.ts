@@ -1,4 +1,4 @@
-import { metrics } from "@opentelemetry/api";
+import { createNoopMeter, metrics } from "@opentelemetry/api";
 import type { FastifyInstance } from "fastify";
 
 /**
@@ -7,16 +7,20 @@ import type { FastifyInstance } from "fastify";
  * the series), the method and the status code. Errors are the 4xx/5xx series.
  */
 export function installHttpMetrics(app: FastifyInstance): void {
-  const duration = metrics.getMeter("@platform/gateway").createHistogram("http.server.request.duration", {
+  const meter = metrics.getMeter("@platform/gateway");
+  // No meter provider (no METRICS_PORT, no OTLP endpoint): no per-request hook either.
+  if (meter === createNoopMeter()) return;
+  const duration = meter.createHistogram("http.server.request.duration", {
     description: "Duration of HTTP requests served by the gateway",
     unit: "s",
   });
-  app.addHook("onResponse", async (request, reply) => {
+  app.addHook("onResponse", (request, reply, done) => {
     duration.record(reply.elapsedTime / 1000, {
       "http.request.method": request.method,
       // Unmatched paths (404s) share one series.
       "http.route": request.routeOptions.url ?? "unmatched",
       "http.response.status_code": reply.statusCode,
     });
+    done();
   });
 }

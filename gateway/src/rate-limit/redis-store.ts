@@ -1,4 +1,5 @@
-import { createHash, randomBytes } from "node:crypto";
+import { createHash } from "node:crypto";
+import { idSequence } from "@platform/kit/ids";
 import type { BucketState, RateLimitBucket, RateLimitResult, RateLimitStore } from "./store.js";
 
 /**
@@ -89,6 +90,8 @@ export interface RedisRateLimitStoreOptions {
  * Redis's, so tests can move it; instances should run NTP-synchronised clocks.
  */
 export function redisRateLimitStore({ client, prefix }: RedisRateLimitStoreOptions): RateLimitStore {
+  // Sorted-set members must be unique across instances and hits: a per-store random prefix and a counter.
+  const nextMember = idSequence("");
   async function run(keys: string[], args: string[]): Promise<unknown> {
     try {
       return await client.evalSha(SCRIPT_SHA1, { keys, arguments: args });
@@ -104,7 +107,7 @@ export function redisRateLimitStore({ client, prefix }: RedisRateLimitStoreOptio
       const keys = buckets.map((b) =>
         b.kind === "fixed" ? `${prefix}${b.key}:${Math.floor(nowMs / b.windowMs)}` : `${prefix}${b.key}`,
       );
-      const args = [String(nowMs), `${nowMs}:${randomBytes(9).toString("base64url")}`];
+      const args = [String(nowMs), `${nowMs}:${nextMember()}`];
       for (const b of buckets) args.push(String(b.limit), String(b.windowMs), b.kind ?? "sliding");
       const reply = (await run(keys, args)) as number[];
       const states: BucketState[] = buckets.map((b, i) => ({

@@ -4,6 +4,8 @@ export const TOPICS = {
   gateway: "platform.gateway.v1",
   scheduling: "platform.scheduling.v1",
   revenue: "platform.revenue.v1",
+  /** Account and contact changes from crm-data's ingest (the CRM sync); revenue projects them. */
+  crm: "platform.crm.v1",
   /** Email events (sends, opens, clicks, replies, bounces) from the email-sending system; analytics ingests them. */
   email: "platform.email.v1",
 } as const;
@@ -23,6 +25,8 @@ export const EVENT_TYPES = {
   meetingBooked: "scheduling.smartscheduler.booked",
   meetingRescheduled: "scheduling.smartscheduler.rescheduled",
   meetingCanceled: "scheduling.smartscheduler.canceled",
+  accountChanged: "platform.crm.v1.AccountChanged",
+  contactChanged: "platform.crm.v1.ContactChanged",
   // Revenue's events carry the names webhook subscribers see too.
   dealCreated: "revenue.deal.created",
   dealUpdated: "revenue.deal.updated",

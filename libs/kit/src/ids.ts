@@ -17,6 +17,27 @@ export function newId(prefix: string): string {
   return prefix + encode(randomBytes(ID_BODY_LENGTH));
 }
 
+const SEQUENCE_DIGITS = 12;
+
+/**
+ * Ids for what is made many times a second and needs to be unique, not unpredictable (request
+ * ids, rate-limit entries): a random half drawn once per sequence and a counter, instead of a
+ * call to the random source per id. Same shape as `newId`: prefix + 24 characters.
+ */
+export function idSequence(prefix: string): () => string {
+  const base = prefix + encode(randomBytes(ID_BODY_LENGTH)).slice(0, ID_BODY_LENGTH - SEQUENCE_DIGITS);
+  let next = 0;
+  return () => {
+    let n = next++;
+    let tail = "";
+    for (let i = 0; i < SEQUENCE_DIGITS; i++) {
+      tail = ALPHABET[n % 32] + tail;
+      n = Math.floor(n / 32);
+    }
+    return base + tail;
+  };
+}
+
 /** A deterministic id derived from a seed and a label (sandbox data). */
 export function seededId(prefix: string, seed: string, label: string): string {
   const digest = createHmac("sha256", seed).update(`id:${prefix}:${label}`).digest();

@@ -1,7 +1,9 @@
 import { Code, ConnectError, type Interceptor } from "@connectrpc/connect";
 import {
   context,
+  createNoopMeter,
   metrics,
+  ProxyTracerProvider,
   propagation,
   type Span,
   SpanKind,
@@ -28,6 +30,27 @@ const setter: TextMapSetter<Headers> = { set: (h, key, value) => h.set(key, valu
 interface CallShape {
   service: { typeName: string };
   method: { name: string };
+}
+
+const NOOP_TRACER_PROVIDER = new ProxyTracerProvider().getDelegate();
+
+/** True once a tracer provider is registered (startTelemetry with an exporter, or a test's). */
+function tracing(): boolean {
+  const provider = trace.getTracerProvider();
+  return !(provider instanceof ProxyTracerProvider) || provider.getDelegate() !== NOOP_TRACER_PROVIDER;
+}
+
+// Metrics without traces (the usual local and test setup: a /metrics port, no OTLP endpoint):
+// one label set per method and outcome "ok", made once, so a successful call allocates none.
+const okLabels = new WeakMap<object, Record<string, string>>();
+
+function okLabelsOf(req: CallShape): Record<string, string> {
+  let labels = okLabels.get(req.method);
+  if (!labels) {
+    labels = { ...attributes(req), "rpc.connect_rpc.error_code": "ok" };
+    okLabels.set(req.method, labels);
+  }
+  return labels;
 }
 
 function attributes(req: CallShape) {
@@ -58,11 +81,32 @@ function finish(span: Span, err: unknown, kind: SpanKind): void {
 
 function instrument(kind: SpanKind.SERVER | SpanKind.CLIENT): Interceptor {
   const side = kind === SpanKind.SERVER ? "server" : "client";
-  const duration = metrics.getMeter(SCOPE).createHistogram(`rpc.${side}.duration`, {
+  const meter = metrics.getMeter(SCOPE);
+  // A meter provider is registered before the processes build their transports (telemetry
+  // starts first); without one, and without a tracer provider, the call goes straight through.
+  const measuring = meter !== createNoopMeter();
+  const duration = meter.createHistogram(`rpc.${side}.duration`, {
     description: `Duration of Connect RPCs (${side} side)`,
     unit: "ms",
   });
   return (next) => async (req) => {
+    if (!tracing()) {
+      if (!measuring) return next(req);
+      const started = performance.now();
+      let failure: unknown;
+      try {
+        return await next(req);
+      } catch (err) {
+        failure = err;
+        throw err;
+      } finally {
+        const labels =
+          failure === undefined
+            ? okLabelsOf(req)
+            : { ...attributes(req), "rpc.connect_rpc.error_code": codeOf(failure) };
+        duration.record(performance.now() - started, labels);
+      }
+    }
     const tracer = trace.getTracer(SCOPE);
     const parent =
       kind === SpanKind.SERVER ? propagation.extract(context.active(), req.header, getter) : context.active();

@@ -19,6 +19,13 @@ let sdk: NodeSDK | undefined;
  * Instrumented: HTTP (the gateway's server side), pg, kafkajs, redis; Connect calls through
  * kit's RPC interceptors (rpc-telemetry.ts). Metrics: a Prometheus /metrics endpoint on
  * METRICS_PORT and OTLP export when an endpoint is set.
+ *
+ * What nobody reads costs nothing: with neither a trace exporter nor a metrics reader the SDK
+ * is not started at all (the API stays no-op, and the RPC interceptors and HTTP metrics step
+ * aside); with metrics only, no instrumentation is registered and no span is made. How many
+ * traces are kept is the standard OTEL_TRACES_SAMPLER / OTEL_TRACES_SAMPLER_ARG (the SDK's
+ * default keeps every one; parentbased_traceidratio with 0.1 keeps one request in ten unless
+ * the caller's trace is sampled, and skips the attribute work of the others).
  */
 export function startTelemetry(defaultServiceName: string): void {
   if (sdk || process.env.OTEL_SDK_DISABLED === "true") return;
@@ -39,17 +46,19 @@ export function startTelemetry(defaultServiceName: string): void {
     metricReaders.push(new PrometheusExporter({ port: metricsPort, host: process.env.METRICS_HOST ?? "0.0.0.0" }));
   }
   if (exportingMetrics) metricReaders.push(new PeriodicExportingMetricReader({ exporter: new OTLPMetricExporter() }));
-  // ESM modules are patched through import-in-the-middle's loader hook; CommonJS ones
-  // (pg, kafkajs, redis) through require hooks the instrumentations install themselves.
-  register("@opentelemetry/instrumentation/hook.mjs", import.meta.url);
+  if (!exporting && metricReaders.length === 0) return;
+  // Spans only when they go somewhere: the instrumentations patch every HTTP request, query
+  // and message, which costs CPU whether or not a span is exported.
+  if (exporting) {
+    // ESM modules are patched through import-in-the-middle's loader hook; CommonJS ones
+    // (pg, kafkajs, redis) through require hooks the instrumentations install themselves.
+    register("@opentelemetry/instrumentation/hook.mjs", import.meta.url);
+  }
   sdk = new NodeSDK({
     metricReaders,
-    instrumentations: [
-      new HttpInstrumentation(),
-      new PgInstrumentation(),
-      new KafkaJsInstrumentation(),
-      new RedisInstrumentation(),
-    ],
+    instrumentations: exporting
+      ? [new HttpInstrumentation(), new PgInstrumentation(), new KafkaJsInstrumentation(), new RedisInstrumentation()]
+      : [],
   });
   sdk.start();
 }

@@ -9,7 +9,7 @@ import { ConfigError, commonConfig, loadConfig, parse } from "../src/config.js";
 import { problemFromError, problemToConnectError } from "../src/connect.js";
 import { signContext, verifyContext } from "../src/context.js";
 import { openPglite, pgliteDb } from "../src/db.js";
-import { isId, newId, parseId, seededId } from "../src/ids.js";
+import { idSequence, isId, newId, parseId, seededId } from "../src/ids.js";
 import { createLogger } from "../src/logger.js";
 import { migrate } from "../src/migrate.js";
 import { ProblemError, problem, problemBody } from "../src/problems.js";
@@ -120,6 +120,16 @@ describe("ids", () => {
       expect(p.problemName).toBe("invalid-resource-id");
       expect(p.extensions).toEqual({ parameter: "orgId" });
     }
+  });
+
+  it("counts ids of the same shape behind a random prefix per sequence", () => {
+    const next = idSequence("req_");
+    const ids = Array.from({ length: 1000 }, next);
+    expect(new Set(ids).size).toBe(1000);
+    for (const id of ids) expect(isId("req_", id)).toBe(true);
+    expect(ids[0]?.slice(0, 16)).toBe(ids[999]?.slice(0, 16));
+    // Another sequence (another process, another gateway instance) starts elsewhere.
+    expect(idSequence("req_")().slice(0, 16)).not.toBe(ids[0]?.slice(0, 16));
   });
 });
 

@@ -14,6 +14,7 @@ import {
   chunkFields,
   contactFields,
 } from "./domain/ingest.js";
+import { accountChangedEvent, contactChangedEvent } from "./events/outbox-events.js";
 import type { CrmReads, CrmStore } from "./store/crm.store.js";
 import type { Upserted } from "./store/records.store.js";
 
@@ -35,7 +36,9 @@ export async function upsertAccounts(
   const out = [];
   for (const input of inputs) {
     const fields = accountFields(input);
-    out.push({ crmId: fields.crmId, ...(await w.upsertAccount({ id: idFor(fields.crmId), orgId, ...fields }, now)) });
+    const upserted = await w.upsertAccount({ id: idFor(fields.crmId), orgId, ...fields }, now);
+    if (upserted.changed) await w.enqueue(accountChangedEvent({ id: upserted.id, orgId, name: fields.name }, now));
+    out.push({ crmId: fields.crmId, ...upserted });
   }
   return out;
 }
@@ -52,7 +55,13 @@ export async function upsertContacts(
   const out = [];
   for (const input of inputs) {
     const fields = contactFields(input);
-    out.push({ crmId: fields.crmId, ...(await w.upsertContact({ id: idFor(fields.crmId), orgId, ...fields }, now)) });
+    const upserted = await w.upsertContact({ id: idFor(fields.crmId), orgId, ...fields }, now);
+    if (upserted.changed) {
+      // Read back with its account resolved by CRM id, as every reader sees it.
+      const view = await w.findContact(orgId, upserted.id);
+      if (view) await w.enqueue(contactChangedEvent(view, now));
+    }
+    out.push({ crmId: fields.crmId, ...upserted });
   }
   return out;
 }

@@ -15,6 +15,7 @@ import type { MigrationSource } from "@platform/kit/migrate";
 import { adminHandlers } from "./admin.handler.js";
 import { gatewayAuthHandlers } from "./gateway-auth.handler.js";
 import { organizationHandlers } from "./organization.handler.js";
+import { ORGANIZATION_CACHE_MS, organizationCache } from "./organization-cache.js";
 import { partnerHandlers } from "./partner.handler.js";
 import { type IdentityStore, pgIdentityStore } from "./store/identity.store.js";
 import { userHandlers } from "./user.handler.js";
@@ -42,6 +43,8 @@ export interface IdentityDeps {
   cursorSecret: string;
   /** Called after each committed write, so the outbox relay publishes at once instead of at its next poll. */
   onCommit?: () => void;
+  /** How long a read organization is reused (organization-cache.ts); 0 reads it every time. */
+  organizationCacheMs?: number;
 }
 
 /**
@@ -49,10 +52,16 @@ export interface IdentityDeps {
  * interceptor) and `adminRoutes` for the admin plane (behind the admin secret).
  */
 export function build(deps: IdentityDeps): { routes: Routes; adminRoutes: Routes } {
-  const store = pgIdentityStore(deps.db);
+  const pgStore = pgIdentityStore(deps.db);
+  const organizations = organizationCache(pgStore, deps.clock, deps.organizationCacheMs ?? ORGANIZATION_CACHE_MS);
+  const store: IdentityStore = { ...pgStore, findOrganization: organizations.findOrganization };
+  const committed = () => {
+    organizations.clear();
+    deps.onCommit?.();
+  };
   const write: IdentityStore["tx"] = async (fn) => {
     const result = await store.tx(fn);
-    deps.onCommit?.();
+    committed();
     return result;
   };
   const api = {
@@ -60,7 +69,7 @@ export function build(deps: IdentityDeps): { routes: Routes; adminRoutes: Routes
     store,
     clock: deps.clock,
     cursors: createCursorCodec(deps.cursorSecret),
-    committed: () => deps.onCommit?.(),
+    committed,
   };
   return {
     routes: (router) => {

@@ -9,6 +9,7 @@ import type { MigrationSource } from "@platform/kit/migrate";
 import { adminHandlers } from "./admin.handler.js";
 import { dealHandlers } from "./deal.handler.js";
 import { insightHandlers } from "./insight.handler.js";
+import { projectedCrm, projectedDirectory } from "./projected-references.js";
 import { qnaHandlers } from "./qna.handler.js";
 import type { CrmReferences, Directory } from "./references.js";
 import { pgRevenueStore } from "./store/revenue.store.js";
@@ -43,14 +44,17 @@ export interface RevenueDeps {
 /** The revenue service's Connect routes (behind the trust interceptor) and its admin plane (behind the admin secret). */
 export function build(deps: RevenueDeps): { routes: Routes; adminRoutes: Routes } {
   const store = pgRevenueStore(deps.db);
+  // Writes find what they reference in revenue's own projections; crm and directory are the
+  // owners, asked only for ids the projections have not seen.
+  const crm = projectedCrm(deps.db, deps.crm, deps.clock);
   const shared = { db: deps.db, store, clock: deps.clock, committed: () => deps.onCommit?.() };
   const deals = dealHandlers({
     ...shared,
     cursors: createCursorCodec(deps.cursorSecret),
-    crm: deps.crm,
-    directory: deps.directory,
+    crm,
+    directory: projectedDirectory(deps.db, deps.directory, deps.clock),
   });
-  const qnas = qnaHandlers({ ...shared, crm: deps.crm });
+  const qnas = qnaHandlers({ ...shared, crm });
   const insights = insightHandlers(shared);
   return {
     routes: (router) => {

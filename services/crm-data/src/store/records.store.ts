@@ -46,6 +46,8 @@ export type ContactInput = Omit<ContactRecord, "createdAt" | "updatedAt">;
 export interface Upserted {
   id: string;
   created: boolean;
+  /** Created, or a synced field differs: the change other contexts hear about. */
+  changed: boolean;
 }
 
 const keyed = <T extends { id: string }>(item: T, raw: unknown): Keyed<T> => ({
@@ -88,12 +90,13 @@ function upsertSql(table: string, columns: readonly string[]): string {
   const all = ["id", "org_id", "crm_id", ...columns, "created_at", "updated_at"];
   const set = columns.map((c) => `${c} = EXCLUDED.${c}`).join(", ");
   const changed = `(${columns.map((c) => `t.${c}`).join(", ")}) IS DISTINCT FROM (${columns.map((c) => `EXCLUDED.${c}`).join(", ")})`;
-  // The no-op update of an unchanged row still returns it, so the caller learns its id.
+  // The no-op update of an unchanged row still returns it, so the caller learns its id; a row
+  // whose updated_at is this call's time was created or changed by it.
   return `INSERT INTO ${table} AS t (${all.join(", ")})
     VALUES (${all.map((_, i) => `$${i + 1}`).join(", ")})
     ON CONFLICT (org_id, crm_id) DO UPDATE SET ${set},
       updated_at = CASE WHEN ${changed} THEN EXCLUDED.updated_at ELSE t.updated_at END
-    RETURNING id, (xmax = 0) AS created`;
+    RETURNING id, (xmax = 0) AS created, (t.updated_at = $${all.length}) AS changed`;
 }
 
 const ACCOUNT_UPSERT = upsertSql("crm.accounts", ACCOUNT_COLUMNS);
@@ -102,7 +105,7 @@ const CONTACT_UPSERT = upsertSql("crm.contacts", CONTACT_COLUMNS);
 export function recordsOn(q: Queryable) {
   return {
     async upsertAccount(a: AccountInput, now: Date): Promise<Upserted> {
-      const [row] = await q.query<{ id: string; created: boolean }>(ACCOUNT_UPSERT, [
+      const [row] = await q.query<{ id: string; created: boolean; changed: boolean }>(ACCOUNT_UPSERT, [
         a.id,
         a.orgId,
         a.crmId,
@@ -124,11 +127,11 @@ export function recordsOn(q: Queryable) {
         now,
       ]);
       if (!row) throw new Error("account upsert returned no row");
-      return { id: row.id, created: row.created };
+      return { id: row.id, created: row.created, changed: row.changed };
     },
 
     async upsertContact(c: ContactInput, now: Date): Promise<Upserted> {
-      const [row] = await q.query<{ id: string; created: boolean }>(CONTACT_UPSERT, [
+      const [row] = await q.query<{ id: string; created: boolean; changed: boolean }>(CONTACT_UPSERT, [
         c.id,
         c.orgId,
         c.crmId,
@@ -146,7 +149,7 @@ export function recordsOn(q: Queryable) {
         now,
       ]);
       if (!row) throw new Error("contact upsert returned no row");
-      return { id: row.id, created: row.created };
+      return { id: row.id, created: row.created, changed: row.changed };
     },
 
     async findAccount(orgId: string, id: string): Promise<AccountView | undefined> {

@@ -1,5 +1,7 @@
 import { fromJson, type JsonValue } from "@bufbuild/protobuf";
 import { timestampDate } from "@bufbuild/protobuf/wkt";
+import { AccountChangedSchema, ContactChangedSchema } from "@platform/contracts/events/crm";
+import { OrganizationUpdatedSchema, UserUpdatedSchema } from "@platform/contracts/events/identity";
 import {
   MeetingBookedSchema,
   MeetingCanceledSchema,
@@ -13,6 +15,7 @@ import { EVENT_TYPES, type EventEnvelope, TOPICS } from "@platform/kit/events";
 import type { Logger } from "@platform/kit/logger";
 import { decodeEvent } from "@platform/kit/outbox";
 import type { MeetingRecord } from "../model.js";
+import { type ReferenceQueries, referenceQueries } from "../store/references.store.js";
 import { revenueQueries } from "../store/revenue.store.js";
 
 // What revenue consumes: scheduling's meeting events, projected into revenue.meetings (preview
@@ -22,6 +25,8 @@ import { revenueQueries } from "../store/revenue.store.js";
 // keeps the newest event's view.
 
 export const MEETINGS_GROUP = "revenue-meetings";
+/** crm-data's account/contact changes and identity's user/org changes, into the reference projections. */
+export const REFERENCES_GROUP = "revenue-references";
 
 export interface ConsumerDeps {
   db: Db;
@@ -102,6 +107,57 @@ async function project(deps: ConsumerDeps, message: ConsumedMessage): Promise<vo
   });
 }
 
+// identity's events name what changed, not the new values: the fields that alter what revenue
+// keeps of a user (their display name) drop it, so the next write naming them reads through.
+const USER_NAME_FIELDS = new Set(["firstName", "lastName", "displayName", "email"]);
+
+/** The projection change an event asks for, or undefined for events revenue does not keep. */
+function referenceChangeOf(event: EventEnvelope): ((r: ReferenceQueries, at: Date) => Promise<void>) | undefined {
+  const data = event.data as JsonValue;
+  switch (event.type) {
+    case EVENT_TYPES.accountChanged: {
+      const a = fromJson(AccountChangedSchema, data, options);
+      return (r, at) => r.putAccount(a.orgId, { id: a.accountId, name: a.name }, at);
+    }
+    case EVENT_TYPES.contactChanged: {
+      const c = fromJson(ContactChangedSchema, data, options);
+      const ref = { id: c.contactId, accountId: c.accountId, displayName: c.displayName, email: c.email };
+      return (r, at) => r.putContact(c.orgId, ref, at);
+    }
+    case EVENT_TYPES.userUpdated: {
+      const u = fromJson(UserUpdatedSchema, data, options);
+      if (!u.changedFields.some((f) => USER_NAME_FIELDS.has(f))) return undefined;
+      return (r) => r.forgetUser(u.userId);
+    }
+    case EVENT_TYPES.organizationUpdated: {
+      const o = fromJson(OrganizationUpdatedSchema, data, options);
+      if (!o.changedFields.some((f) => f.startsWith("administrator"))) return undefined;
+      return (r) => r.forgetOrganization(o.orgId);
+    }
+    default:
+      return undefined;
+  }
+}
+
+async function projectReference(deps: ConsumerDeps, message: ConsumedMessage): Promise<void> {
+  let event: EventEnvelope;
+  let change: ReturnType<typeof referenceChangeOf>;
+  try {
+    event = decodeEvent(message);
+    change = referenceChangeOf(event);
+  } catch (err) {
+    deps.logger.error(
+      { err, topic: message.topic, partition: message.partition, offset: message.offset },
+      "unreadable event skipped",
+    );
+    return;
+  }
+  if (!change) return;
+  const apply = change;
+  const at = new Date(event.time);
+  await consumeOnce(deps.db, REFERENCES_GROUP, event.id, (q) => apply(referenceQueries(q), at));
+}
+
 /** Subscribes revenue's consumers on `bus`; close the returned subscriptions before the bus. */
 export async function startRevenueConsumers(deps: ConsumerDeps): Promise<Subscription[]> {
   return [
@@ -110,6 +166,12 @@ export async function startRevenueConsumers(deps: ConsumerDeps): Promise<Subscri
       topics: [TOPICS.scheduling],
       fromBeginning: true,
       handler: (m) => project(deps, m),
+    }),
+    await deps.bus.subscribe({
+      groupId: REFERENCES_GROUP,
+      topics: [TOPICS.crm, TOPICS.identity],
+      fromBeginning: true,
+      handler: (m) => projectReference(deps, m),
     }),
   ];
 }

@@ -1,0 +1,521 @@
+/**
+ * npm run bench -- --suite distributed — the request path of the distributed runtime
+ * (scripts/stack.sh: every service and the gateway a process of its own), side by side in one
+ * run:
+ *
+ *  - closed loop at 10 and 50 connections: a bare fastify route (its own process) returning
+ *    the same JSON, identity's GetOrganization called directly over Connect (HTTP/2, context
+ *    signed per call as the gateway does), and GET /organizations/me through the gateway;
+ *  - open loop: GET /organizations/me sent at an even fixed rate (500, 1,000, 1,500 req/s),
+ *    each request's latency measured from the moment it was scheduled, so a stalled server
+ *    shows as latency rather than as fewer requests sent (no coordinated omission);
+ *  - POST /deals at 1 and 10 connections;
+ *  - CPU per request of each process (utime + stime from /proc/<pid>/stat before and after).
+ *
+ * On a shared machine the load of others swings within seconds: `--rounds N` runs the closed
+ * loop's three targets N times in turn (bare, direct, gateway, bare, …) and reports the median
+ * round of each, and the median of the per-round ratios.
+ *
+ * It uses the stack that answers on GATEWAY_PORT, or starts one (scripts/stack.sh with the same
+ * environment) and then stops only what it started. Tokens are issued on identity's admin plane,
+ * enough that no token passes the spec's per-minute limits (a 429 fails the run).
+ *
+ *   npm run bench -- --suite distributed [--duration 10] [--rates 500,1000,1500] [--connections 10,50]
+ *     [--tokens 1000] [--rounds 1] [--skip closed,open,deals]
+ *   environment: GATEWAY_PORT, IDENTITY_PORT, ADMIN_PORT, STACK_RUN_DIR, STACK_DB_PREFIX, PG_URL,
+ *     PLATFORM_CONTEXT_SECRET, PLATFORM_ADMIN_SECRET (scripts/stack.sh's names and defaults)
+ */
+import { type ChildProcess, execFileSync, spawn } from "node:child_process";
+import { existsSync, readFileSync } from "node:fs";
+import http from "node:http";
+import net from "node:net";
+import { createHistogram, type RecordableHistogram } from "node:perf_hooks";
+import { parseArgs } from "node:util";
+import { createClient } from "@connectrpc/connect";
+import { IdentityAdminService, OrganizationService } from "@platform/contracts/identity";
+import { systemClock } from "@platform/kit/clock";
+import { adminClientInterceptor, httpTransport } from "@platform/kit/connect";
+import { CONTEXT_HEADER, signContext } from "@platform/kit/context";
+import autocannon from "autocannon";
+import pg from "pg";
+
+const { values } = parseArgs({
+  options: {
+    suite: { type: "string" },
+    duration: { type: "string", default: "10" },
+    rates: { type: "string", default: "500,1000,1500" },
+    connections: { type: "string", default: "10,50" },
+    tokens: { type: "string", default: "1000" },
+    rounds: { type: "string", default: "1" },
+    skip: { type: "string", default: "" },
+    help: { type: "boolean", short: "h" },
+  },
+});
+if (values.help) {
+  console.log(`usage: npm run bench -- --suite distributed [--duration SECONDS] [--rates 500,1000,1500]
+    [--connections 10,50] [--tokens 1000] [--rounds 1] [--skip closed,open,deals]
+Uses the stack on GATEWAY_PORT (default 8080) or starts one with scripts/stack.sh (and stops what it started).`);
+  process.exit(0);
+}
+const duration = Number(values.duration);
+const rates = values.rates.split(",").map(Number);
+const connectionCounts = values.connections.split(",").map(Number);
+const tokenCount = Number(values.tokens);
+const rounds = Math.max(1, Number(values.rounds));
+const skip = new Set(values.skip.split(",").filter(Boolean));
+
+const env = process.env;
+const port = (name: string, fallback: number) => Number(env[name] ?? fallback);
+const GATEWAY = `http://127.0.0.1:${port("GATEWAY_PORT", 8080)}`;
+const IDENTITY = `http://127.0.0.1:${port("IDENTITY_PORT", 7101)}`;
+const ADMIN = `http://127.0.0.1:${port("ADMIN_PORT", 8081)}`;
+const RUN_DIR = env.STACK_RUN_DIR ?? ".run";
+const DB_PREFIX = env.STACK_DB_PREFIX ?? "platform_";
+const PG_URL = env.PG_URL ?? "postgres://postgres@127.0.0.1:5432";
+const CONTEXT_SECRET = env.PLATFORM_CONTEXT_SECRET ?? "dev-context-secret-change-me-0123456789";
+const ADMIN_SECRET = env.PLATFORM_ADMIN_SECRET ?? "dev-admin-secret-change-me";
+const API = "/api/v1alpha1";
+const PROCESSES = [
+  "identity",
+  "scheduling",
+  "crm-data",
+  "revenue",
+  "analytics",
+  "webhooks",
+  "webhooks-delivery",
+  "gateway",
+];
+
+const log = (line: string) => process.stderr.write(`${line}\n`);
+
+// ---------------------------------------------------------------- the stack
+
+function portOpen(url: string): Promise<boolean> {
+  const { hostname, port } = new URL(url);
+  return new Promise((resolve) => {
+    const socket = net.connect(Number(port), hostname);
+    socket.once("connect", () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once("error", () => resolve(false));
+  });
+}
+
+function pidOf(name: string): number | undefined {
+  const file = `${RUN_DIR}/${name}.pid`;
+  if (!existsSync(file)) return undefined;
+  const pid = Number(readFileSync(file, "utf8").trim());
+  try {
+    process.kill(pid, 0);
+    return pid;
+  } catch {
+    return undefined;
+  }
+}
+
+const alreadyRunning = new Map(PROCESSES.map((n) => [n, pidOf(n)]));
+let startedStack = false;
+if (!(await portOpen(GATEWAY))) {
+  log(`no gateway on ${GATEWAY}; starting the stack (scripts/stack.sh start, run dir ${RUN_DIR})…`);
+  execFileSync("bash", ["scripts/stack.sh", "start"], { stdio: ["ignore", "inherit", "inherit"] });
+  startedStack = true;
+}
+
+async function stopWhatWeStarted(): Promise<void> {
+  if (!startedStack) return;
+  if ([...alreadyRunning.values()].every((pid) => pid === undefined)) {
+    execFileSync("bash", ["scripts/stack.sh", "stop"], { stdio: ["ignore", "inherit", "inherit"] });
+    return;
+  }
+  // Part of the stack ran before: stop only the processes this run added.
+  for (const name of PROCESSES) {
+    const pid = pidOf(name);
+    if (pid !== undefined && alreadyRunning.get(name) === undefined) {
+      process.kill(pid, "SIGTERM");
+      log(`${name}: stopped (pid ${pid})`);
+    }
+  }
+}
+
+// ---------------------------------------------------------------- CPU of each process
+
+const TICK_MS = 1000 / Number(execFileSync("getconf", ["CLK_TCK"]).toString().trim() || 100);
+
+/** utime + stime of a process in ms, or undefined when it is gone. */
+function cpuMs(pid: number): number | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    // The command name may hold spaces; fields count from after its closing parenthesis.
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return (Number(fields[11]) + Number(fields[12])) * TICK_MS;
+  } catch {
+    return undefined;
+  }
+}
+
+const pgPool = new pg.Pool({ connectionString: `${PG_URL}/postgres`, max: 1 });
+pgPool.on("error", () => {});
+
+/** Postgres backends serving this stack's databases (their CPU is the database's share). */
+async function postgresPids(): Promise<number[]> {
+  const res = await pgPool.query<{ pid: number }>(
+    "SELECT pid FROM pg_stat_activity WHERE datname LIKE $1 AND pid <> pg_backend_pid()",
+    [`${DB_PREFIX.replace(/_/g, "\\_")}%`],
+  );
+  return res.rows.map((r) => r.pid);
+}
+
+/** CPU ms of each process; Postgres per backend pid, since connections come and go. */
+type CpuSample = Map<string, number>;
+
+let barePid: number | undefined;
+
+async function sampleCpu(): Promise<CpuSample> {
+  const sample: CpuSample = new Map();
+  for (const name of ["gateway", "identity", "crm-data", "revenue"]) {
+    const pid = pidOf(name);
+    const ms = pid === undefined ? undefined : cpuMs(pid);
+    if (ms !== undefined) sample.set(name, ms);
+  }
+  for (const pid of await postgresPids()) sample.set(`postgres:${pid}`, cpuMs(pid) ?? 0);
+  if (barePid !== undefined) sample.set("bare", cpuMs(barePid) ?? 0);
+  const own = process.cpuUsage();
+  sample.set("load generator", (own.user + own.system) / 1000);
+  return sample;
+}
+
+function cpuPerRequest(before: CpuSample, after: CpuSample, requests: number): Record<string, number> {
+  const out: Record<string, number> = {};
+  if (requests === 0) return out;
+  for (const [key, ms] of after) {
+    // A backend that connected during the run counts from zero.
+    const start = before.get(key) ?? (key.startsWith("postgres:") ? 0 : undefined);
+    if (start === undefined) continue;
+    const name = key.startsWith("postgres:") ? "postgres" : key;
+    out[name] = (out[name] ?? 0) + (ms - start) / requests;
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------- fixtures: tokens and ids
+
+const admin = createClient(IdentityAdminService, httpTransport(ADMIN, [adminClientInterceptor(ADMIN_SECRET)]));
+const acme = (await admin.listOrganizations({})).organizations.find((o) => o.name === "Acme Corp");
+if (!acme) throw new Error("the stack's identity has no Acme Corp (sandbox not seeded?)");
+const SCOPES = ["organizations:read", "deals:read", "deals:write", "accounts:read"];
+log(`issuing ${tokenCount} tokens on ${ADMIN}…`);
+const tokens: { key: string; tokenId: string }[] = [];
+for (let i = 0; i < tokenCount; i += 50) {
+  const batch = await Promise.all(
+    Array.from({ length: Math.min(50, tokenCount - i) }, (_, j) =>
+      admin.createToken({ orgId: acme.id, name: `bench-distributed-${i + j}`, scopes: SCOPES }),
+    ),
+  );
+  for (const t of batch) tokens.push({ key: t.key, tokenId: t.token?.id ?? "" });
+}
+const firstKey = tokens[0]?.key ?? "";
+let nextToken = 0;
+const nextKey = () => (tokens[nextToken++ % tokens.length] as { key: string }).key;
+
+async function get(path: string): Promise<{ status: number; body: string }> {
+  const res = await fetch(`${GATEWAY}${API}${path}`, { headers: { "X-Platform-Api-Key": firstKey } });
+  return { status: res.status, body: await res.text() };
+}
+
+const me = await get("/organizations/me");
+if (me.status !== 200) throw new Error(`GET /organizations/me: ${me.status} ${me.body}`);
+const deals = JSON.parse((await get("/deals?limit=1")).body) as { items: { account: { id: string }; stage: string }[] };
+const sampleDeal = deals.items[0];
+if (!sampleDeal) throw new Error("the sandbox has no deal to take an account and stage from");
+const dealBody = (n: number) =>
+  JSON.stringify({ name: `Bench deal ${n}`, accountId: sampleDeal.account.id, stage: sampleDeal.stage });
+
+// ---------------------------------------------------------------- the bare route, its own process
+
+const bareServer: ChildProcess = spawn(
+  process.execPath,
+  [
+    "--input-type=module",
+    "-e",
+    `import Fastify from "fastify";
+const body = process.env.BODY;
+const app = Fastify({ logger: false });
+app.get("${API}/organizations/me", async (_req, reply) => reply.type("application/json").send(body));
+const url = await app.listen({ port: 0, host: "127.0.0.1" });
+process.stdout.write(url + "\\n");`,
+  ],
+  { env: { ...env, BODY: me.body }, stdio: ["ignore", "pipe", "inherit"] },
+);
+barePid = bareServer.pid;
+const bareUrl = await new Promise<string>((resolve, reject) => {
+  bareServer.stdout?.once("data", (d: Buffer) => resolve(d.toString().trim()));
+  bareServer.once("exit", (code) => reject(new Error(`bare fastify exited with ${code}`)));
+});
+
+// ---------------------------------------------------------------- closed loop
+
+interface Row {
+  name: string;
+  rps: number;
+  p50: number;
+  p99: number;
+  requests: number;
+  errors: number;
+  cpu: Record<string, number>;
+}
+
+async function autocannonRow(
+  name: string,
+  url: string,
+  conns: number,
+  seconds: number,
+  opts: { method?: "GET" | "POST"; body?: (n: number) => string } = {},
+): Promise<Row> {
+  log(`${name}: ${seconds}s at ${conns} connections…`);
+  const before = await sampleCpu();
+  let n = 0;
+  const r = await autocannon({
+    url,
+    connections: conns,
+    duration: seconds,
+    requests: [
+      {
+        method: opts.method ?? "GET",
+        setupRequest: (req) => {
+          n++;
+          const headers: Record<string, string | string[] | undefined> = {
+            ...req.headers,
+            "X-Platform-Api-Key": nextKey(),
+          };
+          if (!opts.body) return { ...req, headers };
+          headers["Content-Type"] = "application/json";
+          headers["Idempotency-Key"] = `bench-${process.pid}-${Date.now()}-${n}`;
+          return { ...req, headers, body: opts.body(n) };
+        },
+      },
+    ],
+  });
+  const after = await sampleCpu();
+  return {
+    name,
+    rps: r.requests.average,
+    p50: r.latency.p50,
+    p99: r.latency.p99,
+    requests: r.requests.total,
+    errors: r.non2xx + r.errors + r.timeouts,
+    cpu: cpuPerRequest(before, after, r.requests.total),
+  };
+}
+
+const organizations = createClient(OrganizationService, httpTransport(IDENTITY));
+const apiContext = {
+  principal: "api" as const,
+  requestId: "bench",
+  orgId: acme.id,
+  tokenId: tokens[0]?.tokenId ?? "",
+  scopes: SCOPES,
+};
+
+/** GetOrganization straight to identity: `conns` calls in flight at all times over one HTTP/2 session. */
+async function directRow(conns: number, seconds: number): Promise<Row> {
+  const name = `identity GetOrganization direct (Connect)`;
+  log(`${name}: ${seconds}s at ${conns} concurrent calls…`);
+  const histogram = createHistogram();
+  let requests = 0;
+  let errors = 0;
+  const before = await sampleCpu();
+  const started = performance.now();
+  const end = started + seconds * 1000;
+  await Promise.all(
+    Array.from({ length: conns }, async () => {
+      while (performance.now() < end) {
+        const t0 = performance.now();
+        try {
+          await organizations.getOrganization(
+            { orgId: "" },
+            { headers: { [CONTEXT_HEADER]: signContext(apiContext, CONTEXT_SECRET, systemClock) } },
+          );
+          histogram.record(Math.max(1, Math.round((performance.now() - t0) * 1000)));
+          requests++;
+        } catch {
+          errors++;
+        }
+      }
+    }),
+  );
+  const elapsed = (performance.now() - started) / 1000;
+  const after = await sampleCpu();
+  return {
+    name,
+    rps: requests / elapsed,
+    p50: histogram.percentile(50) / 1000,
+    p99: histogram.percentile(99) / 1000,
+    requests,
+    errors,
+    cpu: cpuPerRequest(before, after, requests),
+  };
+}
+
+// ---------------------------------------------------------------- open loop
+
+/**
+ * Sends GET /organizations/me at an even `rate` for `seconds`: request i is due at
+ * start + i/rate and its latency runs from that due time to the end of its response, however
+ * late the generator or the server made it. Connections come from a keep-alive pool that
+ * grows as needed, so a slow response never holds back the next send.
+ */
+async function openLoopRow(rate: number, seconds: number): Promise<Row & { max: number; late: number }> {
+  const name = `open loop ${rate} req/s`;
+  log(`${name}: ${seconds}s…`);
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 1024 });
+  const { hostname, port } = new URL(GATEWAY);
+  const histogram: RecordableHistogram = createHistogram();
+  const total = Math.round(rate * seconds);
+  const intervalMs = 1000 / rate;
+  let sent = 0;
+  let done = 0;
+  let errors = 0;
+  let late = 0;
+  const before = await sampleCpu();
+  const start = performance.now();
+  await new Promise<void>((resolve) => {
+    const send = (due: number) => {
+      const req = http.request(
+        {
+          agent,
+          host: hostname,
+          port,
+          path: `${API}/organizations/me`,
+          headers: { "X-Platform-Api-Key": nextKey() },
+        },
+        (res) => {
+          res.resume();
+          res.once("end", () => {
+            if (res.statusCode !== 200) errors++;
+            finish(due);
+          });
+        },
+      );
+      req.once("error", () => {
+        errors++;
+        finish(due);
+      });
+      req.end();
+    };
+    const finish = (due: number) => {
+      histogram.record(Math.max(1, Math.round((performance.now() - due) * 1000)));
+      if (++done === total) resolve();
+    };
+    const tick = () => {
+      const now = performance.now();
+      while (sent < total) {
+        const due = start + sent * intervalMs;
+        if (due > now) break;
+        // More than a millisecond behind its slot: the generator itself fell behind (CPU).
+        if (now - due > 1) late++;
+        sent++;
+        send(due);
+      }
+      if (sent < total) setTimeout(tick, Math.max(0, start + sent * intervalMs - performance.now()));
+    };
+    tick();
+  });
+  const after = await sampleCpu();
+  agent.destroy();
+  return {
+    name,
+    rps: total / ((performance.now() - start) / 1000),
+    p50: histogram.percentile(50) / 1000,
+    p99: histogram.percentile(99) / 1000,
+    max: histogram.max / 1000,
+    requests: total,
+    errors,
+    late,
+    cpu: cpuPerRequest(before, after, total),
+  };
+}
+
+// ---------------------------------------------------------------- the run
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? Number.NaN;
+
+/** The round whose throughput is the median one. */
+function medianRound(rs: Row[]): Row {
+  return [...rs].sort((a, b) => a.rps - b.rps)[Math.floor(rs.length / 2)] as Row;
+}
+
+const rows: Row[] = [];
+const openRows: Awaited<ReturnType<typeof openLoopRow>>[] = [];
+const ratios: string[] = [];
+try {
+  log("warm-up (fills the token cache; discarded)…");
+  await autocannonRow("warm-up", `${GATEWAY}${API}/organizations/me`, 10, Math.max(3, Math.ceil(tokenCount / 300)));
+  await directRow(10, 2);
+  if (!skip.has("closed")) {
+    for (const conns of connectionCounts) {
+      const bare: Row[] = [];
+      const direct: Row[] = [];
+      const gateway: Row[] = [];
+      for (let round = 0; round < rounds; round++) {
+        bare.push(await autocannonRow("bare fastify route", `${bareUrl}${API}/organizations/me`, conns, duration));
+        direct.push(await directRow(conns, duration));
+        gateway.push(
+          await autocannonRow("gateway GET /organizations/me", `${GATEWAY}${API}/organizations/me`, conns, duration),
+        );
+      }
+      for (const r of [bare, direct, gateway].map(medianRound)) rows.push({ ...r, name: `${r.name}, ${conns} conns` });
+      const perRound = gateway.map((g, i) => g.rps / (direct[i] as Row).rps);
+      ratios.push(
+        `gateway/direct at ${conns} connections: ${median(perRound).toFixed(3)}` +
+          (rounds > 1 ? ` (rounds: ${perRound.map((r) => r.toFixed(3)).join(", ")})` : ""),
+      );
+    }
+  }
+  if (!skip.has("open")) for (const rate of rates) openRows.push(await openLoopRow(rate, duration));
+  if (!skip.has("deals")) {
+    for (const conns of [1, 10]) {
+      rows.push(
+        await autocannonRow(`POST /deals, ${conns} conns`, `${GATEWAY}${API}/deals`, conns, duration, {
+          method: "POST",
+          body: dealBody,
+        }),
+      );
+    }
+  }
+} finally {
+  bareServer.kill();
+  await pgPool.end();
+  await stopWhatWeStarted();
+}
+
+const cpuCols = ["gateway", "identity", "crm-data", "revenue", "postgres", "bare", "load generator"];
+const cpuCells = (cpu: Record<string, number>) =>
+  cpuCols.map((c) => (cpu[c] === undefined || cpu[c] === 0 ? "–" : cpu[c].toFixed(3))).join(" | ");
+console.log(`\n| closed loop | req/s | p50 ms | p99 ms | requests | errors | CPU ms/req: ${cpuCols.join(" | ")} |`);
+console.log(`|---|---|---|---|---|---|${cpuCols.map(() => "---").join("|")}|`);
+for (const r of rows) {
+  console.log(
+    `| ${r.name} | ${r.rps.toFixed(0)} | ${r.p50.toFixed(2)} | ${r.p99.toFixed(2)} | ${r.requests} | ${r.errors} | ${cpuCells(r.cpu)} |`,
+  );
+}
+if (openRows.length) {
+  console.log(
+    `\n| open loop GET /organizations/me | sent req/s | p50 ms | p99 ms | max ms | errors | late sends | CPU ms/req: ${cpuCols.join(" | ")} |`,
+  );
+  console.log(`|---|---|---|---|---|---|---|${cpuCols.map(() => "---").join("|")}|`);
+  for (const r of openRows) {
+    console.log(
+      `| ${r.name} | ${r.rps.toFixed(0)} | ${r.p50.toFixed(2)} | ${r.p99.toFixed(2)} | ${r.max.toFixed(1)} | ${r.errors} | ${r.late} | ${cpuCells(r.cpu)} |`,
+    );
+  }
+}
+console.log(`\n${ratios.join("\n")}`);
+console.log(
+  `node ${process.version}, ${duration}s per target, ${rounds} round(s), ${tokenCount} tokens, rate limits on, load average ${readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ")}\n`,
+);
+const failed = [...rows, ...openRows].filter((r) => r.errors > 0);
+if (failed.length) {
+  console.error(`errors in: ${failed.map((r) => r.name).join(", ")}`);
+  process.exitCode = 1;
+}
