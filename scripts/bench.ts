@@ -8,6 +8,7 @@
  *
  *   npm run bench -- [--duration 10] [--connections 10] [--tokens 600]
  *   npm run bench -- --suite analytics   (buyer signals at 1,000,000 email events)
+ *   npm run bench -- --suite availability   (availability against a running stack)
  */
 import { parseArgs } from "node:util";
 import { createClient } from "@connectrpc/connect";
@@ -22,12 +23,14 @@ import { seedBenchSchedule } from "@platform/scheduling/server";
 import autocannon from "autocannon";
 import Fastify from "fastify";
 
-// `--suite analytics` runs the buyer-signals benchmark at a million events instead (scripts/bench-analytics.ts).
+// `--suite analytics` runs the buyer-signals benchmark at a million events instead (scripts/bench-analytics.ts);
+// `--suite availability` the availability benchmark against a running stack (scripts/bench-availability.ts).
 const suiteAt = process.argv.indexOf("--suite");
 if (suiteAt !== -1) {
   const suite = process.argv[suiteAt + 1];
-  if (suite !== "analytics") throw new Error(`unknown --suite '${suite}'; the suites are: analytics`);
-  await import("./bench-analytics.js");
+  if (suite === "analytics") await import("./bench-analytics.js");
+  else if (suite === "availability") await import("./bench-availability.js");
+  else throw new Error(`unknown --suite '${suite}'; the suites are: analytics, availability`);
   process.exit(0);
 }
 

@@ -1,0 +1,240 @@
+/**
+ * npm run bench -- --suite availability — POST /smart-schedules/{id}/availability through the
+ * gateway of a running distributed stack (scripts/stack.sh): 1, 5 and 20 hosts (the
+ * `seedBenchSchedule` round robin, hosts in five zones working 08:00–18:00 every day) × 1, 7
+ * and 30 days and the whole booking window (30 days). Per case: p50/p99 latency, response
+ * bytes and slots, scheduling's CPU per request and per slot (from /proc, so the stack must
+ * run on this machine), and the longest stall of scheduling's event loop, seen two ways:
+ * the slowest answer of a Health/Check probe sent every 10 ms straight to scheduling, and
+ * (when the service exports it) `scheduling_event_loop_delay_max_seconds` from its /metrics,
+ * which `perf_hooks.monitorEventLoopDelay` feeds and each scrape resets.
+ *
+ * It reads the same variables as scripts/stack.sh (GATEWAY_PORT, ADMIN_PORT, SCHEDULING_PORT,
+ * METRICS_BASE_PORT, PG_URL, STACK_DB_PREFIX, STACK_RUN_DIR, PLATFORM_ADMIN_SECRET), so run it
+ * with the environment the stack was started with:
+ *
+ *   bash scripts/stack.sh start && npm run bench -- --suite availability [--duration 5] [--connections 2]
+ *
+ * Rate limits stay on (60 availability searches per minute per token): the load is spread
+ * over freshly issued tokens of each org; a 429 fails the run.
+ */
+import { readFileSync } from "node:fs";
+import { parseArgs } from "node:util";
+import { createClient } from "@connectrpc/connect";
+import { Health } from "@platform/contracts/health";
+import { IdentityAdminService } from "@platform/contracts/identity";
+import { systemClock } from "@platform/kit/clock";
+import { adminClientInterceptor, httpTransport } from "@platform/kit/connect";
+import { openPg } from "@platform/kit/db";
+import { seedBenchSchedule } from "@platform/scheduling/server";
+import autocannon from "autocannon";
+
+const { values } = parseArgs({
+  options: {
+    suite: { type: "string" },
+    duration: { type: "string", default: "5" },
+    connections: { type: "string", default: "2" },
+    tokens: { type: "string", default: "150" },
+    hosts: { type: "string", default: "1,5,20" },
+    days: { type: "string", default: "1,7,30,window" },
+    help: { type: "boolean", short: "h" },
+  },
+});
+if (values.help) {
+  console.log(
+    "usage: npm run bench -- --suite availability [--duration SECONDS] [--connections N] [--tokens N per org]\n" +
+      "         [--hosts 1,5,20] [--days 1,7,30,window]\n" +
+      "Needs a running stack (bash scripts/stack.sh start) and the same *_PORT, PG_URL, STACK_DB_PREFIX and\n" +
+      "STACK_RUN_DIR variables it was started with.",
+  );
+  process.exit(0);
+}
+const duration = Number(values.duration);
+const connections = Number(values.connections);
+const tokensPerOrg = Number(values.tokens);
+const hostCounts = values.hosts.split(",").map(Number);
+const dayCounts = values.days.split(",").map((d) => (d === "window" ? "window" : Number(d)));
+
+const env = process.env;
+const port = (name: string, fallback: number) => Number(env[name] ?? fallback);
+const gatewayUrl = `http://127.0.0.1:${port("GATEWAY_PORT", 8080)}`;
+const adminUrl = `http://127.0.0.1:${port("ADMIN_PORT", 8081)}`;
+const schedulingUrl = `http://127.0.0.1:${port("SCHEDULING_PORT", 7102)}`;
+const schedulingMetricsUrl = `http://127.0.0.1:${port("METRICS_BASE_PORT", 9460) + 2}/metrics`;
+const runDir = env.STACK_RUN_DIR ?? ".run";
+const schedulingDbUrl = `${env.PG_URL ?? "postgres://postgres@127.0.0.1:5432"}/${env.STACK_DB_PREFIX ?? "platform_"}scheduling`;
+const adminSecret = env.PLATFORM_ADMIN_SECRET ?? "dev-admin-secret-change-me";
+
+const pidOf = (name: string) => Number(readFileSync(`${runDir}/${name}.pid`, "utf8").trim());
+const schedulingPid = pidOf("scheduling");
+const gatewayPid = pidOf("gateway");
+
+/** CPU time (user + system) of a process so far, in ms, from /proc (clock ticks of 10 ms). */
+function cpuMs(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
+/** The event-loop delay maximum scheduling exports since the last scrape (ms), if it exports one. */
+async function scrapeLoopDelayMs(): Promise<number | undefined> {
+  const text = await fetch(schedulingMetricsUrl)
+    .then((r) => r.text())
+    .catch(() => "");
+  const line = text.split("\n").find((l) => l.startsWith("scheduling_event_loop_delay_max_seconds"));
+  return line ? Number(line.split(" ").at(-1)) * 1000 : undefined;
+}
+
+const admin = createClient(IdentityAdminService, httpTransport(adminUrl, [adminClientInterceptor(adminSecret)]));
+const health = createClient(Health, httpTransport(schedulingUrl));
+
+/** Health/Check every 10 ms straight to scheduling until stopped; the slowest answer bounds a stall. */
+function probeLoop() {
+  let running = true;
+  let worst = 0;
+  const done = (async () => {
+    while (running) {
+      const t0 = performance.now();
+      await health.check({ service: "" });
+      worst = Math.max(worst, performance.now() - t0);
+      await new Promise((r) => setTimeout(r, 10));
+    }
+  })();
+  return async () => {
+    running = false;
+    await done;
+    return worst;
+  };
+}
+
+// One org per host count: seedBenchSchedule derives the schedule's id from its org.
+const orgs = (await admin.listOrganizations({})).organizations;
+if (orgs.length < hostCounts.length) throw new Error(`the stack has ${orgs.length} orgs; need ${hostCounts.length}`);
+const db = openPg({ url: schedulingDbUrl, schema: "scheduling", max: 2 });
+interface Setup {
+  hosts: number;
+  scheduleId: string;
+  body: Record<string, unknown>;
+  keys: string[];
+}
+const setups: Setup[] = [];
+for (const [i, hosts] of hostCounts.entries()) {
+  const orgId = orgs[i]!.id;
+  const bench = await seedBenchSchedule(db, { orgId, hostCount: hosts, clock: systemClock });
+  process.stderr.write(`issuing ${tokensPerOrg} tokens for ${orgId} (${hosts} hosts)…\n`);
+  const keys: string[] = [];
+  for (let t = 0; t < tokensPerOrg; t++) {
+    const { key } = await admin.createToken({ orgId, name: `bench-avail-${t}`, scopes: ["smart-scheduling:read"] });
+    keys.push(key);
+  }
+  setups.push({ hosts, scheduleId: bench.scheduleId, body: { formValues: bench.formValues }, keys });
+}
+await db.close();
+
+const HOUR_MS = 3_600_000;
+const DAY_MS = 24 * HOUR_MS;
+// Ranges start at the next full hour two hours ahead: past the schedule's 60-minute minimum advance.
+const rangeStart = new Date(Math.ceil((Date.now() + 2 * HOUR_MS) / HOUR_MS) * HOUR_MS);
+
+interface Row {
+  hosts: number;
+  days: number | "window";
+  slots: number;
+  bytes: number;
+  requests: number;
+  p50: number;
+  p99: number;
+  cpuPerRequest: number;
+  cpuPerSlotUs: number;
+  gatewayCpuPerRequest: number;
+  probeMax: number;
+  loopDelayMax: number | undefined;
+}
+
+async function runCase(setup: Setup, days: number | "window"): Promise<Row> {
+  const body = JSON.stringify(
+    days === "window"
+      ? setup.body
+      : {
+          ...setup.body,
+          dateRange: {
+            start: rangeStart.toISOString(),
+            end: new Date(rangeStart.getTime() + days * DAY_MS).toISOString(),
+          },
+        },
+  );
+  const url = `${gatewayUrl}/api/v1alpha1/smart-schedules/${setup.scheduleId}/availability`;
+  let next = 0;
+  const headers = () => ({
+    "X-Platform-Api-Key": setup.keys[next++ % setup.keys.length]!,
+    "Content-Type": "application/json",
+  });
+  const probe = await fetch(url, { method: "POST", headers: headers(), body });
+  const text = await probe.text();
+  if (probe.status !== 200) throw new Error(`probe ${probe.status}: ${text.slice(0, 300)}`);
+  const parsed = JSON.parse(text) as { hostGroups: { slots: unknown[] }[][] };
+  const slots = parsed.hostGroups.flat().reduce((n, h) => n + h.slots.length, 0);
+  // Warm-up: lets V8 optimise and fills the gateway's token cache; its figures are discarded.
+  for (let i = 0; i < 3; i++) await fetch(url, { method: "POST", headers: headers(), body }).then((r) => r.text());
+
+  await scrapeLoopDelayMs(); // resets the exported maximum
+  const stopProbe = probeLoop();
+  const cpu0 = cpuMs(schedulingPid);
+  const gw0 = cpuMs(gatewayPid);
+  const r = await autocannon({
+    url,
+    connections,
+    duration,
+    requests: [
+      {
+        method: "POST",
+        body,
+        setupRequest: (req) => ({ ...req, headers: { ...req.headers, ...headers() } }),
+      },
+    ],
+  });
+  const cpu = cpuMs(schedulingPid) - cpu0;
+  const gwCpu = cpuMs(gatewayPid) - gw0;
+  const probeMax = await stopProbe();
+  const loopDelayMax = await scrapeLoopDelayMs();
+  if (r.non2xx > 0 || r.errors > 0) {
+    throw new Error(`${setup.hosts} hosts × ${days}: ${r.non2xx} non-2xx, ${r.errors} errors (429s: raise --tokens)`);
+  }
+  const requests = r.requests.total;
+  return {
+    hosts: setup.hosts,
+    days,
+    slots,
+    bytes: Buffer.byteLength(text),
+    requests,
+    p50: r.latency.p50,
+    p99: r.latency.p99,
+    cpuPerRequest: cpu / requests,
+    cpuPerSlotUs: slots > 0 ? (cpu * 1000) / (requests * slots) : Number.NaN,
+    gatewayCpuPerRequest: gwCpu / requests,
+    probeMax,
+    loopDelayMax,
+  };
+}
+
+const rows: Row[] = [];
+for (const setup of setups) {
+  for (const days of dayCounts) {
+    process.stderr.write(`running ${setup.hosts} hosts × ${days === "window" ? "whole window" : `${days} days`}…\n`);
+    rows.push(await runCase(setup, days));
+  }
+}
+
+const mb = (bytes: number) => (bytes / 1e6).toFixed(bytes < 1e5 ? 4 : 2);
+console.log(
+  "\n| hosts × days | slots | bytes (MB) | req | p50 ms | p99 ms | scheduling CPU ms/req | CPU µs/slot | gateway CPU ms/req | probe max ms | loop delay max ms |",
+);
+console.log("|---|---|---|---|---|---|---|---|---|---|---|");
+for (const r of rows) {
+  console.log(
+    `| ${r.hosts} × ${r.days === "window" ? "window" : r.days} | ${r.slots} | ${mb(r.bytes)} | ${r.requests} | ${r.p50} | ${r.p99} | ${r.cpuPerRequest.toFixed(1)} | ${Number.isNaN(r.cpuPerSlotUs) ? "–" : r.cpuPerSlotUs.toFixed(2)} | ${r.gatewayCpuPerRequest.toFixed(1)} | ${r.probeMax.toFixed(0)} | ${r.loopDelayMax === undefined ? "n/a" : r.loopDelayMax.toFixed(0)} |`,
+  );
+}
+console.log(
+  `\nnode ${process.version}, ${connections} connections, ${duration}s per case, gateway ${gatewayUrl}, range start ${rangeStart.toISOString()}`,
+);
