@@ -95,9 +95,11 @@ export function availabilityRequest(
     ...(body.durationMinutes !== undefined ? { durationMinutes: body.durationMinutes } : {}),
     timeZone: body.timeZone ?? "",
     preview: body.preview,
+    compactSlots: true,
   };
 }
 
+/** The availability response as an object: from a scheduling that answers one message per slot. */
 export function availabilityJson(res: GetAvailabilityResponse) {
   return {
     hostGroups: res.hostGroups.map((group) =>
@@ -115,6 +117,53 @@ export function availabilityJson(res: GetAvailabilityResponse) {
     ),
     matchedAt: iso(res.matchTime, "match_time"),
   };
+}
+
+/** Whether scheduling answered in the compact form (start minutes and concatenated tokens). */
+export const isCompactAvailability = (res: GetAvailabilityResponse) =>
+  res.hostGroups.some((g) => g.hosts.some((h) => h.slotTokenLength > 0));
+
+/** The JSON string form of an instant given in epoch minutes; many hosts share the same times. */
+function minuteIsoCache(): (minute: number) => string {
+  const cache = new Map<number, string>();
+  return (minute) => {
+    let text = cache.get(minute);
+    if (text === undefined) {
+      text = `"${new Date(minute * 60_000).toISOString()}"`;
+      cache.set(minute, text);
+    }
+    return text;
+  };
+}
+
+/**
+ * The availability response, serialized, from scheduling's compact answer: the same JSON
+ * `availabilityJson` describes (the Availability schema), written straight into one string.
+ * A large round robin has ten thousand slots and more; building an object per slot and
+ * serializing it cost more than the rest of the gateway's work. Tokens are base64url and
+ * ISO times plain ASCII, so only the host's names need escaping.
+ */
+export function availabilityBody(res: GetAvailabilityResponse): string {
+  const isoOf = minuteIsoCache();
+  const groups = res.hostGroups.map((group) =>
+    group.hosts
+      .map((h) => {
+        if (!h.host) throw new Error("scheduling returned a host group entry without its host");
+        const width = h.slotTokenLength;
+        if (h.startMinutes.length > 0 && h.slotTokens.length !== h.startMinutes.length * width) {
+          throw new Error("scheduling returned slot tokens that do not match its slots");
+        }
+        const slots = new Array<string>(h.startMinutes.length);
+        for (let i = 0; i < slots.length; i++) {
+          const start = h.startMinutes[i]!;
+          slots[i] =
+            `{"startTime":${isoOf(start)},"endTime":${isoOf(start + h.durationMinutes)},"slotToken":"${h.slotTokens.slice(i * width, (i + 1) * width)}"}`;
+        }
+        return `{"host":${JSON.stringify(hostRefJson(h.host))},"slots":[${slots.join(",")}]}`;
+      })
+      .join(","),
+  );
+  return `{"hostGroups":[${groups.map((g) => `[${g}]`).join(",")}],"matchedAt":${JSON.stringify(iso(res.matchTime, "match_time"))}}`;
 }
 
 /** The body of POST /scheduled-meetings, as its schema admits it. */
