@@ -6,7 +6,7 @@
  * bytes and slots, scheduling's CPU per request and per slot (from /proc, so the stack must
  * run on this machine), and the longest stall of scheduling's event loop, seen two ways:
  * the slowest answer of a Health/Check probe sent every 10 ms straight to scheduling, and
- * (when the service exports it) `scheduling_event_loop_delay_max_seconds` from its /metrics,
+ * (when the service exports it) `nodejs_eventloop_delay_max` from its /metrics,
  * which `perf_hooks.monitorEventLoopDelay` feeds and each scrape resets.
  *
  * It reads the same variables as scripts/stack.sh (GATEWAY_PORT, ADMIN_PORT, SCHEDULING_PORT,
@@ -34,6 +34,7 @@ const { values } = parseArgs({
     suite: { type: "string" },
     duration: { type: "string", default: "5" },
     connections: { type: "string", default: "2" },
+    "warm-up": { type: "string", default: "2" },
     tokens: { type: "string", default: "150" },
     hosts: { type: "string", default: "1,5,20" },
     days: { type: "string", default: "1,7,30,window" },
@@ -43,6 +44,7 @@ const { values } = parseArgs({
 if (values.help) {
   console.log(
     "usage: npm run bench -- --suite availability [--duration SECONDS] [--connections N] [--tokens N per org]\n" +
+      "         [--warm-up SECONDS per case]\n" +
       "         [--hosts 1,5,20] [--days 1,7,30,window]\n" +
       "Needs a running stack (bash scripts/stack.sh start) and the same *_PORT, PG_URL, STACK_DB_PREFIX and\n" +
       "STACK_RUN_DIR variables it was started with.",
@@ -51,6 +53,7 @@ if (values.help) {
 }
 const duration = Number(values.duration);
 const connections = Number(values.connections);
+const warmUpSeconds = Number(values["warm-up"]);
 const tokensPerOrg = Number(values.tokens);
 const hostCounts = values.hosts.split(",").map(Number);
 const dayCounts = values.days.split(",").map((d) => (d === "window" ? "window" : Number(d)));
@@ -81,7 +84,7 @@ async function scrapeLoopDelayMs(): Promise<number | undefined> {
   const text = await fetch(schedulingMetricsUrl)
     .then((r) => r.text())
     .catch(() => "");
-  const line = text.split("\n").find((l) => l.startsWith("scheduling_event_loop_delay_max_seconds"));
+  const line = text.split("\n").find((l) => l.startsWith("nodejs_eventloop_delay_max"));
   return line ? Number(line.split(" ").at(-1)) * 1000 : undefined;
 }
 
@@ -107,9 +110,10 @@ function probeLoop() {
   };
 }
 
-// One org per host count: seedBenchSchedule derives the schedule's id from its org.
+// One org per host count, always the same one (seedBenchSchedule derives the schedule's id
+// from its org and keeps a schedule it finds): 1, 5 and 20 hosts take the first three orgs.
 const orgs = (await admin.listOrganizations({})).organizations;
-if (orgs.length < hostCounts.length) throw new Error(`the stack has ${orgs.length} orgs; need ${hostCounts.length}`);
+const orgIndex = (hosts: number, i: number) => [1, 5, 20].indexOf(hosts) + 1 || 3 + i;
 const db = openPg({ url: schedulingDbUrl, schema: "scheduling", max: 2 });
 interface Setup {
   hosts: number;
@@ -119,7 +123,9 @@ interface Setup {
 }
 const setups: Setup[] = [];
 for (const [i, hosts] of hostCounts.entries()) {
-  const orgId = orgs[i]!.id;
+  const org = orgs[orgIndex(hosts, i) - 1];
+  if (!org) throw new Error(`the stack has ${orgs.length} orgs; ${hosts} hosts need org ${orgIndex(hosts, i)}`);
+  const orgId = org.id;
   const bench = await seedBenchSchedule(db, { orgId, hostCount: hosts, clock: systemClock });
   process.stderr.write(`issuing ${tokensPerOrg} tokens for ${orgId} (${hosts} hosts)…\n`);
   const keys: string[] = [];
@@ -175,7 +181,10 @@ async function runCase(setup: Setup, days: number | "window"): Promise<Row> {
   const parsed = JSON.parse(text) as { hostGroups: { slots: unknown[] }[][] };
   const slots = parsed.hostGroups.flat().reduce((n, h) => n + h.slots.length, 0);
   // Warm-up: lets V8 optimise and fills the gateway's token cache; its figures are discarded.
-  for (let i = 0; i < 3; i++) await fetch(url, { method: "POST", headers: headers(), body }).then((r) => r.text());
+  const warmUntil = performance.now() + warmUpSeconds * 1000;
+  for (let i = 0; i < 5 || performance.now() < warmUntil; i++) {
+    await fetch(url, { method: "POST", headers: headers(), body }).then((r) => r.text());
+  }
 
   await scrapeLoopDelayMs(); // resets the exported maximum
   const stopProbe = probeLoop();

@@ -79,8 +79,13 @@ function wallClockInstant(zone: string, date: CalendarDate, time: ClockTime): nu
   return Math.min(...local.getPossibleOffsets().map((d) => d.toMillis()));
 }
 
+/** Zones found valid: Luxon's check builds an Intl.DateTimeFormat on every call. */
+const validZones = new Set<string>();
+
 function assertZone(zone: string): void {
+  if (validZones.has(zone)) return;
   if (!IANAZone.isValidZone(zone)) throw new RangeError(`invalid IANA time zone: ${zone}`);
+  if (validZones.size < 1_000) validZones.add(zone);
 }
 
 /**
