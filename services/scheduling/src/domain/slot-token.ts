@@ -159,10 +159,10 @@ export function slotTokenSigner(secret: string, claims: SlotTokenClaims): SlotTo
         template.writeUIntBE(offset, 36, 3);
         const at = i * TOKEN_BYTES;
         template.copy(out, at);
-        createHmac("sha256", key)
-          .update(template)
-          .digest()
-          .copy(out, at + SIGNED_BYTES, 0, MAC_BYTES);
+        running = keyed._cloneInto(running);
+        running.update(template);
+        running.digestInto(mac);
+        out.set(truncated, at + SIGNED_BYTES);
       }
       // 54 bytes are a whole number of base64 groups: the concatenation is the tokens' concatenation.
       return out.toString("base64url");
