@@ -44,7 +44,7 @@ describe("availabilityBody", () => {
   it("is the JSON of availabilityJson for the same slots", () => {
     expect(isCompactAvailability(compact)).toBe(true);
     expect(isCompactAvailability(perSlot)).toBe(false);
-    const body = availabilityBody(compact);
+    const body = availabilityBody(compact).toString("utf8");
     expect(body).toBe(JSON.stringify(availabilityJson(perSlot)));
     expect(JSON.parse(body).hostGroups[0][0].slots[1]).toEqual({
       startTime: "2025-11-24T16:30:00.000Z",
