@@ -20,12 +20,22 @@
  */
 import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
+import { create, toBinary } from "@bufbuild/protobuf";
+import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { createClient } from "@connectrpc/connect";
 import { Health } from "@platform/contracts/health";
 import { IdentityAdminService } from "@platform/contracts/identity";
+import { GetAvailabilityResponseSchema } from "@platform/contracts/scheduling";
+import { availabilityBody } from "@platform/gateway/mapping/scheduling";
 import { systemClock } from "@platform/kit/clock";
 import { adminClientInterceptor, httpTransport } from "@platform/kit/connect";
 import { openPg } from "@platform/kit/db";
+import { newId } from "@platform/kit/ids";
+import { slotStarts } from "@platform/scheduling/domain/availability";
+import { slotTokenSigner } from "@platform/scheduling/domain/slot-token";
+import type { HostAvailability } from "@platform/scheduling/matching";
+import { SLOTS_PER_TURN } from "@platform/scheduling/matching";
+import { hostGroupMessage } from "@platform/scheduling/proto";
 import { seedBenchSchedule } from "@platform/scheduling/server";
 import autocannon from "autocannon";
 
@@ -260,3 +270,87 @@ console.log(
   `\nnode ${process.version}, ${connections} connections, ${duration}s per case (after ${warmUpSeconds}s of warm-up), gateway ${gatewayUrl}, ` +
     `range start ${rangeStart.toISOString()}; CPU net of idle (scheduling ${idleCpuPerSecond.toFixed(0)} ms/s, gateway ${gatewayIdleCpuPerSecond.toFixed(0)} ms/s)`,
 );
+
+// The longest piece of work that holds an event loop, in CPU time (so that the figure is the
+// code's own and not the time the machine's other processes kept it off a core): the same
+// steps as scheduling's handler and the gateway's mapping, run here in-process for 20 hosts
+// of the bench schedule's zones and hours over 30 days.
+{
+  const zones = ["America/New_York", "Europe/Berlin", "Asia/Kolkata", "Australia/Sydney", "America/Los_Angeles"];
+  const hosts = Array.from({ length: 20 }, (_, i) => ({
+    userId: newId("usr_"),
+    orgId: "org_bench",
+    email: `bench.host${i}@bench.example`,
+    firstName: "Bench",
+    lastName: `Host ${i}`,
+    displayName: `Bench Host ${i}`,
+    timeZone: zones[i % zones.length]!,
+    workingHours: ([1, 2, 3, 4, 5, 6, 7] as const).map((weekday) => ({ weekday, start: "08:00", end: "18:00" })),
+  }));
+  const range = { start: rangeStart, end: new Date(rangeStart.getTime() + 30 * DAY_MS) };
+  const cpuOf = <T>(fn: () => T): [T, number] => {
+    const c0 = process.cpuUsage();
+    const value = fn();
+    const c = process.cpuUsage(c0);
+    return [value, (c.user + c.system) / 1000];
+  };
+  const turns = { turn: [] as number[], encode: [] as number[], gateway: [] as number[] };
+  // The first 5 rounds warm V8 up (an unoptimised SHA-256 is many times slower) and are not counted.
+  const WARM_ROUNDS = 5;
+  for (let round = 0; round < WARM_ROUNDS + 20; round++) {
+    const record = (what: keyof typeof turns, ms: number) => {
+      if (round >= WARM_ROUNDS) turns[what].push(ms);
+    };
+    const signer = slotTokenSigner("bench-secret", {
+      orgId: newId("org_"),
+      scheduleId: newId("sched_"),
+      expiresAt: new Date(Date.now() + 600_000),
+      preview: false,
+      durationMinutes: 30,
+      formValuesHash: "bench",
+    });
+    // Turns as matchHosts takes them: slot generation and signing until SLOTS_PER_TURN slots.
+    const group: HostAvailability[] = [];
+    let turn = process.cpuUsage();
+    let sinceYield = 0;
+    const endTurn = () => {
+      const c = process.cpuUsage(turn);
+      record("turn", (c.user + c.system) / 1000);
+      turn = process.cpuUsage();
+      sinceYield = 0;
+    };
+    for (const host of hosts) {
+      const starts = slotStarts({ host: { ...host, busy: [] }, range, durationMinutes: 30, stepMinutes: 30 });
+      let tokens = "";
+      for (let from = 0; from < starts.length; from += SLOTS_PER_TURN) {
+        const chunk = starts.slice(from, from + SLOTS_PER_TURN);
+        if (sinceYield + chunk.length > SLOTS_PER_TURN) endTurn();
+        tokens += signer.tokens(host.userId, chunk);
+        sinceYield += chunk.length;
+      }
+      group.push({ host, starts, durationMinutes: 30, tokens });
+    }
+    endTurn();
+    const answer = () =>
+      create(GetAvailabilityResponseSchema, {
+        hostGroups: [hostGroupMessage(group, true)],
+        matchTime: timestampFromDate(new Date()),
+      });
+    const [bytes, encode] = cpuOf(() => toBinary(GetAvailabilityResponseSchema, answer()));
+    record("encode", encode);
+    const decoded = answer();
+    const [, gateway] = cpuOf(() => availabilityBody(decoded));
+    record("gateway", gateway);
+    if (round === 0) process.stderr.write(`in-process turns: ${bytes.length} bytes of protobuf per answer\n`);
+  }
+  const p50max = (values: number[]) => {
+    const sorted = [...values].sort((a, b) => a - b);
+    return `${sorted[Math.floor(sorted.length / 2)]!.toFixed(1)} / ${sorted.at(-1)!.toFixed(1)}`;
+  };
+  console.log(
+    "\nSynchronous turns, CPU ms p50 / max (20 hosts × 30 days in-process, 20 rounds after 5 of warm-up):\n" +
+      `| one turn of availability (slots generated and signed, up to ${SLOTS_PER_TURN}) | encoding the answer (scheduling) | the gateway's JSON |\n` +
+      "|---|---|---|\n" +
+      `| ${p50max(turns.turn)} | ${p50max(turns.encode)} | ${p50max(turns.gateway)} |`,
+  );
+}

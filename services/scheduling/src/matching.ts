@@ -75,7 +75,7 @@ export interface HostAvailability {
  * a whole month of a large round robin never holds the loop (the Kafka consumers'
  * heartbeats, other requests) for long.
  */
-const SLOTS_PER_TURN = 2_500;
+export const SLOTS_PER_TURN = 2_500;
 
 /**
  * The host groups the form values route to, most preferred first, each host with its signed
