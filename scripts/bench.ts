@@ -9,6 +9,7 @@
  *   npm run bench -- [--duration 10] [--connections 10] [--tokens 600]
  *   npm run bench -- --suite analytics   (buyer signals at 1,000,000 email events)
  *   npm run bench -- --suite distributed (the request path of the distributed runtime)
+ *   npm run bench -- --suite availability   (availability against a running stack)
  */
 import { parseArgs } from "node:util";
 import { createClient } from "@connectrpc/connect";
@@ -24,10 +25,11 @@ import autocannon from "autocannon";
 import Fastify from "fastify";
 
 // `--suite <name>` runs another benchmark instead: analytics (scripts/bench-analytics.ts),
-// distributed (scripts/bench-distributed.ts).
+// distributed (scripts/bench-distributed.ts), availability (scripts/bench-availability.ts).
 const SUITES: Record<string, () => Promise<unknown>> = {
   analytics: () => import("./bench-analytics.js"),
   distributed: () => import("./bench-distributed.js"),
+  availability: () => import("./bench-availability.js"),
 };
 const suiteAt = process.argv.indexOf("--suite");
 if (suiteAt !== -1) {

@@ -1,12 +1,14 @@
 import type { ProblemName } from "@platform/kit/problems";
 import {
   type AvailabilityBody,
+  availabilityBody,
   availabilityJson,
   availabilityRequest,
   type BookingBody,
   type BookingQuery,
   bookingRequest,
   type CancelQuery,
+  isCompactAvailability,
   meetingJson,
   type RescheduleBody,
   smartScheduleJson,
@@ -97,13 +99,16 @@ export function schedulingRoutes(clients: ServiceClients): RouteSpec[] {
       schema: { body: availabilityRequestSchema, response: { 200: { $ref: "Availability#" } } },
       invalidBody: "availability-request-invalid",
       problems: ["schedule-not-found", "form-validation", "schedule-unavailable"],
-      async handler(call, request) {
+      async handler(call, request, reply) {
         const { scheduleId } = request.params as { scheduleId: string };
         const res = await clients.smartSchedules.getAvailability(
           availabilityRequest(scheduleId, request.body as AvailabilityBody),
           call.callOptions(),
         );
-        return availabilityJson(res);
+        // A scheduling of before the compact form answers one message per slot.
+        if (!isCompactAvailability(res)) return availabilityJson(res);
+        reply.type("application/json; charset=utf-8");
+        return availabilityBody(res);
       },
     }),
   ];

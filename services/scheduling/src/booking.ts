@@ -7,16 +7,8 @@ import { isSlotAvailable } from "./domain/availability.js";
 import { isWithinWindow } from "./domain/booking-window.js";
 import { assertValidFormValues, formValuesHash } from "./domain/form.js";
 import { meetingTitle } from "./domain/meeting-title.js";
-import { verifySlotToken } from "./domain/slot-token.js";
-import type {
-  FieldError,
-  FormAnswer,
-  FormField,
-  HostCalendar,
-  SlotTokenPayload,
-  SurveyQuestion,
-  TimeRange,
-} from "./domain/types.js";
+import { type VerifiedSlotToken, verifySlotToken } from "./domain/slot-token.js";
+import type { FieldError, FormAnswer, FormField, HostCalendar, SurveyQuestion, TimeRange } from "./domain/types.js";
 import type {
   AttendeeRecord,
   CampaignRecord,
@@ -52,17 +44,11 @@ export async function bookableSchedule(reads: SchedulingReads, orgId: string, id
 }
 
 /** A genuine, unexpired token of the caller's org (a token of another org is as invalid as a forged one). */
-export function verifiedToken(token: string, secret: string, orgId: string, now: Date): SlotTokenPayload {
-  const payload = verifySlotToken(token, secret, now);
-  if (payload.orgId !== orgId)
-    throw problem("slot-token-invalid", "The slot token was not issued to this organization.");
-  return payload;
+export function verifiedToken(token: string, secret: string, orgId: string, now: Date): VerifiedSlotToken {
+  return verifySlotToken(token, secret, orgId, now);
 }
 
-export const slotOf = (token: SlotTokenPayload): TimeRange => ({
-  start: new Date(token.start),
-  end: new Date(token.end),
-});
+export const slotOf = (token: VerifiedSlotToken): TimeRange => ({ start: token.start, end: token.end });
 
 /** Form values as the JSON the domain validates and hashes (protobuf Values carry any JSON). */
 export function formValuesOf(values: { [key: string]: Value }): Record<string, JsonValue> {
@@ -199,7 +185,7 @@ export async function checkBooking(
   const schedule = await bookableSchedule(reads, orgId, token.scheduleId);
   const values = formValuesOf(req.formValues);
   // Any JSON hashes; values that are not answers simply never match the token's hash.
-  if (formValuesHash(values as Record<string, FormAnswer>) !== token.formValuesHash) {
+  if (!token.issuedFor(formValuesHash(values as Record<string, FormAnswer>))) {
     throw problem("slot-token-invalid", "The form values differ from those the slot token was issued for.");
   }
   assertValidFormValues(schedule.matchingForm, values);

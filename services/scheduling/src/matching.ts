@@ -1,13 +1,14 @@
+import { setImmediate as yieldToLoop } from "node:timers/promises";
 import { timestampDate } from "@bufbuild/protobuf/wkt";
 import type { GetAvailabilityRequest } from "@platform/contracts/scheduling";
 import { problem } from "@platform/kit/problems";
 import { IANAZone } from "luxon";
 import { formValuesOf, hostCalendar } from "./booking.js";
-import { hostSlots } from "./domain/availability.js";
+import { slotStarts } from "./domain/availability.js";
 import { searchRange } from "./domain/booking-window.js";
 import { assertValidFormValues, formValuesHash } from "./domain/form.js";
 import { routeHosts } from "./domain/routing.js";
-import { signSlotToken, slotTokenExpiresAt } from "./domain/slot-token.js";
+import { slotTokenExpiresAt, slotTokenSigner } from "./domain/slot-token.js";
 import type { FormAnswer, TimeRange } from "./domain/types.js";
 import type { HostRecord, ScheduleRecord } from "./model.js";
 import type { SchedulingReads } from "./store/scheduling.store.js";
@@ -59,57 +60,78 @@ export function availabilityQuery(schedule: ScheduleRecord, req: GetAvailability
   return { durationMinutes, requested, values: values as Record<string, FormAnswer>, preview: req.preview };
 }
 
-/** A slot with the token that books it. */
-export interface SignedSlot extends TimeRange {
-  token: string;
+/** One routed host's free slots: their starts and, concatenated in the same order, their tokens. */
+export interface HostAvailability {
+  host: HostRecord;
+  /** Slot starts, ms since the epoch, ascending. */
+  starts: number[];
+  durationMinutes: number;
+  /** The slots' tokens concatenated, each `SLOT_TOKEN_LENGTH` (domain/slot-token.ts) characters. */
+  tokens: string;
 }
+
+/**
+ * Slots signed per turn of the event loop: about 2 µs each, so a turn stays near 5 ms and
+ * a whole month of a large round robin never holds the loop (the Kafka consumers'
+ * heartbeats, other requests) for long.
+ */
+export const SLOTS_PER_TURN = 2_500;
 
 /**
  * The host groups the form values route to, most preferred first, each host with its signed
  * free slots in the booking window at `now` (within the requested range). Routed users who
  * are no longer assigned are skipped. Busy time of every routed host comes in one query.
+ * The work is split into turns of the event loop (see `SLOTS_PER_TURN`).
  */
 export async function matchHosts(
   reads: SchedulingReads,
   schedule: ScheduleRecord,
   query: AvailabilityQuery,
   opts: { orgId: string; slotTokenSecret: string; now: Date },
-): Promise<{ host: HostRecord; slots: SignedSlot[] }[][]> {
+): Promise<HostAvailability[][]> {
+  const { durationMinutes } = query;
   const assignees = new Map((await reads.listAssignees(schedule.id)).map((h) => [h.userId, h]));
   const groups = routeHosts(schedule.routing, query.values)
     .map((group) => group.flatMap((userId) => assignees.get(userId) ?? []))
     .filter((group) => group.length > 0);
   const range = searchRange(schedule.bookingWindow, opts.now, query.requested);
-  if (!range) return groups.map((group) => group.map((host) => ({ host, slots: [] })));
+  if (!range) return groups.map((group) => group.map((host) => ({ host, starts: [], durationMinutes, tokens: "" })));
   const busy = await reads.busyTimes(
     groups.flat().map((h) => h.userId),
     range,
   );
-  const token = {
+  const signer = slotTokenSigner(opts.slotTokenSecret, {
     orgId: opts.orgId,
     scheduleId: schedule.id,
-    expiresAt: slotTokenExpiresAt(opts.now),
+    expiresAt: new Date(slotTokenExpiresAt(opts.now)),
     preview: query.preview,
+    durationMinutes,
     formValuesHash: formValuesHash(query.values),
-  };
-  return groups.map((group) =>
-    group.map((host) => {
-      const slots = hostSlots({
+  });
+  const result: HostAvailability[][] = [];
+  let sinceYield = 0;
+  for (const group of groups) {
+    const hosts: HostAvailability[] = [];
+    for (const host of group) {
+      const starts = slotStarts({
         host: hostCalendar(host, busy.get(host.userId) ?? []),
         range,
-        durationMinutes: query.durationMinutes,
+        durationMinutes,
         stepMinutes: schedule.stepMinutes,
       });
-      return {
-        host,
-        slots: slots.map((slot) => ({
-          ...slot,
-          token: signSlotToken(
-            { ...token, hostUserId: host.userId, start: slot.start.toISOString(), end: slot.end.toISOString() },
-            opts.slotTokenSecret,
-          ),
-        })),
-      };
-    }),
-  );
+      let tokens = "";
+      for (let from = 0; from < starts.length; from += SLOTS_PER_TURN) {
+        const chunk = starts.slice(from, from + SLOTS_PER_TURN);
+        if (sinceYield + chunk.length > SLOTS_PER_TURN) {
+          await yieldToLoop();
+          sinceYield = 0;
+        }
+        tokens += signer.tokens(host.userId, chunk);
+        sinceYield += chunk.length;
+      }
+      hosts.push({ host, starts, durationMinutes, tokens });
+    }
+    result.push(hosts);
+  }
+  return result;
 }

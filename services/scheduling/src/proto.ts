@@ -8,8 +8,9 @@ import {
   type SmartSchedule,
   SmartScheduleSchema,
 } from "@platform/contracts/scheduling";
+import { SLOT_TOKEN_LENGTH } from "./domain/slot-token.js";
 import { meetingStatus } from "./domain/status.js";
-import type { SignedSlot } from "./matching.js";
+import type { HostAvailability } from "./matching.js";
 import type { HostRecord, LocationRecord, ScheduleRecord } from "./model.js";
 import type { MeetingView } from "./store/scheduling.store.js";
 
@@ -46,17 +47,34 @@ export function scheduleMessage(s: ScheduleRecord, assignees?: HostRecord[]): Sm
   });
 }
 
-/** One priority group of availability: its hosts with their signed slots. */
-export function hostGroupMessage(group: { host: HostRecord; slots: SignedSlot[] }[]): HostGroup {
+const MINUTE_MS = 60_000;
+
+/**
+ * One priority group of availability: its hosts with their signed slots, either compact
+ * (starts in epoch minutes and the concatenated tokens: a few bytes a slot besides its
+ * token, and no message per slot to build, encode and decode) or, for a caller that did
+ * not ask for that, one AvailableSlot message per slot.
+ */
+export function hostGroupMessage(group: HostAvailability[], compact: boolean): HostGroup {
   return create(HostGroupSchema, {
-    hosts: group.map(({ host, slots }) => ({
-      host: hostRef(host),
-      slots: slots.map((s) => ({
-        startTime: timestampFromDate(s.start),
-        endTime: timestampFromDate(s.end),
-        slotToken: s.token,
-      })),
-    })),
+    hosts: group.map(({ host, starts, durationMinutes, tokens }) =>
+      compact
+        ? {
+            host: hostRef(host),
+            startMinutes: starts.map((ms) => ms / MINUTE_MS),
+            durationMinutes,
+            slotTokens: tokens,
+            slotTokenLength: SLOT_TOKEN_LENGTH,
+          }
+        : {
+            host: hostRef(host),
+            slots: starts.map((ms, i) => ({
+              startTime: timestampFromDate(new Date(ms)),
+              endTime: timestampFromDate(new Date(ms + durationMinutes * MINUTE_MS)),
+              slotToken: tokens.slice(i * SLOT_TOKEN_LENGTH, (i + 1) * SLOT_TOKEN_LENGTH),
+            })),
+          },
+    ),
   });
 }
 

@@ -56,7 +56,10 @@ export function scheduleHandlers(deps: {
       const query = availabilityQuery(schedule, req);
       const now = clock.now();
       const groups = await matchHosts(store, schedule, query, { orgId, slotTokenSecret, now });
-      return { hostGroups: groups.map(hostGroupMessage), matchTime: timestampFromDate(now) };
+      return {
+        hostGroups: groups.map((group) => hostGroupMessage(group, req.compactSlots)),
+        matchTime: timestampFromDate(now),
+      };
     },
   };
 }

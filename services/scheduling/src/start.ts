@@ -1,3 +1,4 @@
+import { observeEventLoopDelay } from "@platform/kit/event-loop";
 import { type RunningService, type ServiceOverrides, startService } from "@platform/kit/service-runtime";
 import type { SchedulingConfig } from "./config.js";
 import { startSchedulingConsumers } from "./events/subscriptions.js";
@@ -20,13 +21,14 @@ export interface StartOverrides extends ServiceOverrides {
 /**
  * Runs the scheduling service: migrates, seeds the sandbox, starts the outbox relay and the
  * notification consumer and serves the gateway API on PORT. Resolves to undefined when
- * MIGRATE_ONLY is set.
+ * MIGRATE_ONLY is set. Exports the event loop's longest delay (availability is long CPU work).
  */
-export function start(
+export async function start(
   config: SchedulingConfig,
   overrides: StartOverrides = {},
 ): Promise<RunningScheduling | undefined> {
-  return startService(
+  const stopMonitor = observeEventLoopDelay();
+  const running = await startService(
     {
       name: "scheduling",
       schema: SCHEDULING_SCHEMA,
@@ -50,5 +52,19 @@ export function start(
     },
     config,
     overrides,
-  );
+  ).catch((err: unknown) => {
+    stopMonitor();
+    throw err;
+  });
+  if (!running) {
+    stopMonitor();
+    return undefined;
+  }
+  return {
+    ...running,
+    stop: async () => {
+      stopMonitor();
+      await running.stop();
+    },
+  };
 }

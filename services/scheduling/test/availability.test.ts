@@ -206,16 +206,53 @@ describe("GetAvailability", () => {
       ...FRIDAY_MORNING,
     });
     const bobSlot = res.hostGroups[0]?.hosts.find((h) => h.host?.userId === bob.userId)?.slots[0];
-    expect(verifySlotToken(bobSlot?.slotToken ?? "", SLOT_TOKEN_SECRET, t.clock.now())).toEqual({
-      orgId: acme,
+    const verified = verifySlotToken(bobSlot?.slotToken ?? "", SLOT_TOKEN_SECRET, acme, t.clock.now());
+    expect(verified).toMatchObject({
       scheduleId: schedule.id,
       hostUserId: bob.userId,
-      start: iso("2026-01-16T09:00:00Z"),
-      end: iso("2026-01-16T09:30:00Z"),
-      expiresAt: iso("2026-01-15T12:10:00Z"),
+      start: new Date("2026-01-16T09:00:00Z"),
+      end: new Date("2026-01-16T09:30:00Z"),
+      expiresAt: new Date("2026-01-15T12:10:00Z"),
       preview: true,
-      formValuesHash: formValuesHash(values),
     });
+    expect(verified.issuedFor(formValuesHash(values))).toBe(true);
+    expect(verified.issuedFor(formValuesHash({ region: "AMER" }))).toBe(false);
+    // Bound to the org: another org's caller cannot verify it.
+    expect(() => verifySlotToken(bobSlot?.slotToken ?? "", SLOT_TOKEN_SECRET, "org_other", t.clock.now())).toThrow();
+  });
+
+  it("answers in the compact form when asked: the same slots and tokens, without a message per slot", async () => {
+    const request = { scheduleId: schedule.id, formValues: formValues({ region: "AMER", products: ["voice"] }) };
+    const full = await api().getAvailability(request);
+    const compact = await api().getAvailability({ ...request, compactSlots: true });
+    expect(compact.matchTime).toEqual(full.matchTime);
+    const expand = (res: GetAvailabilityResponse) =>
+      res.hostGroups.map((g) =>
+        g.hosts.map((h) => ({
+          host: h.host,
+          slots: h.startMinutes.map((minute, i) => ({
+            start: new Date(minute * 60_000).toISOString(),
+            end: new Date((minute + h.durationMinutes) * 60_000).toISOString(),
+            token: h.slotTokens.slice(i * h.slotTokenLength, (i + 1) * h.slotTokenLength),
+          })),
+        })),
+      );
+    const asIs = (res: GetAvailabilityResponse) =>
+      res.hostGroups.map((g) =>
+        g.hosts.map((h) => ({
+          host: h.host,
+          slots: h.slots.map((s) => ({
+            start: s.startTime ? timestampDate(s.startTime).toISOString() : "",
+            end: s.endTime ? timestampDate(s.endTime).toISOString() : "",
+            token: s.slotToken,
+          })),
+        })),
+      );
+    const slots = asIs(full);
+    expect(slots.flat().reduce((n, h) => n + h.slots.length, 0)).toBeGreaterThan(100);
+    expect(compact.hostGroups.flatMap((g) => g.hosts.flatMap((h) => h.slots))).toEqual([]);
+    expect(compact.hostGroups[0]?.hosts[0]?.slotTokenLength).toBe(72);
+    expect(expand(compact)).toEqual(slots);
   });
 
   it("skips routed hosts that are not assigned to the schedule", async () => {

@@ -1,9 +1,11 @@
+import { createHmac } from "node:crypto";
 import type { JsonValue } from "@bufbuild/protobuf";
 import { timestampDate, timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { MeetingService, SmartScheduleService } from "@platform/contracts/scheduling";
 import { EVENT_TYPES, TOPICS } from "@platform/kit/events";
 import { newId } from "@platform/kit/ids";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { formValuesHash } from "../src/domain/form.js";
 import type { HostRecord, ScheduleRecord } from "../src/model.js";
 import { simulatedRoom } from "../src/providers.js";
 import { schedulingWrites } from "../src/store/scheduling.store.js";
@@ -18,6 +20,7 @@ import {
   outboxRows,
   problemDetailOf,
   problemOf,
+  SLOT_TOKEN_SECRET,
   SURVEY,
   type TestScheduling,
   withHeaders,
@@ -183,10 +186,10 @@ describe("BookMeeting", () => {
 
   it("refuses tampered, malformed and other organizations' tokens as invalid", async () => {
     const token = await tokenFor();
-    const [payload, signature] = token.split(".");
-    const forged = `${Buffer.from(
-      JSON.stringify({ ...JSON.parse(Buffer.from(payload ?? "", "base64url").toString()), hostUserId: "usr_other" }),
-    ).toString("base64url")}.${signature}`;
+    // Another host (bytes 17–31) under the original MAC.
+    const bytes = Buffer.from(token, "base64url");
+    bytes[20] = (bytes[20] ?? 0) ^ 0x01;
+    const forged = bytes.toString("base64url");
     expect(await problemOf(meetings().bookMeeting(booking(forged)))).toBe("slot-token-invalid");
     expect(await problemOf(meetings().bookMeeting(booking("not-a-token")))).toBe("slot-token-invalid");
 
@@ -195,6 +198,32 @@ describe("BookMeeting", () => {
     const foreignToken = await tokenFor({ orgId: other, scheduleId: foreign.id });
     expect(await problemOf(meetings().bookMeeting(booking(foreignToken)))).toBe("slot-token-invalid");
     expect(await meetingCount()).toBe(0);
+  });
+
+  it("still books with a token of the previous format (format 1) while it lives", async () => {
+    const payload = {
+      orgId: acme,
+      scheduleId: schedule.id,
+      hostUserId: ada.userId,
+      start: "2026-01-16T09:00:00.000Z",
+      end: "2026-01-16T09:30:00.000Z",
+      expiresAt: new Date(t.clock.now().getTime() + 10 * MINUTE).toISOString(),
+      preview: false,
+      formValuesHash: formValuesHash(EMEA),
+    };
+    const format1 = (p: object) => {
+      const encoded = Buffer.from(JSON.stringify(p)).toString("base64url");
+      return `${encoded}.${createHmac("sha256", SLOT_TOKEN_SECRET).update(encoded).digest("base64url")}`;
+    };
+    const genuine = format1(payload);
+    const tampered = `${genuine.slice(0, -1)}${genuine.endsWith("A") ? "B" : "A"}`;
+    expect(await problemOf(meetings().bookMeeting(booking(tampered)))).toBe("slot-token-invalid");
+    expect(await problemOf(meetings().bookMeeting(booking(format1({ ...payload, preview: "no" }))))).toBe(
+      "slot-token-invalid",
+    );
+    const { meeting } = await meetings().bookMeeting(booking(format1(payload)));
+    expect(meeting?.host?.userId).toBe(ada.userId);
+    expect(meeting?.startTime && timestampDate(meeting.startTime)).toEqual(new Date("2026-01-16T09:00:00Z"));
   });
 
   it("refuses form values other than those the token was issued for", async () => {

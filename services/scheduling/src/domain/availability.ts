@@ -79,8 +79,13 @@ function wallClockInstant(zone: string, date: CalendarDate, time: ClockTime): nu
   return Math.min(...local.getPossibleOffsets().map((d) => d.toMillis()));
 }
 
+/** Zones found valid: Luxon's check builds an Intl.DateTimeFormat on every call. */
+const validZones = new Set<string>();
+
 function assertZone(zone: string): void {
+  if (validZones.has(zone)) return;
   if (!IANAZone.isValidZone(zone)) throw new RangeError(`invalid IANA time zone: ${zone}`);
+  if (validZones.size < 1_000) validZones.add(zone);
 }
 
 /**
@@ -152,44 +157,149 @@ function assertPositiveMinutes(name: string, value: number): void {
   }
 }
 
+const DAY_MS = 86_400_000;
+
 /**
- * The bookable slots of one host within `range` (read as `rangeContains` does: start >=
- * range.start, end <= range.end), sorted, as UTC ranges of `durationMinutes`.
- * In each working block (see `workingBlocks`) candidates start at the block start and every
- * `stepMinutes` of elapsed time after it; a candidate is kept when all of it fits in the
- * block and it overlaps no busy range (a busy range ending exactly at the slot's start, or
- * starting at its end, does not overlap). Steps are in elapsed time, so a fall-back day
- * yields no duplicate instants; overlapping blocks cannot yield duplicates either.
- * Throws RangeError for a non-IANA zone, malformed working hours or non-positive minutes:
- * those are validated where they are stored or requested.
+ * A zone's UTC offsets (minutes) at UTC midnights, by day number (days since 1970-01-01):
+ * Intl, which Luxon asks, costs microseconds per call, and tzdata does not change while the
+ * process runs. Bounded by clearing: entries are a few per zone and day ever asked for.
  */
+const midnightOffsets = new Map<string, Map<number, number>>();
+let midnightOffsetCount = 0;
+const MAX_MIDNIGHT_OFFSETS = 200_000;
+
+function offsetAtMidnight(zone: IANAZone, day: number): number {
+  let byDay = midnightOffsets.get(zone.name);
+  if (!byDay) {
+    byDay = new Map();
+    midnightOffsets.set(zone.name, byDay);
+  }
+  let offset = byDay.get(day);
+  if (offset === undefined) {
+    if (midnightOffsetCount >= MAX_MIDNIGHT_OFFSETS) {
+      midnightOffsets.clear();
+      midnightOffsetCount = 0;
+      return offsetAtMidnight(zone, day);
+    }
+    offset = zone.offset(day * DAY_MS);
+    byDay.set(day, offset);
+    midnightOffsetCount++;
+  }
+  return offset;
+}
+
+/**
+ * The zone's offset on local date `day` when it is certainly the same all that day, else
+ * undefined (a transition may fall on it: the caller then resolves wall-clock times with
+ * `wallClockInstant`). Local times of a date, 00:00 to 24:00, are instants within
+ * [day − 14 h, day + 1 + 12 h] in UTC, inside [day − 1, day + 2] UTC midnights; the offset is
+ * taken as steady when it is the same at those four midnights. That misses only a zone that
+ * changes its offset and changes it back within 24 hours, which no zone in tzdata does.
+ */
+function steadyOffset(zone: IANAZone, day: number): number | undefined {
+  const offset = offsetAtMidnight(zone, day);
+  return offsetAtMidnight(zone, day - 1) === offset &&
+    offsetAtMidnight(zone, day + 1) === offset &&
+    offsetAtMidnight(zone, day + 2) === offset
+    ? offset
+    : undefined;
+}
+
+/** The local date (day number) of an instant in `zone`. */
+const localDay = (zone: IANAZone, ms: number) => Math.floor((ms + zone.offset(ms) * MINUTE_MS) / DAY_MS);
+
+/** ISO weekday (1 = Monday) of a day number; 1970-01-01 was a Thursday. */
+const isoWeekday = (day: number) => ((((day + 3) % 7) + 7) % 7) + 1;
+
+function calendarDate(day: number): CalendarDate {
+  const d = new Date(day * DAY_MS);
+  return { year: d.getUTCFullYear(), month: d.getUTCMonth() + 1, day: d.getUTCDate() };
+}
+
+const minutesOf = (t: ClockTime) => (t.endOfDay ? 24 * 60 : t.hour * 60 + t.minute);
+
+/**
+ * The start instants (ms since the epoch, ascending) of the bookable slots of one host within
+ * `range` (read as `rangeContains` does: start >= range.start, end <= range.end), each
+ * `durationMinutes` long. In each working block (see `workingBlocks`) candidates start at
+ * the block start and every `stepMinutes` of elapsed time after it; a candidate is kept when
+ * all of it fits in the block and it overlaps no busy range (a busy range ending exactly at
+ * the slot's start, or starting at its end, does not overlap). Steps are in elapsed time, so
+ * a fall-back day yields no duplicate instants; overlapping blocks cannot yield duplicates
+ * either.
+ *
+ * This is the hot path of availability: a block's bounds are found with integer arithmetic
+ * from the day's offset (one memoised Intl look-up per zone and day), and only on a day
+ * that a DST transition may touch with the exact wall-clock resolution of `workingBlocks`;
+ * slots are plain numbers. Throws RangeError for a non-IANA zone, malformed working hours or
+ * non-positive minutes: those are validated where they are stored or requested.
+ */
+export function slotStarts(input: {
+  host: HostCalendar;
+  range: TimeRange;
+  durationMinutes: number;
+  stepMinutes: number;
+}): number[] {
+  const { host, range, durationMinutes, stepMinutes } = input;
+  assertPositiveMinutes("durationMinutes", durationMinutes);
+  assertPositiveMinutes("stepMinutes", stepMinutes);
+  assertZone(host.timeZone);
+  const rangeStart = range.start.getTime();
+  const rangeEnd = range.end.getTime();
+  if (rangeEnd <= rangeStart) return [];
+  const zone = IANAZone.create(host.timeZone) as IANAZone;
+  const byWeekday = parseWorkingHours(host.workingHours);
+  const blocksOf: ParsedBlock[][] = [];
+  for (let weekday = 1; weekday <= 7; weekday++) {
+    blocksOf[weekday] = (byWeekday.get(weekday) ?? []).sort((a, b) => minutesOf(a.start) - minutesOf(b.start));
+  }
+  const busy = mergeBusy(host.busy);
+  const durationMs = durationMinutes * MINUTE_MS;
+  const stepMs = stepMinutes * MINUTE_MS;
+  const starts: number[] = [];
+  let previous = Number.NEGATIVE_INFINITY;
+  let ordered = true;
+  const lastDay = localDay(zone, rangeEnd);
+  for (let day = localDay(zone, rangeStart); day <= lastDay; day++) {
+    const blocks = blocksOf[isoWeekday(day)]!;
+    if (blocks.length === 0) continue;
+    const offset = steadyOffset(zone, day);
+    for (const block of blocks) {
+      let blockStart: number;
+      let blockEnd: number;
+      if (offset !== undefined) {
+        blockStart = day * DAY_MS + (minutesOf(block.start) - offset) * MINUTE_MS;
+        blockEnd = day * DAY_MS + (minutesOf(block.end) - offset) * MINUTE_MS;
+      } else {
+        const date = calendarDate(day);
+        blockStart = wallClockInstant(zone.name, date, block.start);
+        blockEnd = wallClockInstant(zone.name, date, block.end);
+      }
+      // A block lying wholly inside a spring-forward gap collapses to nothing.
+      if (blockEnd <= blockStart || blockEnd <= rangeStart || blockStart >= rangeEnd) continue;
+      for (let start = blockStart; start + durationMs <= blockEnd; start += stepMs) {
+        if (start < rangeStart) continue;
+        if (start + durationMs > rangeEnd) break;
+        if (overlapsBusy(busy, start, start + durationMs)) continue;
+        if (start <= previous) ordered = false;
+        starts.push(start);
+        previous = start;
+      }
+    }
+  }
+  // Blocks that overlap, or a transition day's blocks, can break the order or repeat a start.
+  return ordered ? starts : [...new Set(starts)].sort((a, b) => a - b);
+}
+
+/** `slotStarts` as UTC ranges. */
 export function hostSlots(input: {
   host: HostCalendar;
   range: TimeRange;
   durationMinutes: number;
   stepMinutes: number;
 }): TimeRange[] {
-  const { host, range, durationMinutes, stepMinutes } = input;
-  assertPositiveMinutes("durationMinutes", durationMinutes);
-  assertPositiveMinutes("stepMinutes", stepMinutes);
-  const durationMs = durationMinutes * MINUTE_MS;
-  const stepMs = stepMinutes * MINUTE_MS;
-  const rangeStart = range.start.getTime();
-  const rangeEnd = range.end.getTime();
-  const busy = mergeBusy(host.busy);
-  const starts = new Set<number>();
-  for (const block of workingBlocks(host, range)) {
-    const blockEnd = block.end.getTime();
-    for (let start = block.start.getTime(); start + durationMs <= blockEnd; start += stepMs) {
-      const end = start + durationMs;
-      if (start < rangeStart || end > rangeEnd) continue;
-      if (overlapsBusy(busy, start, end)) continue;
-      starts.add(start);
-    }
-  }
-  return [...starts]
-    .sort((a, b) => a - b)
-    .map((start) => ({ start: new Date(start), end: new Date(start + durationMs) }));
+  const durationMs = input.durationMinutes * MINUTE_MS;
+  return slotStarts(input).map((start) => ({ start: new Date(start), end: new Date(start + durationMs) }));
 }
 
 /**

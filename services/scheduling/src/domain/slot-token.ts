@@ -1,4 +1,6 @@
-import { createHmac, timingSafeEqual } from "node:crypto";
+import { createHmac, createSecretKey, type KeyObject, timingSafeEqual } from "node:crypto";
+import { hmac } from "@noble/hashes/hmac";
+import { sha256 } from "@noble/hashes/sha256";
 import { problem } from "@platform/kit/problems";
 import type { SlotTokenPayload } from "./types.js";
 
@@ -10,10 +12,76 @@ export function slotTokenExpiresAt(now: Date): string {
   return new Date(now.getTime() + SLOT_TOKEN_TTL_MS).toISOString();
 }
 
-const BASE64URL = /^[A-Za-z0-9_-]+$/;
+// Format 2, the compact token: 54 bytes, base64url, 72 characters, no separator. Availability
+// signs one per slot, often ten thousand per answer, so its size is most of the response and
+// its signing most of the CPU. Fields that the verifier already knows are bound by the MAC
+// without being carried: the org (the MAC key is derived from it) and the form values (a
+// keyed tag of their hash is carried, because rescheduling must verify a token without them).
+//
+//   bytes  0–1   version (3 bits, = 2) · preview (1 bit) · duration in minutes (12 bits, 1–4095)
+//          2–16  schedule id, the 24 base32 characters after "sched_" as 15 bytes
+//         17–31  host user id, the 24 base32 characters after "usr_" as 15 bytes
+//         32–35  expiry, seconds since the Unix epoch (uint32)
+//         36–38  start, minutes since (expiry's minute − 16) (uint24: up to 31 years ahead)
+//         39–41  form tag: HMAC(org key, "form:" + formValuesHash), first 3 bytes
+//         42–53  MAC: HMAC-SHA256(org key, bytes 0–41), first 12 bytes (96 bits)
+//
+// 96 bits is above RFC 2104's 80-bit floor for truncated tags; a token is only ever checked
+// online, lives 10 minutes and bookings are rate limited. The form tag only keeps a booking's
+// stored form values those that routed the host; guessing it also takes online attempts.
+// Format 1 (base64url JSON "." base64url HMAC, ~400 characters) is still verified, so that
+// tokens issued before an upgrade stay bookable for their 10 minutes.
 
-function signature(encodedPayload: string, secret: string): string {
-  return createHmac("sha256", secret).update(encodedPayload).digest("base64url");
+const VERSION = 2;
+const TOKEN_BYTES = 54;
+/** Characters of a format-2 token (54 bytes in base64url, no padding). */
+export const SLOT_TOKEN_LENGTH = 72;
+const SIGNED_BYTES = 42;
+const MAC_BYTES = 12;
+const FORM_TAG_BYTES = 3;
+const MAX_DURATION_MINUTES = 0xfff;
+const START_BIAS_MINUTES = 16;
+const MAX_START_OFFSET = 0xffffff;
+const COMPACT = /^[A-Za-z0-9_-]{72}$/;
+
+const ID_ALPHABET = "0123456789abcdefghjkmnpqrstvwxyz";
+const ID_VALUE = new Map([...ID_ALPHABET].map((c, i) => [c, i]));
+const ID_BODY = /^[0-9a-hjkmnp-tv-z]{24}$/;
+
+/** Writes the 24 base32 characters of an id body as 15 bytes at `offset`. */
+function writeIdBody(body: string, out: Buffer, offset: number): void {
+  let acc = 0;
+  let bits = 0;
+  let at = offset;
+  for (const c of body) {
+    acc = ((acc << 5) | ID_VALUE.get(c)!) & 0x1fff;
+    bits += 5;
+    if (bits >= 8) {
+      bits -= 8;
+      out[at++] = (acc >>> bits) & 0xff;
+    }
+  }
+}
+
+function readIdBody(bytes: Buffer, offset: number): string {
+  let acc = 0;
+  let bits = 0;
+  let body = "";
+  for (let i = offset; i < offset + 15; i++) {
+    acc = ((acc << 8) | bytes[i]!) & 0xfff;
+    bits += 8;
+    while (bits >= 5) {
+      bits -= 5;
+      body += ID_ALPHABET[(acc >>> bits) & 31];
+    }
+  }
+  return body;
+}
+
+function idBody(prefix: string, id: string): string {
+  const body = id.slice(prefix.length);
+  if (!id.startsWith(prefix) || !ID_BODY.test(body)) throw new RangeError(`not a ${prefix} id: ${id}`);
+  return body;
 }
 
 function assertSecret(secret: string): void {
@@ -21,36 +89,157 @@ function assertSecret(secret: string): void {
   if (secret.length === 0) throw new RangeError("slot token secret must not be empty");
 }
 
-/**
- * An opaque, unprefixed, URL-safe token: base64url(JSON payload) "." base64url(HMAC-SHA256).
- * Only the payload's known fields are encoded, in a fixed order, so the same payload always
- * gives the same token. The payload is readable by anyone who decodes it: it must carry
- * nothing secret (it holds ids, times and a hash).
- */
-export function signSlotToken(payload: SlotTokenPayload, secret: string): string {
+/** The MAC key of one org's tokens: a token of another org never verifies. */
+function orgKeyBytes(secret: string, orgId: string): Buffer {
   assertSecret(secret);
-  const fixed: SlotTokenPayload = {
-    orgId: payload.orgId,
-    scheduleId: payload.scheduleId,
-    hostUserId: payload.hostUserId,
-    start: payload.start,
-    end: payload.end,
-    expiresAt: payload.expiresAt,
-    preview: payload.preview,
-    formValuesHash: payload.formValuesHash,
+  return createHmac("sha256", secret).update(`slot-token:2:${orgId}`).digest();
+}
+
+const orgKey = (secret: string, orgId: string): KeyObject => createSecretKey(orgKeyBytes(secret, orgId));
+
+function formTag(key: KeyObject, formValuesHash: string): Buffer {
+  return createHmac("sha256", key).update(`form:${formValuesHash}`).digest().subarray(0, FORM_TAG_BYTES);
+}
+
+/** What every token of one availability answer shares. */
+export interface SlotTokenClaims {
+  orgId: string;
+  scheduleId: string;
+  expiresAt: Date;
+  preview: boolean;
+  durationMinutes: number;
+  /** `formValuesHash` of the form values the availability was computed for. */
+  formValuesHash: string;
+}
+
+/** Signs the slot tokens of one availability answer. */
+export interface SlotTokenSigner {
+  /**
+   * The tokens of `hostUserId`'s slots starting at `startsMs` (ms since the epoch, whole
+   * minutes), concatenated in that order, each `SLOT_TOKEN_LENGTH` characters.
+   */
+  tokens(hostUserId: string, startsMs: readonly number[]): string;
+}
+
+/**
+ * A signer for `claims`: the shared fields are encoded once, each slot costs one HMAC.
+ * Signing thousands of tokens per answer is the hot path: @noble/hashes' HMAC is keyed once
+ * (its inner and outer SHA-256 states precomputed) and each slot's MAC is computed in a
+ * reused copy of that state, allocating nothing, where node:crypto builds a native Hmac
+ * object per call (twice the CPU, most of it in creating and collecting those objects).
+ * Verification, one token at a time, uses node:crypto: the MACs are the same HMAC-SHA256.
+ */
+export function slotTokenSigner(secret: string, claims: SlotTokenClaims): SlotTokenSigner {
+  const keyBytes = orgKeyBytes(secret, claims.orgId);
+  const key = createSecretKey(keyBytes);
+  const keyed = hmac.create(sha256, keyBytes);
+  const { durationMinutes } = claims;
+  if (!Number.isInteger(durationMinutes) || durationMinutes < 1 || durationMinutes > MAX_DURATION_MINUTES) {
+    throw new RangeError(`slot tokens hold durations of 1 to ${MAX_DURATION_MINUTES} minutes, not ${durationMinutes}`);
+  }
+  const expirySeconds = Math.ceil(claims.expiresAt.getTime() / 1000);
+  const baseMinute = Math.floor(expirySeconds / 60) - START_BIAS_MINUTES;
+  const template = Buffer.alloc(SIGNED_BYTES);
+  template.writeUInt16BE((VERSION << 13) | (claims.preview ? 1 << 12 : 0) | durationMinutes, 0);
+  writeIdBody(idBody("sched_", claims.scheduleId), template, 2);
+  template.writeUInt32BE(expirySeconds, 32);
+  formTag(key, claims.formValuesHash).copy(template, 39);
+  return {
+    tokens(hostUserId, startsMs) {
+      writeIdBody(idBody("usr_", hostUserId), template, 17);
+      const out = Buffer.allocUnsafe(startsMs.length * TOKEN_BYTES);
+      const mac = new Uint8Array(32);
+      const truncated = mac.subarray(0, MAC_BYTES);
+      let running: ReturnType<typeof keyed.clone> | undefined;
+      for (let i = 0; i < startsMs.length; i++) {
+        const offset = startsMs[i]! / 60_000 - baseMinute;
+        if (!Number.isInteger(offset) || offset < 0 || offset > MAX_START_OFFSET) {
+          throw new RangeError(`slot start ${new Date(startsMs[i]!).toISOString()} cannot be encoded in a slot token`);
+        }
+        template.writeUIntBE(offset, 36, 3);
+        const at = i * TOKEN_BYTES;
+        template.copy(out, at);
+        running = keyed._cloneInto(running);
+        running.update(template);
+        running.digestInto(mac);
+        out.set(truncated, at + SIGNED_BYTES);
+      }
+      // 54 bytes are a whole number of base64 groups: the concatenation is the tokens' concatenation.
+      return out.toString("base64url");
+    },
   };
-  const encoded = Buffer.from(JSON.stringify(fixed), "utf8").toString("base64url");
-  return `${encoded}.${signature(encoded, secret)}`;
+}
+
+/** One token: `slotTokenSigner` for a single slot. */
+export function signSlotToken(claims: SlotTokenClaims & { hostUserId: string; start: Date }, secret: string): string {
+  return slotTokenSigner(secret, claims).tokens(claims.hostUserId, [claims.start.getTime()]);
+}
+
+/** What a genuine token says about its slot. */
+export interface VerifiedSlotToken {
+  scheduleId: string;
+  hostUserId: string;
+  start: Date;
+  end: Date;
+  expiresAt: Date;
+  preview: boolean;
+  /** Whether the token was issued for form values with this `formValuesHash`. */
+  issuedFor(formValuesHash: string): boolean;
 }
 
 function invalid(detail: string): Error {
   return problem("slot-token-invalid", detail);
 }
 
+function expired(expiresAt: Date): Error {
+  return problem("slot-token-expired", "The slot token has expired; run availability again for a fresh one.", {
+    expiredAt: expiresAt.toISOString(),
+  });
+}
+
+/**
+ * The slot of a token this service signed with `secret` for `orgId`. Throws 422
+ * `slot-token-invalid` when the token is malformed, of an unknown format, of another org or
+ * its MAC does not match (tampered, or signed with another secret), and 410
+ * `slot-token-expired` when it is genuine but expired at `now`. The MAC is checked, in
+ * constant time, before anything else of the payload is believed. Whether the token fits
+ * the request (schedule, form values) is the caller's check.
+ */
+export function verifySlotToken(token: string, secret: string, orgId: string, now: Date): VerifiedSlotToken {
+  assertSecret(secret);
+  if (typeof token === "string" && token.includes(".")) return verifyFormat1(token, secret, orgId, now);
+  if (typeof token !== "string" || !COMPACT.test(token)) throw invalid("The slot token is malformed.");
+  // 72 base64url characters are exactly 54 bytes, with no padding bits to vary.
+  const bytes = Buffer.from(token, "base64url");
+  const header = bytes.readUInt16BE(0);
+  if (header >>> 13 !== VERSION) throw invalid("The slot token is of an unknown format.");
+  const key = orgKey(secret, orgId);
+  const mac = createHmac("sha256", key).update(bytes.subarray(0, SIGNED_BYTES)).digest().subarray(0, MAC_BYTES);
+  if (!timingSafeEqual(mac, bytes.subarray(SIGNED_BYTES))) throw invalid("The slot token signature is not valid.");
+  const durationMinutes = header & MAX_DURATION_MINUTES;
+  const expirySeconds = bytes.readUInt32BE(32);
+  const startMinute = Math.floor(expirySeconds / 60) - START_BIAS_MINUTES + bytes.readUIntBE(36, 3);
+  const expiresAt = new Date(expirySeconds * 1000);
+  if (expiresAt.getTime() <= now.getTime()) throw expired(expiresAt);
+  const tag = Buffer.from(bytes.subarray(39, SIGNED_BYTES));
+  return {
+    scheduleId: `sched_${readIdBody(bytes, 2)}`,
+    hostUserId: `usr_${readIdBody(bytes, 17)}`,
+    start: new Date(startMinute * 60_000),
+    end: new Date((startMinute + durationMinutes) * 60_000),
+    expiresAt,
+    preview: (header & (1 << 12)) !== 0,
+    issuedFor: (formValuesHash) => timingSafeEqual(formTag(key, formValuesHash), tag),
+  };
+}
+
+// Format 1, verify only: base64url(JSON payload) "." base64url(HMAC-SHA256(secret)).
+
+const BASE64URL = /^[A-Za-z0-9_-]+$/;
 const STRING_FIELDS = ["orgId", "scheduleId", "hostUserId", "formValuesHash"] as const;
 const TIME_FIELDS = ["start", "end", "expiresAt"] as const;
 
-function parsePayload(encoded: string): SlotTokenPayload {
+function parseFormat1(encoded: string): SlotTokenPayload {
   let value: unknown;
   try {
     value = JSON.parse(Buffer.from(encoded, "base64url").toString("utf8"));
@@ -65,46 +254,35 @@ function parsePayload(encoded: string): SlotTokenPayload {
     STRING_FIELDS.every((k) => typeof v[k] === "string") &&
     TIME_FIELDS.every((k) => typeof v[k] === "string" && !Number.isNaN(Date.parse(v[k] as string))) &&
     typeof v.preview === "boolean";
-  // Only reachable with a correctly signed payload of another shape (an older token format).
+  // Only reachable with a correctly signed payload of another shape.
   if (!wellFormed) throw invalid("The slot token is malformed.");
-  return {
-    orgId: v.orgId as string,
-    scheduleId: v.scheduleId as string,
-    hostUserId: v.hostUserId as string,
-    start: v.start as string,
-    end: v.end as string,
-    expiresAt: v.expiresAt as string,
-    preview: v.preview as boolean,
-    formValuesHash: v.formValuesHash as string,
-  };
+  return v as unknown as SlotTokenPayload;
 }
 
-/**
- * The payload of a token this service signed with `secret`. Throws 422 `slot-token-invalid`
- * when the token is malformed or its signature does not match (tampered, or signed with
- * another secret), and 410 `slot-token-expired` when it is genuine but `expiresAt` <= `now`.
- * The signature is checked before the payload is even parsed, and compared in constant time.
- * Whether the payload fits the request (schedule, form values) is the caller's check.
- */
-export function verifySlotToken(token: string, secret: string, now: Date): SlotTokenPayload {
-  assertSecret(secret);
-  const parts = typeof token === "string" ? token.split(".") : [];
+function verifyFormat1(token: string, secret: string, orgId: string, now: Date): VerifiedSlotToken {
+  const parts = token.split(".");
   const [encoded, given] = parts;
   if (parts.length !== 2 || !encoded || !given || !BASE64URL.test(encoded) || !BASE64URL.test(given)) {
     throw invalid("The slot token is malformed.");
   }
   // Comparing the canonical encodings (not decoded bytes) also rejects signatures that decode
   // to the right bytes through a non-canonical base64url spelling.
-  const expected = Buffer.from(signature(encoded, secret), "utf8");
+  const expected = Buffer.from(createHmac("sha256", secret).update(encoded).digest("base64url"), "utf8");
   const actual = Buffer.from(given, "utf8");
   if (actual.length !== expected.length || !timingSafeEqual(actual, expected)) {
     throw invalid("The slot token signature is not valid.");
   }
-  const payload = parsePayload(encoded);
-  if (Date.parse(payload.expiresAt) <= now.getTime()) {
-    throw problem("slot-token-expired", "The slot token has expired; run availability again for a fresh one.", {
-      expiredAt: new Date(Date.parse(payload.expiresAt)).toISOString(),
-    });
-  }
-  return payload;
+  const payload = parseFormat1(encoded);
+  const expiresAt = new Date(Date.parse(payload.expiresAt));
+  if (expiresAt.getTime() <= now.getTime()) throw expired(expiresAt);
+  if (payload.orgId !== orgId) throw invalid("The slot token was not issued to this organization.");
+  return {
+    scheduleId: payload.scheduleId,
+    hostUserId: payload.hostUserId,
+    start: new Date(payload.start),
+    end: new Date(payload.end),
+    expiresAt,
+    preview: payload.preview,
+    issuedFor: (formValuesHash) => formValuesHash === payload.formValuesHash,
+  };
 }

@@ -1,0 +1,28 @@
+import { monitorEventLoopDelay } from "node:perf_hooks";
+import { metrics } from "@opentelemetry/api";
+
+/**
+ * Exports how long the event loop was held up, as the gauge `nodejs.eventloop.delay.max`
+ * (seconds): the longest delay `perf_hooks.monitorEventLoopDelay` saw since the previous
+ * collection (each Prometheus scrape resets it, as prom-client's lag gauges do), so a
+ * stall between two scrapes is never averaged away. A process with long CPU work (a large
+ * availability search) shows here whether it keeps its consumers' heartbeats and other
+ * requests waiting. Returns a function that stops the monitor.
+ */
+export function observeEventLoopDelay(): () => void {
+  const histogram = monitorEventLoopDelay({ resolution: 10 });
+  histogram.enable();
+  const gauge = metrics.getMeter("@platform/kit/event-loop").createObservableGauge("nodejs.eventloop.delay.max", {
+    unit: "s",
+    description: "Longest event-loop delay since the previous collection",
+  });
+  const observe = (result: { observe(value: number): void }) => {
+    result.observe(histogram.count > 0 ? histogram.max / 1e9 : 0);
+    histogram.reset();
+  };
+  gauge.addCallback(observe);
+  return () => {
+    gauge.removeCallback(observe);
+    histogram.disable();
+  };
+}
