@@ -272,11 +272,8 @@ try {
   const { timestampFromDate } = await import("@bufbuild/protobuf/wkt");
   const { GetAvailabilityResponseSchema } = await import("@platform/contracts/scheduling");
   const { availabilityBody } = await import("@platform/gateway/mapping/scheduling");
-  const { slotStarts } = await import("@platform/scheduling/domain/availability");
-  const { slotTokenSigner } = await import("@platform/scheduling/domain/slot-token");
-  const { SLOTS_PER_TURN } = await import("@platform/scheduling/matching");
-  const { hostGroupMessage } = await import("@platform/scheduling/proto");
-  type HostAvailability = import("@platform/scheduling/matching").HostAvailability;
+  const { slotStarts, slotTokenSigner, SLOTS_PER_TURN, hostGroupMessage } = await import("@platform/scheduling/bench");
+  type HostAvailability = import("@platform/scheduling/bench").HostAvailability;
   const zones = ["America/New_York", "Europe/Berlin", "Asia/Kolkata", "Australia/Sydney", "America/Los_Angeles"];
   const hosts = Array.from({ length: 20 }, (_, i) => ({
     userId: newId("usr_"),
