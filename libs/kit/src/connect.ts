@@ -15,9 +15,12 @@ import { connectNodeAdapter, createConnectTransport } from "@connectrpc/connect-
 import { ProblemSchema } from "@platform/contracts/common";
 import type { Clock } from "./clock.js";
 import { CONTEXT_HEADER, type RequestContext, signContext, verifyContext } from "./context.js";
+import { isDatabaseUnavailable } from "./db.js";
+import { deadlineSignal, remainingMs, withDeadline } from "./deadline.js";
 import { HEALTH_SERVICE } from "./health.js";
 import type { Logger } from "./logger.js";
 import { isProblemName, ProblemError, problem } from "./problems.js";
+import { quietLog } from "./quiet-log.js";
 import { clientTelemetryInterceptor, serverTelemetryInterceptor } from "./rpc-telemetry.js";
 
 export type Routes = (router: ConnectRouter) => void;
@@ -67,6 +70,8 @@ function codeForStatus(status: number): Code {
       return Code.Unimplemented;
     case 503:
       return Code.Unavailable;
+    case 504:
+      return Code.DeadlineExceeded;
     default:
       return Code.Internal;
   }
@@ -101,20 +106,44 @@ export function problemFromError(err: unknown): ProblemError {
   if (ce.code === Code.Unimplemented) {
     return problem("not-implemented", "This operation is not available yet.");
   }
-  if (ce.code === Code.Unavailable || ce.code === Code.DeadlineExceeded) {
+  if (ce.code === Code.Unavailable) {
     return problem("service-unavailable", "A backing service is unavailable; retry with backoff.");
+  }
+  // Canceled: the call was given up because the request it serves ran out of time.
+  if (ce.code === Code.DeadlineExceeded || ce.code === Code.Canceled) {
+    return problem("upstream-timeout", UPSTREAM_TIMEOUT_DETAIL);
   }
   return problem("internal", "Internal error.");
 }
 
-/** Server side: problems become Connect errors; anything unexpected is logged and hidden. */
+export const UPSTREAM_TIMEOUT_DETAIL =
+  "A backing service did not answer within the deadline; retry with backoff (a write with the same Idempotency-Key is applied at most once).";
+
+/** Connect's timeout header: the caller's deadline, in milliseconds from now. */
+const TIMEOUT_HEADER = "connect-timeout-ms";
+
+/**
+ * Server side: problems become Connect errors; a lost database connection is a retryable
+ * 503; anything unexpected is logged and hidden. The handler runs under the call's deadline
+ * (`withDeadline`), so its transactions refuse to commit and its own calls give up past it.
+ */
 export function errorInterceptor(logger: Logger): Interceptor {
+  const quiet = quietLog(logger);
   return (next) => async (req) => {
+    const timeout = Number(req.header.get(TIMEOUT_HEADER) ?? Number.NaN);
     try {
-      return await next(req);
+      const res = await withDeadline(req.signal, Number.isFinite(timeout) ? timeout : undefined, () => next(req));
+      quiet.recovered("rpc.database", "database reachable again");
+      return res;
     } catch (err) {
       if (err instanceof ProblemError) throw problemToConnectError(err);
       if (err instanceof ConnectError) throw err;
+      if (isDatabaseUnavailable(err)) {
+        quiet.failure("rpc.database", err, "RPC failed: the database is unreachable or the connection was lost");
+        throw problemToConnectError(
+          problem("service-unavailable", "The service lost its database connection; retry with backoff."),
+        );
+      }
       logger.error({ err, procedure: req.url }, "unhandled error in RPC");
       throw new ConnectError("internal error", Code.Internal);
     }
@@ -152,10 +181,20 @@ export function signingInterceptor(secret: string, clock: Clock, current: () => 
 
 /**
  * Call options for a service-to-service call on behalf of `ctx` (the caller's own signed
- * context, signed again now), so the callee answers for the caller's org only.
+ * context, signed again now), so the callee answers for the caller's org only. Its deadline
+ * is what remains of the RPC being served, capped at `maxTimeoutMs`.
  */
-export function onBehalfOf(ctx: RequestContext, secret: string, clock: Clock): CallOptions {
-  return { headers: { [CONTEXT_HEADER]: signContext(ctx, secret, clock) } };
+export function onBehalfOf(ctx: RequestContext, secret: string, clock: Clock, maxTimeoutMs?: number): CallOptions {
+  // The callee inherits what is left of the caller's deadline (Connect sends it as the
+  // timeout header), and the call is abandoned when the caller's own request is.
+  const signal = deadlineSignal();
+  const left = remainingMs();
+  const timeoutMs = left === undefined ? maxTimeoutMs : Math.min(left, maxTimeoutMs ?? left);
+  return {
+    headers: { [CONTEXT_HEADER]: signContext(ctx, secret, clock) },
+    ...(signal ? { signal } : {}),
+    ...(timeoutMs !== undefined ? { timeoutMs } : {}),
+  };
 }
 
 /** Client side: sends the admin secret. */
@@ -166,12 +205,27 @@ export function adminClientInterceptor(secret: string): Interceptor {
   };
 }
 
-/** Connect over HTTP/2 (cleartext inside the cluster) to a service. */
-export function httpTransport(baseUrl: string, interceptors: Interceptor[] = []): Transport {
+/**
+ * Deadline of a call that sets none of its own. Below the signed context's 60 s lifetime, so
+ * a call can never outlive the context it carries.
+ */
+export const DEFAULT_RPC_TIMEOUT_MS = 10_000;
+
+/**
+ * Connect over HTTP/2 (cleartext inside the cluster) to a service. Every call has a deadline
+ * (`timeoutMs`, or the call's own `timeoutMs`), sent to the callee in Connect's timeout
+ * header so it stops working on a request its caller gave up on.
+ */
+export function httpTransport(
+  baseUrl: string,
+  interceptors: Interceptor[] = [],
+  options: { timeoutMs?: number } = {},
+): Transport {
   return createConnectTransport({
     baseUrl,
     httpVersion: "2",
     useBinaryFormat: true,
+    defaultTimeoutMs: options.timeoutMs ?? DEFAULT_RPC_TIMEOUT_MS,
     interceptors: [clientTelemetryInterceptor(), ...interceptors],
   });
 }
