@@ -4,6 +4,7 @@ import type { Clock } from "@platform/kit/clock";
 import type { Db } from "@platform/kit/db";
 import { newId } from "@platform/kit/ids";
 import type { Logger } from "@platform/kit/logger";
+import { quietLog } from "@platform/kit/quiet-log";
 import { renderPayload } from "../domain/payload.js";
 import { type AttemptOutcome, settle, verdictOf } from "../domain/retry.js";
 import { signatureHeaders } from "../domain/signature.js";
@@ -46,6 +47,8 @@ export interface DeliveryWorker {
  */
 export function deliveryWorker(options: WorkerOptions): DeliveryWorker {
   const { db, clock, logger, sender } = options;
+  // A pass runs every poll; while the database is down each fails: one line a minute says so.
+  const quiet = quietLog(logger);
   // Instruments are made here, not at import, so they bind to the provider telemetry set up.
   const tracer = trace.getTracer("@platform/webhooks");
   const outcomes = metrics.getMeter("@platform/webhooks").createCounter("webhooks.delivery.outcomes", {
@@ -167,8 +170,9 @@ export function deliveryWorker(options: WorkerOptions): DeliveryWorker {
           });
         }
       } while (again && !stopped);
+      quiet.recovered("delivery.pass", "webhook delivery passes succeed again");
     } catch (err) {
-      logger.error({ err }, "webhook delivery pass failed");
+      quiet.failure("delivery.pass", err, "webhook delivery pass failed", "error");
     } finally {
       running = false;
     }
