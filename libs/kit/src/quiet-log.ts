@@ -18,6 +18,16 @@ export interface QuietLog {
   recovered(key: string, message: string): void;
 }
 
+/**
+ * The error as a log line needs it: a driver's error can carry its whole client (pg's does),
+ * which would turn one line into kilobytes.
+ */
+function brief(err: unknown): unknown {
+  if (!(err instanceof Error)) return err;
+  const code = (err as { code?: unknown }).code;
+  return { type: err.name, message: err.message, ...(code === undefined ? {} : { code }) };
+}
+
 interface Outage {
   since: number;
   lastLogged: number;
@@ -42,7 +52,7 @@ export function quietLog(logger: Logger, options: QuietLogOptions = {}): QuietLo
       const outage = outages.get(key);
       if (!outage) {
         outages.set(key, { since: t, lastLogged: t, held: 0, total: 1 });
-        logger[level]({ err, failure: key }, message);
+        logger[level]({ err: brief(err), failure: key }, message);
         return;
       }
       outage.total++;
@@ -51,7 +61,7 @@ export function quietLog(logger: Logger, options: QuietLogOptions = {}): QuietLo
         return;
       }
       logger[level](
-        { err, failure: key, repeated: outage.held + 1, failures: outage.total, sinceMs: t - outage.since },
+        { err: brief(err), failure: key, repeated: outage.held + 1, failures: outage.total, sinceMs: t - outage.since },
         `${message} (${outage.held + 1} times in the last ${Math.round((t - outage.lastLogged) / 1000)} s)`,
       );
       outage.lastLogged = t;
