@@ -96,6 +96,13 @@ export function openPg({ url, schema, max = 10, logger, connectTimeoutMs = 5000 
   // the pool drops that client and opens another on demand.
   const quiet = logger && quietLog(logger);
   pool.on("error", (err) => quiet?.failure("db.idle-connection", err, "database: an idle connection was lost"));
+  // Every client keeps a listener of its own from its first moment: between the pool handing
+  // it out and the borrower's listener there is a gap (a terminated backend's error can arrive
+  // in the same read as the end of its connection handshake), and an 'error' event nobody
+  // listens to ends the process. The failed query that follows tells the borrower.
+  pool.on("connect", (client) => {
+    client.on("error", (err) => quiet?.failure("db.connection", err, "database: a connection was lost"));
+  });
   const on = (client: pg.Pool | pg.PoolClient): Queryable => ({
     query: async <T>(sql: string, params?: unknown[]) => (await client.query(sql, params as unknown[])).rows as T[],
     exec: async (sql: string) => {
