@@ -16,7 +16,6 @@ import { ProblemSchema } from "@platform/contracts/common";
 import type { Clock } from "./clock.js";
 import { CONTEXT_HEADER, type RequestContext, signContext, verifyContext } from "./context.js";
 import { isDatabaseUnavailable } from "./db.js";
-import { deadlineSignal, remainingMs, withDeadline } from "./deadline.js";
 import { HEALTH_SERVICE } from "./health.js";
 import type { Logger } from "./logger.js";
 import { isProblemName, ProblemError, problem } from "./problems.js";
@@ -119,20 +118,15 @@ export function problemFromError(err: unknown): ProblemError {
 export const UPSTREAM_TIMEOUT_DETAIL =
   "A backing service did not answer within the deadline; retry with backoff (a write with the same Idempotency-Key is applied at most once).";
 
-/** Connect's timeout header: the caller's deadline, in milliseconds from now. */
-const TIMEOUT_HEADER = "connect-timeout-ms";
-
 /**
  * Server side: problems become Connect errors; a lost database connection is a retryable
- * 503; anything unexpected is logged and hidden. The handler runs under the call's deadline
- * (`withDeadline`), so its transactions refuse to commit and its own calls give up past it.
+ * 503; anything unexpected is logged and hidden.
  */
 export function errorInterceptor(logger: Logger): Interceptor {
   const quiet = quietLog(logger);
   return (next) => async (req) => {
-    const timeout = Number(req.header.get(TIMEOUT_HEADER) ?? Number.NaN);
     try {
-      const res = await withDeadline(req.signal, Number.isFinite(timeout) ? timeout : undefined, () => next(req));
+      const res = await next(req);
       quiet.recovered("rpc.database", "database reachable again");
       return res;
     } catch (err) {
@@ -181,19 +175,14 @@ export function signingInterceptor(secret: string, clock: Clock, current: () => 
 
 /**
  * Call options for a service-to-service call on behalf of `ctx` (the caller's own signed
- * context, signed again now), so the callee answers for the caller's org only. Its deadline
- * is what remains of the RPC being served, capped at `maxTimeoutMs`.
+ * context, signed again now), so the callee answers for the caller's org only; its deadline
+ * is `maxTimeoutMs` or the transport's.
  */
 export function onBehalfOf(ctx: RequestContext, secret: string, clock: Clock, maxTimeoutMs?: number): CallOptions {
-  // The callee inherits what is left of the caller's deadline (Connect sends it as the
-  // timeout header), and the call is abandoned when the caller's own request is.
-  const signal = deadlineSignal();
-  const left = remainingMs();
-  const timeoutMs = left === undefined ? maxTimeoutMs : Math.min(left, maxTimeoutMs ?? left);
+  // Without `maxTimeoutMs` the transport's deadline applies (DEFAULT_RPC_TIMEOUT_MS).
   return {
     headers: { [CONTEXT_HEADER]: signContext(ctx, secret, clock) },
-    ...(signal ? { signal } : {}),
-    ...(timeoutMs !== undefined ? { timeoutMs } : {}),
+    ...(maxTimeoutMs !== undefined ? { timeoutMs: maxTimeoutMs } : {}),
   };
 }
 

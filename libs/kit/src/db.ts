@@ -1,7 +1,6 @@
 import { PGlite } from "@electric-sql/pglite";
 import { btree_gist } from "@electric-sql/pglite/contrib/btree_gist";
 import pg from "pg";
-import { checkDeadline } from "./deadline.js";
 import type { Logger } from "./logger.js";
 import { quietLog } from "./quiet-log.js";
 
@@ -116,7 +115,6 @@ export function openPg({ url, schema, max = 10, logger, connectTimeoutMs = 5000 
     query: root.query,
     exec: root.exec,
     async tx(fn) {
-      checkDeadline();
       const client = await pool.connect();
       // While checked out the client has no listener of the pool's: a connection lost now
       // (the outbox relay holds one across a Kafka publish) would be an unhandled 'error'
@@ -130,7 +128,6 @@ export function openPg({ url, schema, max = 10, logger, connectTimeoutMs = 5000 
       try {
         await client.query("BEGIN");
         const result = await fn(on(client));
-        checkDeadline();
         await client.query("COMMIT");
         return result;
       } catch (err) {
@@ -167,20 +164,15 @@ export function pgliteDb(instance: PGlite, schema: string): Db {
     exec: async (sql: string) => {
       await instance.exec(sql);
     },
-    tx: async (fn) => {
-      checkDeadline();
-      return instance.transaction(async (t) => {
-        const result = await fn({
+    tx: (fn) =>
+      instance.transaction((t) =>
+        fn({
           query: async <T>(sql: string, params?: unknown[]) => (await t.query<T>(sql, params)).rows,
           exec: async (sql: string) => {
             await t.exec(sql);
           },
-        });
-        // Past the deadline the caller has given up: roll back rather than commit unseen.
-        checkDeadline();
-        return result;
-      });
-    },
+        }),
+      ),
     close: async () => {},
   };
 }
