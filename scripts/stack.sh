@@ -37,7 +37,10 @@ usage: scripts/stack.sh start|stop|status|logs [name]
            and the gateway as separate processes; waits until each is ready
   stop     stop the processes this script started (by their pid files), then Kafka if
            this script started it
-  status   show which processes run
+  status   show which processes run, and how often each was restarted
+
+Each process runs under a small supervisor that restarts it when it exits (after 1 s, then
+2 s, 4 s … up to 30 s; back to 1 s after a run of a minute); its log says so.
   logs     tail the log of one process ($PROCESSES)
 
 Ports: gateway http://127.0.0.1:$GATEWAY_PORT; RPC identity $IDENTITY_PORT, scheduling $SCHEDULING_PORT,
@@ -52,13 +55,52 @@ TXT
 
 PROCESSES="identity scheduling crm-data revenue analytics webhooks webhooks-delivery gateway"
 
-running() { [ -f "$RUN_DIR/$1.pid" ] && kill -0 "$(cat "$RUN_DIR/$1.pid")" 2>/dev/null; }
+# A zombie (exited, not yet reaped) still answers kill -0: it is not running.
+alive() {
+  local stat
+  stat=$(ps -o stat= -p "$1" 2>/dev/null) || return 1
+  [[ -n $stat && $stat != Z* ]]
+}
+
+# Running means its supervisor is alive (the process itself may be between restarts).
+running() { [ -f "$RUN_DIR/$1.pid" ] && alive "$(cat "$RUN_DIR/$1.pid")"; }
+
+# Runs one process and restarts it whenever it exits, waiting 1 s, 2 s, 4 s … up to 30 s
+# between restarts (back to 1 s once a run lasted a minute). Its pid is $name.pid, the
+# current process's $name.child; $name.restarts counts restarts with the last exit status.
+supervise() {
+  local name=$1; shift
+  set +e
+  local child="" restarts=0 delay=1 started code
+  trap 'rm -f "$RUN_DIR/$name.child"; [ -n "$child" ] && kill -TERM "$child" 2>/dev/null && wait "$child"; exit 0' TERM INT
+  while :; do
+    started=$(date +%s)
+    "$@" >>"$RUN_DIR/$name.log" 2>&1 &
+    child=$!
+    echo "$child" >"$RUN_DIR/$name.child"
+    wait "$child"
+    code=$?
+    restarts=$((restarts + 1))
+    [ $(($(date +%s) - started)) -ge 60 ] && delay=1
+    echo "$restarts $code $(date -u +%Y-%m-%dT%H:%M:%SZ)" >"$RUN_DIR/$name.restarts"
+    echo "stack.sh: $name exited with status $code; restart $restarts in ${delay} s" >>"$RUN_DIR/$name.log"
+    sleep "$delay" &
+    wait $!
+    delay=$((delay * 2 > 30 ? 30 : delay * 2))
+  done
+}
 
 wait_port() {
   local name=$1 port=$2
   for _ in $(seq 1 120); do
     if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then return 0; fi
-    running "$name" || { echo "$name exited; last log lines:" >&2; tail -n 30 "$RUN_DIR/$name.log" >&2; return 1; }
+    # A process that exits while starting would only be restarted into the same failure.
+    if [ -f "$RUN_DIR/$name.restarts" ] || ! running "$name"; then
+      echo "$name exited while starting; last log lines:" >&2
+      tail -n 30 "$RUN_DIR/$name.log" >&2
+      stop_one "$name" >/dev/null
+      return 1
+    fi
     sleep 0.5
   done
   echo "$name did not open port $port within 60 s" >&2
@@ -67,24 +109,33 @@ wait_port() {
 
 launch() {
   local name=$1 port=$2; shift 2
-  if running "$name"; then echo "$name: already running (pid $(cat "$RUN_DIR/$name.pid"))"; return 0; fi
+  if running "$name"; then echo "$name: already running (pid $(cat "$RUN_DIR/$name.child" 2>/dev/null || echo '?'))"; return 0; fi
   echo "$name: starting"
-  nohup env "$@" >"$RUN_DIR/$name.log" 2>&1 &
+  rm -f "$RUN_DIR/$name.restarts" "$RUN_DIR/$name.child"
+  : >"$RUN_DIR/$name.log"
+  # Detached from this shell: the supervisor outlives `stack.sh start`.
+  (trap '' HUP; supervise "$name" env "$@") </dev/null >/dev/null 2>&1 &
   echo $! >"$RUN_DIR/$name.pid"
   wait_port "$name" "$port"
-  echo "$name: ready on port $port (pid $(cat "$RUN_DIR/$name.pid"), log $RUN_DIR/$name.log)"
+  echo "$name: ready on port $port (pid $(cat "$RUN_DIR/$name.child"), log $RUN_DIR/$name.log)"
 }
 
 stop_one() {
   local name=$1
   if running "$name"; then
-    local pid; pid=$(cat "$RUN_DIR/$name.pid")
+    local pid child
+    pid=$(cat "$RUN_DIR/$name.pid")
+    child=$(cat "$RUN_DIR/$name.child" 2>/dev/null || true)
+    # The supervisor passes SIGTERM on to the process and waits for it to drain.
     kill "$pid"
-    for _ in $(seq 1 40); do kill -0 "$pid" 2>/dev/null || break; sleep 0.25; done
-    kill -0 "$pid" 2>/dev/null && kill -9 "$pid"
+    for _ in $(seq 1 100); do alive "$pid" || break; sleep 0.25; done
+    if alive "$pid"; then
+      [ -n "$child" ] && kill -9 "$child" 2>/dev/null
+      kill -9 "$pid" 2>/dev/null
+    fi
     echo "$name: stopped"
   fi
-  rm -f "$RUN_DIR/$name.pid"
+  rm -f "$RUN_DIR/$name.pid" "$RUN_DIR/$name.child" "$RUN_DIR/$name.restarts"
 }
 
 case "${1:-}" in
@@ -125,7 +176,17 @@ case "${1:-}" in
     ;;
   status)
     for n in $PROCESSES; do
-      if running "$n"; then echo "$n: running (pid $(cat "$RUN_DIR/$n.pid"))"; else echo "$n: stopped"; fi
+      if running "$n"; then
+        child=$(cat "$RUN_DIR/$n.child" 2>/dev/null || true)
+        if [ -n "$child" ] && alive "$child"; then state="running (pid $child)"; else state="restarting"; fi
+        if [ -f "$RUN_DIR/$n.restarts" ]; then
+          read -r count code at <"$RUN_DIR/$n.restarts"
+          state="$state, restarted $count time(s), last exit status $code at $at"
+        fi
+        echo "$n: $state"
+      else
+        echo "$n: stopped"
+      fi
     done
     bash scripts/kafka.sh status || true
     ;;

@@ -8,6 +8,7 @@ import { AllowedMethods } from "./allowed-methods.js";
 import { installDelegationAudit } from "./audit.js";
 import { ApiKeyAuthenticator, type KeyRecord } from "./auth.js";
 import { type CachePurge, startCachePurge } from "./cache-purge.js";
+import { clientErrorHandler } from "./client-errors.js";
 import type { GatewayConfig } from "./config.js";
 import { DelegationResolver, type GrantRecord } from "./delegation.js";
 import { frameworkErrorHandler, installErrorHandling } from "./errors.js";
@@ -130,6 +131,7 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
     logController: new AccessLogController({ requestIdLogLabel: "requestId" }),
     bodyLimit: config.BODY_LIMIT_BYTES,
     frameworkErrors: frameworkErrorHandler(docsUrl),
+    clientErrorHandler: clientErrorHandler(docsUrl, logger),
     // Every method a path serves is declared, so Allow and the OpenAPI document say exactly that.
     exposeHeadRoutes: false,
   }) as unknown as FastifyInstance;
@@ -181,6 +183,11 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
     clock,
     sign,
     cursors: createCursorCodec(config.PLATFORM_CURSOR_SECRET),
+    timeouts: {
+      read: config.UPSTREAM_READ_TIMEOUT_MS,
+      availability: config.UPSTREAM_AVAILABILITY_TIMEOUT_MS,
+      write: config.UPSTREAM_WRITE_TIMEOUT_MS,
+    },
   };
 
   for (const schema of [

@@ -70,6 +70,26 @@ export const gatewayConfigSpec = {
     default: true,
     parse: parse.bool,
   },
+  // Deadlines of the calls to the services, per rate-limit tier of the route (the route class).
+  // Below the signed context's 60 s lifetime, so a service never sees a context older than
+  // the call that carries it. A call past its deadline is answered 504 upstream-timeout.
+  UPSTREAM_READ_TIMEOUT_MS: {
+    description:
+      "Deadline of a service call for the read routes and the gateway's own look-ups (API keys, grants, readiness); 504 upstream-timeout past it",
+    default: 10_000,
+    parse: parse.int(100, 55_000),
+  },
+  UPSTREAM_AVAILABILITY_TIMEOUT_MS: {
+    description: "Deadline of a service call for the availability routes (slot generation can be long)",
+    default: 20_000,
+    parse: parse.int(100, 55_000),
+  },
+  UPSTREAM_WRITE_TIMEOUT_MS: {
+    description:
+      "Deadline of a service call for the write routes; a write past it is rolled back by the service, so a retry with the same Idempotency-Key is safe",
+    default: 15_000,
+    parse: parse.int(100, 55_000),
+  },
   GATEWAY_INSTANCE_ID: {
     description: "Name of this gateway instance; its consumer group for cache purges is gateway-<id>",
     default: randomBytes(6).toString("hex"),

@@ -49,7 +49,11 @@ function toProblem(err: unknown, request: FastifyRequest): ProblemError | null {
   return null;
 }
 
+/** Seconds a client should wait before retrying a 503 (a lost database connection, a service restarting). */
+const UNAVAILABLE_RETRY_AFTER_S = "1";
+
 export function sendProblem(reply: FastifyReply, p: ProblemError, docsUrl: string): FastifyReply {
+  if (p.status === 503) reply.header("retry-after", UNAVAILABLE_RETRY_AFTER_S);
   // Sent as text so no response schema of the route reshapes the problem.
   return reply
     .code(p.status)
@@ -72,6 +76,13 @@ export function frameworkErrorHandler(docsUrl: string) {
           : problem("internal", "Internal error; quote the requestId when reporting it.");
     if (p.status >= 500) request.log.error({ err }, "unexpected router error");
     reply.header(REQUEST_ID_HEADER, request.id);
+    // Refused before routing, so fastify's onResponse (and its completion log line) never runs.
+    reply.raw.once("finish", () => {
+      request.log.info(
+        { res: { statusCode: reply.raw.statusCode }, responseTime: reply.elapsedTime },
+        "request completed",
+      );
+    });
     return sendProblem(reply, p, docsUrl);
   };
 }

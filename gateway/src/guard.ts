@@ -7,7 +7,7 @@ import { problem } from "@platform/kit/problems";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import type { ApiKeyAuthenticator, Token } from "./auth.js";
 import { ACTING_ON_HEADER, type Delegation, type DelegationResolver } from "./delegation.js";
-import type { RateLimiter } from "./rate-limit/limiter.js";
+import type { RateLimiter, Tier } from "./rate-limit/limiter.js";
 import { type ApiCall, type RouteSpec, requiredScopes } from "./route.js";
 import { type ContextSigner, forwardReplay } from "./services.js";
 
@@ -35,6 +35,8 @@ export interface GuardDeps {
   clock: Clock;
   sign: ContextSigner;
   cursors: CursorCodec;
+  /** Deadline of the service calls of a route, by its tier (Connect sends it to the service). */
+  timeouts: Record<Tier, number>;
 }
 
 function checkScopes(spec: RouteSpec, token: Token, delegation: Delegation | undefined): void {
@@ -142,6 +144,7 @@ export function guardFor(spec: RouteSpec, deps: GuardDeps) {
     checkIds(spec, request.params);
     checkPage(spec, request.query, deps.cursors);
     const key = idempotencyKey(spec, request.headers[IDEMPOTENCY_KEY_HEADER]);
+    const timeoutMs = deps.timeouts[spec.tier];
     const version = expectedVersion(spec, request.headers[IF_MATCH_HEADER]);
     const context: RequestContext = {
       principal: "api",
@@ -157,8 +160,10 @@ export function guardFor(spec: RouteSpec, deps: GuardDeps) {
       actingOn: delegation?.childOrgId,
       context,
       expectedVersion: version,
-      callOptions: () =>
-        forwardReplay(deps.sign(context), () => reply.header(IDEMPOTENT_REPLAY_RESPONSE_HEADER, "true")),
+      callOptions: () => ({
+        ...forwardReplay(deps.sign(context), () => reply.header(IDEMPOTENT_REPLAY_RESPONSE_HEADER, "true")),
+        timeoutMs,
+      }),
     };
   };
 }

@@ -9,6 +9,8 @@ const { httpTransport } = await import("@platform/kit/connect");
 const { KafkaBus } = await import("@platform/kit/kafka-bus");
 const { createLogger } = await import("@platform/kit/logger");
 const { stopTelemetry } = await import("@platform/kit/telemetry");
+const { exitOnSignals } = await import("@platform/kit/shutdown");
+const { quietLog } = await import("@platform/kit/quiet-log");
 const { createClient } = await import("redis");
 const { buildGateway, memoryRateLimitStore, redisRateLimitStore } = await import("./app.js");
 const { gatewayConfigSpec } = await import("./config.js");
@@ -30,24 +32,29 @@ const logger = createLogger("gateway", config.LOG_LEVEL);
 // limiter lets the request through) instead of holding every request until Redis returns.
 const redis = config.REDIS_URL ? createClient({ url: config.REDIS_URL, disableOfflineQueue: true }) : undefined;
 if (redis) {
-  redis.on("error", (err: unknown) => logger.error({ err }, "redis error"));
+  // The client reconnects by itself; while Redis is down each attempt fails, logged once a minute.
+  const quiet = quietLog(logger);
+  redis.on("error", (err: unknown) => quiet.failure("redis", err, "redis unreachable", "error"));
+  redis.on("ready", () => quiet.recovered("redis", "redis reachable again"));
   await redis.connect();
 }
 const bus = config.KAFKA_BROKERS?.length
   ? new KafkaBus({ brokers: config.KAFKA_BROKERS, clientId: `gateway-${config.GATEWAY_INSTANCE_ID}`, logger })
   : undefined;
 
+const upstream = { timeoutMs: config.UPSTREAM_READ_TIMEOUT_MS };
 const app = await buildGateway({
   config,
   clock: systemClock,
   logger,
+  // Calls without a deadline of their own (API key and grant look-ups, readiness) get the read one.
   transports: {
-    identity: httpTransport(config.IDENTITY_URL),
-    scheduling: httpTransport(config.SCHEDULING_URL),
-    crm: httpTransport(config.CRM_URL),
-    revenue: httpTransport(config.REVENUE_URL),
-    analytics: httpTransport(config.ANALYTICS_URL),
-    webhooks: httpTransport(config.WEBHOOKS_URL),
+    identity: httpTransport(config.IDENTITY_URL, [], upstream),
+    scheduling: httpTransport(config.SCHEDULING_URL, [], upstream),
+    crm: httpTransport(config.CRM_URL, [], upstream),
+    revenue: httpTransport(config.REVENUE_URL, [], upstream),
+    analytics: httpTransport(config.ANALYTICS_URL, [], upstream),
+    webhooks: httpTransport(config.WEBHOOKS_URL, [], upstream),
   },
   rateLimitStore: redis
     ? redisRateLimitStore({ client: redis, prefix: config.RATE_LIMIT_PREFIX })
@@ -56,17 +63,15 @@ const app = await buildGateway({
 });
 await app.listen({ port: config.PORT, host: config.HOST });
 
-let stopping = false;
-async function shutdown(signal: string): Promise<void> {
-  if (stopping) return;
-  stopping = true;
-  logger.info({ signal }, "shutting down");
-  // Stop accepting requests and finish the ones in flight before closing what they use.
-  await app.close();
-  await bus?.close();
-  await redis?.close();
-  await stopTelemetry();
-  process.exit(0);
-}
-process.on("SIGTERM", () => void shutdown("SIGTERM"));
-process.on("SIGINT", () => void shutdown("SIGINT"));
+exitOnSignals({
+  name: "gateway",
+  drainTimeoutMs: config.SHUTDOWN_TIMEOUT_MS,
+  async stop(signal) {
+    logger.info({ signal }, "shutting down");
+    // Stop accepting requests and finish the ones in flight before closing what they use.
+    await app.close();
+    await bus?.close();
+    await redis?.close();
+    await stopTelemetry();
+  },
+});

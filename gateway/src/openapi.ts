@@ -24,6 +24,7 @@ function problemsOf(spec: RouteSpec): ProblemName[] {
     "rate-limit-exceeded",
     "internal",
     "service-unavailable",
+    "upstream-timeout",
   ];
   if (spec.actingOn !== "forbidden") {
     names.push("delegation-scope-required", "cross-org-delegation-forbidden", "delegation-scope-insufficient");
@@ -61,6 +62,7 @@ function errorResponses(spec: RouteSpec): Record<string, JsonSchema> {
       headers: {
         "X-Request-Id": SUCCESS_HEADERS["X-Request-Id"],
         ...(status === 429 ? { "Retry-After": header("Seconds until the request would be accepted") } : {}),
+        ...(status === 503 ? { "Retry-After": header("Seconds to wait before retrying") } : {}),
         ...(status === 405 ? { Allow: header("Methods the path supports") } : {}),
       },
       content: { "application/problem+json": { schema: { $ref: "Problem#" } } },

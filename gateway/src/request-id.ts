@@ -14,3 +14,14 @@ export function requestId(req: IncomingMessage): string {
   const given = req.headers[REQUEST_ID_HEADER];
   return typeof given === "string" && SANE.test(given) ? given : nextRequestId();
 }
+
+const RAW_REQUEST_ID = /^x-request-id:[ \t]*([^\r\n]*?)[ \t]*\r?$/im;
+
+/**
+ * The request id of a request the HTTP parser refused: the caller's X-Request-Id when it is
+ * sane and among the bytes received, else a fresh one.
+ */
+export function requestIdFrom(raw: Buffer | undefined): string {
+  const given = raw && RAW_REQUEST_ID.exec(raw.toString("latin1", 0, Math.min(raw.length, 64 * 1024)))?.[1];
+  return given && SANE.test(given) ? given : nextRequestId();
+}

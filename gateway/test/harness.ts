@@ -1030,6 +1030,8 @@ export async function buildTestGateway(
     serviceSecret?: string;
     /** The gateway's logger, for tests that read what it logs; silent otherwise. */
     logger?: Logger;
+    /** Routes standing in for a service without a fake here (a hanging one, a failing one). */
+    services?: Partial<Record<"crm" | "revenue" | "analytics" | "webhooks", (router: ConnectRouter) => void>>;
   } = {},
 ): Promise<TestGateway> {
   const clock = new ManualClock("2026-01-15T12:00:00Z");
@@ -1056,10 +1058,10 @@ export async function buildTestGateway(
       scheduling: transport(scheduling.routes),
       // Contexts without a fake here answer every RPC "unimplemented" (501); their routes
       // are tested end to end on the embedded platform in runtime/test.
-      crm: transport(() => {}),
-      revenue: transport(() => {}),
-      analytics: transport(() => {}),
-      webhooks: transport(() => {}),
+      crm: transport(opts.services?.crm ?? (() => {})),
+      revenue: transport(opts.services?.revenue ?? (() => {})),
+      analytics: transport(opts.services?.analytics ?? (() => {})),
+      webhooks: transport(opts.services?.webhooks ?? (() => {})),
     },
     rateLimitStore: opts.store ?? memoryRateLimitStore(),
     ...(opts.bus ? { bus: opts.bus } : {}),

@@ -7,6 +7,10 @@ const { mkdirSync, writeFileSync } = await import("node:fs");
 const { join, resolve } = await import("node:path");
 const { ConfigError, loadConfig } = await import("@platform/kit/config");
 const { createLogger } = await import("@platform/kit/logger");
+const { exitOnSignals, ignoreBrokenPipes } = await import("@platform/kit/shutdown");
+
+// A closed stdout (the reader of a pipe went away) must not crash or wedge the platform.
+ignoreBrokenPipes();
 const { gatewayConfigSpec } = await import("@platform/gateway/config");
 const { embeddedConfigSpec } = await import("./config.js");
 const { createEmbeddedPlatform } = await import("./platform.js");
@@ -62,13 +66,11 @@ const lines = [
 ].filter((l) => l !== "");
 process.stdout.write(`${lines.join("\n")}\n\n`);
 
-let stopping = false;
-async function shutdown(signal: string): Promise<void> {
-  if (stopping) return;
-  stopping = true;
-  logger.info({ signal }, "shutting down");
-  await platform.close();
-  process.exit(0);
-}
-process.on("SIGINT", () => void shutdown("SIGINT"));
-process.on("SIGTERM", () => void shutdown("SIGTERM"));
+exitOnSignals({
+  name: "platform",
+  drainTimeoutMs: config.SHUTDOWN_TIMEOUT_MS,
+  async stop(signal) {
+    logger.info({ signal }, "shutting down");
+    await platform.close();
+  },
+});

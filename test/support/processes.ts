@@ -17,6 +17,8 @@ export async function startProcess(
   entry: string,
   env: Record<string, string>,
   port: number,
+  /** How long it may take to listen (several processes starting at once on a loaded machine take longer). */
+  timeoutMs = 60_000,
 ): Promise<Started> {
   const proc = spawn(process.execPath, ["--import", "tsx", entry], {
     env: { ...process.env, LOG_LEVEL: "warn", ...env },
@@ -44,12 +46,12 @@ export async function startProcess(
         proc.kill("SIGTERM");
       }),
   };
-  const deadline = Date.now() + 60_000;
+  const deadline = Date.now() + timeoutMs;
   while (!(await portOpen(port))) {
     if (proc.exitCode !== null) throw new Error(`${name} exited with ${proc.exitCode}:\n${log}`);
     if (Date.now() > deadline) {
       await started.stop();
-      throw new Error(`${name} did not listen on ${port} within 60 s:\n${log}`);
+      throw new Error(`${name} did not listen on ${port} within ${timeoutMs / 1000} s:\n${log}`);
     }
     await sleep(200);
   }

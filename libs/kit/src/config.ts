@@ -137,6 +137,12 @@ export const commonConfig = {
     default: "info",
     parse: parse.oneOf("fatal", "error", "warn", "info", "debug", "trace", "silent"),
   },
+  SHUTDOWN_TIMEOUT_MS: {
+    description:
+      "How long a process drains after SIGTERM (requests in flight, consumers, the outbox round) before it exits anyway; a second signal exits at once",
+    default: 20_000,
+    parse: parse.int(100, 600_000),
+  },
 } satisfies ConfigSpec;
 
 /** Settings every service process has (the distributed runtime's bus, sandbox and migrations). */

@@ -15,9 +15,11 @@ import { connectNodeAdapter, createConnectTransport } from "@connectrpc/connect-
 import { ProblemSchema } from "@platform/contracts/common";
 import type { Clock } from "./clock.js";
 import { CONTEXT_HEADER, type RequestContext, signContext, verifyContext } from "./context.js";
+import { isDatabaseUnavailable } from "./db.js";
 import { HEALTH_SERVICE } from "./health.js";
 import type { Logger } from "./logger.js";
 import { isProblemName, ProblemError, problem } from "./problems.js";
+import { quietLog } from "./quiet-log.js";
 import { clientTelemetryInterceptor, serverTelemetryInterceptor } from "./rpc-telemetry.js";
 
 export type Routes = (router: ConnectRouter) => void;
@@ -67,6 +69,8 @@ function codeForStatus(status: number): Code {
       return Code.Unimplemented;
     case 503:
       return Code.Unavailable;
+    case 504:
+      return Code.DeadlineExceeded;
     default:
       return Code.Internal;
   }
@@ -101,20 +105,39 @@ export function problemFromError(err: unknown): ProblemError {
   if (ce.code === Code.Unimplemented) {
     return problem("not-implemented", "This operation is not available yet.");
   }
-  if (ce.code === Code.Unavailable || ce.code === Code.DeadlineExceeded) {
+  if (ce.code === Code.Unavailable) {
     return problem("service-unavailable", "A backing service is unavailable; retry with backoff.");
+  }
+  // Canceled: the call was given up because the request it serves ran out of time.
+  if (ce.code === Code.DeadlineExceeded || ce.code === Code.Canceled) {
+    return problem("upstream-timeout", UPSTREAM_TIMEOUT_DETAIL);
   }
   return problem("internal", "Internal error.");
 }
 
-/** Server side: problems become Connect errors; anything unexpected is logged and hidden. */
+export const UPSTREAM_TIMEOUT_DETAIL =
+  "A backing service did not answer within the deadline; retry with backoff (a write with the same Idempotency-Key is applied at most once).";
+
+/**
+ * Server side: problems become Connect errors; a lost database connection is a retryable
+ * 503; anything unexpected is logged and hidden.
+ */
 export function errorInterceptor(logger: Logger): Interceptor {
+  const quiet = quietLog(logger);
   return (next) => async (req) => {
     try {
-      return await next(req);
+      const res = await next(req);
+      quiet.recovered("rpc.database", "database reachable again");
+      return res;
     } catch (err) {
       if (err instanceof ProblemError) throw problemToConnectError(err);
       if (err instanceof ConnectError) throw err;
+      if (isDatabaseUnavailable(err)) {
+        quiet.failure("rpc.database", err, "RPC failed: the database is unreachable or the connection was lost");
+        throw problemToConnectError(
+          problem("service-unavailable", "The service lost its database connection; retry with backoff."),
+        );
+      }
       logger.error({ err, procedure: req.url }, "unhandled error in RPC");
       throw new ConnectError("internal error", Code.Internal);
     }
@@ -152,10 +175,15 @@ export function signingInterceptor(secret: string, clock: Clock, current: () => 
 
 /**
  * Call options for a service-to-service call on behalf of `ctx` (the caller's own signed
- * context, signed again now), so the callee answers for the caller's org only.
+ * context, signed again now), so the callee answers for the caller's org only; its deadline
+ * is `maxTimeoutMs` or the transport's.
  */
-export function onBehalfOf(ctx: RequestContext, secret: string, clock: Clock): CallOptions {
-  return { headers: { [CONTEXT_HEADER]: signContext(ctx, secret, clock) } };
+export function onBehalfOf(ctx: RequestContext, secret: string, clock: Clock, maxTimeoutMs?: number): CallOptions {
+  // Without `maxTimeoutMs` the transport's deadline applies (DEFAULT_RPC_TIMEOUT_MS).
+  return {
+    headers: { [CONTEXT_HEADER]: signContext(ctx, secret, clock) },
+    ...(maxTimeoutMs !== undefined ? { timeoutMs: maxTimeoutMs } : {}),
+  };
 }
 
 /** Client side: sends the admin secret. */
@@ -167,17 +195,30 @@ export function adminClientInterceptor(secret: string): Interceptor {
 }
 
 /**
- * Connect over HTTP/2 (cleartext inside the cluster) to a service. Responses travel
+ * Deadline of a call that sets none of its own. Below the signed context's 60 s lifetime, so
+ * a call can never outlive the context it carries.
+ */
+export const DEFAULT_RPC_TIMEOUT_MS = 10_000;
+
+/**
+ * Connect over HTTP/2 (cleartext inside the cluster) to a service. Every call has a deadline
+ * (`timeoutMs`, or the call's own `timeoutMs`), sent to the callee in Connect's timeout
+ * header so it stops working on a request its caller gave up on. Responses travel
  * uncompressed, as gRPC's do by default: inside the cluster bandwidth is cheap and CPU is
  * not; gzip of a 1 MB availability answer (slot tokens are random and barely compress) cost
  * the service 30 ms and the gateway 6 ms of CPU per request.
  */
-export function httpTransport(baseUrl: string, interceptors: Interceptor[] = []): Transport {
+export function httpTransport(
+  baseUrl: string,
+  interceptors: Interceptor[] = [],
+  options: { timeoutMs?: number } = {},
+): Transport {
   return createConnectTransport({
     baseUrl,
     httpVersion: "2",
     useBinaryFormat: true,
     acceptCompression: [],
+    defaultTimeoutMs: options.timeoutMs ?? DEFAULT_RPC_TIMEOUT_MS,
     interceptors: [clientTelemetryInterceptor(), ...interceptors],
   });
 }

@@ -52,7 +52,16 @@ export function verifyContext(header: string | null | undefined, secret: string,
     throw fail();
   }
   const age = clock.now().getTime() - (parsed.iat ?? 0);
-  if (!(age > -MAX_AGE_MS && age < MAX_AGE_MS)) throw fail();
+  // A genuine context that aged out means the call reached the service (or the service
+  // reached it: a paused process) after its caller's deadline, not bad credentials: a 504
+  // the gateway passes on, never the 500 a forged or missing context is at the gateway.
+  if (!(age < MAX_AGE_MS)) {
+    throw problem("upstream-timeout", "The request reached the service after its deadline; retry with backoff.");
+  }
+  // Issued in the future: the gateway's and the service's clocks disagree by over a minute.
+  if (!(age > -MAX_AGE_MS)) {
+    throw problem("service-unavailable", "The platform's clocks disagree; retry later.");
+  }
   const { iat: _iat, ...ctx } = parsed;
   return ctx;
 }

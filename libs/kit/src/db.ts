@@ -2,6 +2,7 @@ import { PGlite } from "@electric-sql/pglite";
 import { btree_gist } from "@electric-sql/pglite/contrib/btree_gist";
 import pg from "pg";
 import type { Logger } from "./logger.js";
+import { quietLog } from "./quiet-log.js";
 
 export type Row = Record<string, unknown>;
 
@@ -37,17 +38,70 @@ export interface PgOptions {
   url: string;
   schema: string;
   max?: number;
+  /** Reports connections lost while idle (once per interval during an outage). */
+  logger?: Logger;
+  /** How long a query waits for a free connection before failing (then 503); default 5 s. */
+  connectTimeoutMs?: number;
 }
 
-export function openPg({ url, schema, max = 10 }: PgOptions): Db {
+// Connection-level failures: SQLSTATE class 08, the server shutting down or terminating the
+// backend (57P01-57P03), too many connections, and the driver's socket errors.
+const UNAVAILABLE_SQLSTATES = new Set(["57P01", "57P02", "57P03", "53300"]);
+const UNAVAILABLE_ERRNOS = new Set([
+  "ECONNRESET",
+  "ECONNREFUSED",
+  "EPIPE",
+  "ETIMEDOUT",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+  "ENOTFOUND",
+  "EAI_AGAIN",
+]);
+const UNAVAILABLE_MESSAGES =
+  /Connection terminated|not queryable|timeout exceeded when trying to connect|Connection ended|pool after calling end|PGlite is closed/i;
+
+/**
+ * True when `err` says the database could not be reached or the connection was lost (as
+ * opposed to the statement being wrong): the work can be retried as it is, so the request
+ * that met it gets a retryable 503 rather than a 500.
+ */
+export function isDatabaseUnavailable(err: unknown): boolean {
+  if (!(err instanceof Error)) return false;
+  const code = (err as { code?: unknown }).code;
+  if (
+    typeof code === "string" &&
+    (code.startsWith("08") || UNAVAILABLE_SQLSTATES.has(code) || UNAVAILABLE_ERRNOS.has(code))
+  ) {
+    return true;
+  }
+  return UNAVAILABLE_MESSAGES.test(err.message);
+}
+
+export function openPg({ url, schema, max = 10, logger, connectTimeoutMs = 5000 }: PgOptions): Db {
   checkSchema(schema);
   const types = {
     getTypeParser: (oid: number, format?: "text" | "binary") =>
       oid === INT8_OID ? (v: string) => Number(v) : pg.types.getTypeParser(oid, format),
   };
-  const pool = new pg.Pool({ connectionString: url, max, types: types as pg.CustomTypesConfig });
-  // An idle client's error (server restart) must not crash the process; the pool replaces it.
-  pool.on("error", () => {});
+  const pool = new pg.Pool({
+    connectionString: url,
+    max,
+    types: types as pg.CustomTypesConfig,
+    // Without it a request waits for a free connection forever while the database is away.
+    connectionTimeoutMillis: connectTimeoutMs,
+    keepAlive: true,
+  });
+  // An idle client's error (server restart, pg_terminate_backend) must not crash the process;
+  // the pool drops that client and opens another on demand.
+  const quiet = logger && quietLog(logger);
+  pool.on("error", (err) => quiet?.failure("db.idle-connection", err, "database: an idle connection was lost"));
+  // Every client keeps a listener of its own from its first moment: between the pool handing
+  // it out and the borrower's listener there is a gap (a terminated backend's error can arrive
+  // in the same read as the end of its connection handshake), and an 'error' event nobody
+  // listens to ends the process. The failed query that follows tells the borrower.
+  pool.on("connect", (client) => {
+    client.on("error", (err) => quiet?.failure("db.connection", err, "database: a connection was lost"));
+  });
   const on = (client: pg.Pool | pg.PoolClient): Queryable => ({
     query: async <T>(sql: string, params?: unknown[]) => (await client.query(sql, params as unknown[])).rows as T[],
     exec: async (sql: string) => {
@@ -62,16 +116,29 @@ export function openPg({ url, schema, max = 10 }: PgOptions): Db {
     exec: root.exec,
     async tx(fn) {
       const client = await pool.connect();
+      // While checked out the client has no listener of the pool's: a connection lost now
+      // (the outbox relay holds one across a Kafka publish) would be an unhandled 'error'
+      // event and end the process. The failed query that follows rolls the work back.
+      let lost: Error | undefined;
+      const onError = (err: Error) => {
+        lost = err;
+      };
+      client.on("error", onError);
+      let broken: unknown;
       try {
         await client.query("BEGIN");
         const result = await fn(on(client));
         await client.query("COMMIT");
         return result;
       } catch (err) {
-        await client.query("ROLLBACK").catch(() => {});
+        await client.query("ROLLBACK").catch((rollbackErr: unknown) => {
+          broken = rollbackErr;
+        });
         throw err;
       } finally {
-        client.release();
+        client.removeListener("error", onError);
+        // With an error the pool destroys the client instead of handing a dead one out again.
+        client.release((lost ?? broken) as Error | undefined);
       }
     },
     close: () => pool.end(),

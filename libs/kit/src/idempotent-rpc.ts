@@ -12,6 +12,7 @@ import type { Clock } from "./clock.js";
 import { apiContext } from "./connect.js";
 import { IDEMPOTENT_REPLAY_HEADER } from "./context.js";
 import type { Db, Queryable } from "./db.js";
+import { checkDeadline } from "./deadline.js";
 import {
   hashRequest,
   type IdempotencyScope,
@@ -56,10 +57,12 @@ export async function idempotentRpc<I extends DescMessage, O extends DescMessage
   responseSchema: O,
   fn: (q: Queryable) => Promise<MessageShape<O>>,
 ): Promise<MessageShape<O>> {
-  const result = await runIdempotent(deps.db, scopeOf(ctx, request), deps.clock, async (q) => ({
-    status: 200,
-    body: toJson(responseSchema, await fn(q)),
-  }));
+  const result = await runIdempotent(deps.db, scopeOf(ctx, request), deps.clock, async (q) => {
+    const body = toJson(responseSchema, await fn(q));
+    // Past the call's deadline the gateway has answered 504: roll back rather than commit unseen.
+    checkDeadline(ctx.signal);
+    return { status: 200, body };
+  });
   return answer(ctx, responseSchema, result);
 }
 

@@ -12,6 +12,7 @@ import {
 } from "kafkajs";
 import type { BusMessage, ConsumedMessage, EventBus, SubscribeOptions, Subscription } from "./bus.js";
 import type { Logger } from "./logger.js";
+import { type QuietLog, quietLog } from "./quiet-log.js";
 
 export interface KafkaBusOptions {
   brokers: string[];
@@ -56,6 +57,7 @@ export class KafkaBus implements EventBus {
 
   constructor(options: KafkaBusOptions) {
     this.#logger = options.logger.child({ component: "kafka" });
+    const quiet = quietLog(this.#logger);
     this.#kafka = new Kafka({
       brokers: options.brokers,
       clientId: options.clientId,
@@ -63,7 +65,7 @@ export class KafkaBus implements EventBus {
       requestTimeout: 5000,
       retry: { retries: 2, initialRetryTime: 200, maxRetryTime: 1000 },
       logLevel: logLevel.WARN,
-      logCreator: () => (entry) => logEntry(this.#logger, entry),
+      logCreator: () => (entry) => logEntry(this.#logger, quiet, entry),
     });
   }
 
@@ -221,11 +223,13 @@ function decodeHeaders(headers: IHeaders | undefined): Record<string, string> {
 // already reports the failure it gets (the relay once per outage), so they stay at debug.
 const CONNECTION_NAMESPACES = new Set(["Connection", "BrokerPool"]);
 
-function logEntry(logger: Logger, { namespace, level, log }: LogEntry): void {
+// While the broker is down a consumer crashes and restarts every few seconds, each time
+// with the same warnings and errors: those repeat once a minute, with their count.
+function logEntry(logger: Logger, quiet: QuietLog, { namespace, level, log }: LogEntry): void {
   const { message, timestamp: _timestamp, ...extra } = log;
   const fields = { namespace, ...extra };
   if (CONNECTION_NAMESPACES.has(namespace)) logger.debug(fields, message);
-  else if (level === logLevel.ERROR) logger.error(fields, message);
-  else if (level === logLevel.WARN) logger.warn(fields, message);
-  else logger.debug(fields, message);
+  else if (level === logLevel.ERROR || level === logLevel.WARN) {
+    quiet.failure(`kafka:${namespace}:${message}`, fields, message, level === logLevel.ERROR ? "error" : "warn");
+  } else logger.debug(fields, message);
 }

@@ -1,6 +1,7 @@
 import type { Interceptor } from "@connectrpc/connect";
 import type { EventBus, Subscription } from "./bus.js";
 import { type Clock, systemClock } from "./clock.js";
+import { commonConfig, loadConfig } from "./config.js";
 import {
   adminSecretInterceptor,
   errorInterceptor,
@@ -16,6 +17,7 @@ import { KafkaBus } from "./kafka-bus.js";
 import { createLogger, type Logger } from "./logger.js";
 import { kitMigrations, type MigrationSource, migrate } from "./migrate.js";
 import { startOutboxRelay } from "./outbox-relay.js";
+import { exitOnSignals, ignoreBrokenPipes } from "./shutdown.js";
 import { stopTelemetry } from "./telemetry.js";
 
 /** The settings every service process has (see each service's config.ts). */
@@ -83,7 +85,7 @@ export async function startService(
   let owned: Db | undefined;
   if (!overrides.db) {
     await ensureDatabase(config.DATABASE_URL, logger);
-    owned = openPg({ url: config.DATABASE_URL, schema: def.schema });
+    owned = openPg({ url: config.DATABASE_URL, schema: def.schema, logger });
   }
   const db = (overrides.db ?? owned) as Db;
   const closeDb = async () => {
@@ -155,26 +157,26 @@ export async function startService(
 
 /**
  * The body of a service's main.ts (after it started telemetry): runs the service until
- * SIGTERM or SIGINT, then stops it in order and flushes telemetry; exits 1 when it cannot start.
+ * SIGTERM or SIGINT, then stops it in order and flushes telemetry, within SHUTDOWN_TIMEOUT_MS
+ * whatever it waits for; exits 1 when it cannot start.
  */
 export async function runUntilSignal(name: string, start: () => Promise<RunningService | undefined>): Promise<void> {
+  ignoreBrokenPipes();
   try {
+    const { SHUTDOWN_TIMEOUT_MS } = loadConfig({ SHUTDOWN_TIMEOUT_MS: commonConfig.SHUTDOWN_TIMEOUT_MS });
     const running = await start();
     if (!running) {
       await stopTelemetry();
       process.exit(0);
     }
-    let stopping = false;
-    const shutdown = async (signal: string) => {
-      if (stopping) return;
-      stopping = true;
-      process.stderr.write(`${name}: ${signal} received, stopping\n`);
-      await running.stop();
-      await stopTelemetry();
-      process.exit(0);
-    };
-    process.once("SIGTERM", () => void shutdown("SIGTERM"));
-    process.once("SIGINT", () => void shutdown("SIGINT"));
+    exitOnSignals({
+      name,
+      drainTimeoutMs: SHUTDOWN_TIMEOUT_MS,
+      stop: async () => {
+        await running.stop();
+        await stopTelemetry();
+      },
+    });
   } catch (err) {
     process.stderr.write(`${name}: failed to start: ${(err as Error).message}\n`);
     process.exit(1);

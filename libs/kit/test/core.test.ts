@@ -89,7 +89,7 @@ describe("signed request context", () => {
     );
   });
 
-  it("rejects a missing, tampered, foreign or stale context with missing-trust-header", () => {
+  it("rejects a missing, tampered or foreign context with missing-trust-header, a stale one with upstream-timeout", () => {
     const signed = signContext(ctx, "secret-one-0123456789", clock);
     const [payload, mac] = signed.split(".");
     const forged = `${Buffer.from(JSON.stringify({ ...ctx, orgId: "org_b", iat: clock.now().getTime() })).toString("base64url")}.${mac}`;
@@ -101,9 +101,12 @@ describe("signed request context", () => {
     expect(problemOf(() => verifyContext(signed, "secret-two-0123456789", clock)).status).toBe(401);
     const later = new ManualClock(clock.now());
     later.advance(61_000);
-    expect(problemOf(() => verifyContext(signed, "secret-one-0123456789", later)).problemName).toBe(
-      "missing-trust-header",
-    );
+    // Still refused, but as what it is: a call that outlived its deadline (a paused service),
+    // which the gateway passes on as 504 instead of blaming its own credentials with a 500.
+    expect(problemOf(() => verifyContext(signed, "secret-one-0123456789", later)).problemName).toBe("upstream-timeout");
+    const earlier = new ManualClock(clock.now());
+    earlier.advance(-61_000);
+    expect(problemOf(() => verifyContext(signed, "secret-one-0123456789", earlier)).status).toBe(503);
   });
 });
 

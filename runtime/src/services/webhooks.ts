@@ -1,7 +1,8 @@
 import { loadConfig } from "@platform/kit/config";
-import { deliveryConfigSpec } from "@platform/webhooks/config";
+import { deliveryConfigSpec, webhookSecretBox } from "@platform/webhooks/config";
 import {
   build,
+  sealStoredSecrets,
   seedWebhooksSandbox,
   startDelivery,
   WEBHOOKS_SCHEMA,
@@ -20,11 +21,14 @@ export const webhooksEmbedded: EmbeddedService = {
   migrations: webhooksMigrations,
   async start(ctx) {
     const config = loadConfig(deliveryConfigSpec, ctx.env);
+    const secrets = webhookSecretBox(config);
+    await sealStoredSecrets(ctx.db, secrets);
     const delivery = await startDelivery({ db: ctx.db, bus: ctx.bus, clock: ctx.clock, logger: ctx.logger, config });
     const { routes } = build({
       db: ctx.db,
       clock: ctx.clock,
       cursorSecret: ctx.cursorSecret,
+      secrets,
       allowPrivateTargets: config.WEBHOOKS_ALLOW_PRIVATE_TARGETS,
       queued: () => delivery.worker.nudge(),
     });
@@ -33,6 +37,7 @@ export const webhooksEmbedded: EmbeddedService = {
       consumers: delivery.subscriptions,
       seed: async () => {
         await seedWebhooksSandbox(ctx.db, ctx.clock, ctx.sandboxSeed);
+        await sealStoredSecrets(ctx.db, secrets);
       },
     };
   },

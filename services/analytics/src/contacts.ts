@@ -34,10 +34,7 @@ export function crmContacts(deps: {
       try {
         const res = await client.lookupContactsByEmail(
           { emails: emails.slice(i, i + MAX_EMAILS_PER_CALL) },
-          {
-            timeoutMs: LOOKUP_TIMEOUT_MS,
-            ...onBehalfOf(caller, deps.contextSecret, deps.clock),
-          },
+          onBehalfOf(caller, deps.contextSecret, deps.clock, LOOKUP_TIMEOUT_MS),
         );
         for (const c of res.contacts) found.set(c.email.toLowerCase(), c.contactId);
       } catch (err) {

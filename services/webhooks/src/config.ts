@@ -1,8 +1,31 @@
 import { type ConfigOf, commonConfig, loadConfig, parse, serviceConfig } from "@platform/kit/config";
+import { parseSecretKey, type SecretBox, secretBox } from "@platform/kit/secret-box";
 import { DELIVERY_TIMEOUT_MS } from "./domain/retry.js";
+
+/** The development key of WEBHOOK_SECRET_KEY: public, so PLATFORM_ENV=production refuses it. */
+export const DEVELOPMENT_WEBHOOK_SECRET_KEY = "dev:ZGV2LXdlYmhvb2stc2VjcmV0LWtleS0zMi1ieXRlcyE=";
+
+const secretKey = (raw: string) => {
+  parseSecretKey(raw);
+  return raw;
+};
 
 /** Settings of the webhook delivery, shared by the delivery process and the embedded runtime. */
 export const deliveryConfigSpec = {
+  WEBHOOK_SECRET_KEY: {
+    description:
+      "Key that seals the webhook signing secrets at rest (AES-256-GCM): <key id>:<base64 of 32 bytes>, e.g. k1:$(openssl rand -base64 32); shared by the API and the delivery worker. See docs/webhooks.md for rotation",
+    default: DEVELOPMENT_WEBHOOK_SECRET_KEY,
+    sensitive: true,
+    parse: secretKey,
+  },
+  WEBHOOK_SECRET_KEYS_RETIRED: {
+    description:
+      "Comma-separated earlier WEBHOOK_SECRET_KEY values, still able to open what they sealed while a rotation re-seals it",
+    default: undefined,
+    sensitive: true,
+    parse: (raw: string): string[] | undefined => parse.list(raw).map(secretKey),
+  },
   WEBHOOKS_ALLOW_PRIVATE_TARGETS: {
     description:
       "Local development and tests only: allow endpoints on localhost, loopback and private addresses (and plain http). Logs a warning at start",
@@ -76,3 +99,13 @@ export function loadWebhooksConfig(env: NodeJS.ProcessEnv = process.env): Webhoo
 export function loadDeliveryConfig(env: NodeJS.ProcessEnv = process.env): DeliveryConfig {
   return loadConfig(deliveryConfigSpec, env);
 }
+
+/** The box sealing and opening webhook signing secrets, from WEBHOOK_SECRET_KEY and the retired keys. */
+export function webhookSecretBox(
+  config: Pick<DeliveryConfig, "WEBHOOK_SECRET_KEY" | "WEBHOOK_SECRET_KEYS_RETIRED">,
+): SecretBox {
+  return secretBox(config.WEBHOOK_SECRET_KEY, config.WEBHOOK_SECRET_KEYS_RETIRED ?? []);
+}
+
+/** The development box, for tests and callers that configure none. */
+export const developmentSecretBox = (): SecretBox => secretBox(DEVELOPMENT_WEBHOOK_SECRET_KEY);

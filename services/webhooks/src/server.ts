@@ -7,7 +7,8 @@ import type { Routes } from "@platform/kit/connect";
 import type { Db } from "@platform/kit/db";
 import type { Logger } from "@platform/kit/logger";
 import type { MigrationSource } from "@platform/kit/migrate";
-import type { DeliveryConfig } from "./config.js";
+import type { SecretBox } from "@platform/kit/secret-box";
+import { type DeliveryConfig, developmentSecretBox, webhookSecretBox } from "./config.js";
 import { startFanOut } from "./delivery/fan-out.js";
 import { httpSender, type Sender, systemResolver } from "./delivery/sender.js";
 import { type DeliveryWorker, deliveryWorker } from "./delivery/worker.js";
@@ -19,6 +20,7 @@ export { httpSender, systemResolver } from "./delivery/sender.js";
 export type { DeliveryWorker } from "./delivery/worker.js";
 export { EVENT_CATALOG, TEST_EVENT_TYPE } from "./domain/catalog.js";
 export { sandboxLegacySecret, seedWebhooksSandbox } from "./sandbox.js";
+export { sealStoredSecrets } from "./store/sealing.js";
 
 /** The service's schema: every table is `webhooks.<table>`. */
 export const WEBHOOKS_SCHEMA = "webhooks";
@@ -40,6 +42,8 @@ export interface WebhooksDeps {
   resolve?: Resolver;
   /** Called after a test or redeliver queued an attempt (an in-process worker sends it at once). */
   queued?: () => void;
+  /** Seals the signing secrets at rest (WEBHOOK_SECRET_KEY); the development key when omitted. */
+  secrets?: SecretBox;
 }
 
 /** The webhooks API's Connect routes, served behind the trust interceptor. */
@@ -49,6 +53,7 @@ export function build(deps: WebhooksDeps): { routes: Routes } {
     clock: deps.clock,
     cursorSecret: deps.cursorSecret,
     endpoints: { allowPrivateTargets: deps.allowPrivateTargets, resolve: deps.resolve ?? systemResolver },
+    secrets: deps.secrets ?? developmentSecretBox(),
     ...(deps.queued ? { queued: deps.queued } : {}),
   });
   return { routes: (router) => router.service(WebhookSubscriptionService, handlers) };
@@ -103,6 +108,7 @@ export async function startDelivery(
     concurrency: config.WEBHOOKS_CONCURRENCY,
     perEndpoint: config.WEBHOOKS_PER_ENDPOINT_CONCURRENCY,
     pollMs: config.WEBHOOKS_POLL_MS,
+    secrets: webhookSecretBox(config),
     ...(deps.random ? { random: deps.random } : {}),
   });
   const loop = worker.start();

@@ -1,8 +1,8 @@
 import { type RunningService, type ServiceOverrides, startService } from "@platform/kit/service-runtime";
-import type { WebhooksConfig } from "./config.js";
+import { type WebhooksConfig, webhookSecretBox } from "./config.js";
 import type { Resolver } from "./domain/endpoint.js";
 import { seedWebhooksSandbox } from "./sandbox.js";
-import { build, WEBHOOKS_SCHEMA, warnIfPrivateTargets, webhooksMigrations } from "./server.js";
+import { build, sealStoredSecrets, WEBHOOKS_SCHEMA, warnIfPrivateTargets, webhooksMigrations } from "./server.js";
 
 export interface StartOverrides extends ServiceOverrides {
   /** Host name resolution for endpoint validation (tests). */
@@ -23,7 +23,14 @@ export function start(config: WebhooksConfig, overrides: StartOverrides = {}): P
       seed: seedWebhooksSandbox,
       async wire({ db, clock, logger }) {
         warnIfPrivateTargets(logger, config.WEBHOOKS_ALLOW_PRIVATE_TARGETS);
+        const secrets = webhookSecretBox(config);
+        // Secrets stored before sealing (migration 004), the seeded one, or sealed under a retired key.
+        const sealed = await sealStoredSecrets(db, secrets);
+        if (sealed.subscriptions + sealed.idempotencyRecords > 0) {
+          logger.info({ ...sealed, keyId: secrets.keyId }, "webhook secrets sealed under the current key");
+        }
         const { routes } = build({
+          secrets,
           db,
           clock,
           cursorSecret: config.PLATFORM_CURSOR_SECRET,

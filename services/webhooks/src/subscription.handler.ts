@@ -25,6 +25,7 @@ import { newId, parseId } from "@platform/kit/ids";
 import { keysetPage } from "@platform/kit/keyset";
 import { parseSort } from "@platform/kit/pagination";
 import { problem } from "@platform/kit/problems";
+import type { SecretBox } from "@platform/kit/secret-box";
 import { checkEvents, TEST_EVENT_TYPE } from "./domain/catalog.js";
 import { checkEndpoint, type EndpointPolicy } from "./domain/endpoint.js";
 import { newSecret } from "./domain/signature.js";
@@ -42,6 +43,11 @@ export interface SubscriptionDeps {
   clock: Clock;
   cursorSecret: string;
   endpoints: EndpointPolicy;
+  /**
+   * Seals the signing secrets: the subscription row and the stored Idempotency-Key response
+   * hold them sealed; only the answer to the client carries the clear secret.
+   */
+  secrets: SecretBox;
   /** Called after an attempt was queued (test, redeliver), so an in-process worker sends it now. */
   queued?: () => void;
 }
@@ -72,8 +78,14 @@ function validDescription(raw: string | undefined): string | null {
 
 /** The webhooks API: subscriptions of the caller's org and their delivery attempts. */
 export function subscriptionHandlers(deps: SubscriptionDeps): ServiceImpl<typeof WebhookSubscriptionService> {
-  const { db, clock, endpoints } = deps;
+  const { db, clock, endpoints, secrets } = deps;
   const cursors = createCursorCodec(deps.cursorSecret);
+
+  /** The answer of a create or rotate (first time or replay) with its secret opened for the client. */
+  const withClearSecret = <R extends { secret: string }>(response: R): R => {
+    response.secret = response.secret ? secrets.open(response.secret) : "";
+    return response;
+  };
 
   /** A write once per Idempotency-Key, in one transaction with its record. */
   const write = async <I extends DescMessage, O extends DescMessage>(
@@ -140,13 +152,14 @@ export function subscriptionHandlers(deps: SubscriptionDeps): ServiceImpl<typeof
         { schema: CreateWebhookSubscriptionRequestSchema, message: req },
         CreateWebhookSubscriptionResponseSchema,
       );
-      if (replay) return replay;
+      if (replay) return withClearSecret(replay);
       const { orgId } = apiContext(ctx);
       // Checked before the transaction: resolving the host must not hold a connection.
       const endpointUrl = await validEndpoint(req.endpointUrl, endpoints);
       const events = validEvents(req.events);
       const description = validDescription(req.description);
-      return write(
+      const secret = newSecret();
+      const created = await write(
         ctx,
         { schema: CreateWebhookSubscriptionRequestSchema, message: req },
         CreateWebhookSubscriptionResponseSchema,
@@ -161,7 +174,7 @@ export function subscriptionHandlers(deps: SubscriptionDeps): ServiceImpl<typeof
             enabled: true,
             // Every subscription created through this API version receives the canonical Meeting.
             payloadVersion: "v2",
-            secret: newSecret(),
+            secret: secrets.seal(secret),
             previousSecret: null,
             previousSecretExpiresAt: null,
             disabledReason: null,
@@ -172,9 +185,11 @@ export function subscriptionHandlers(deps: SubscriptionDeps): ServiceImpl<typeof
             updatedAt: now,
           };
           await webhooksStore(q).insertSubscription(subscription);
+          // Sealed in the idempotency record too; opened below for this answer and for replays.
           return { subscription: subscriptionMessage(subscription, now), secret: subscription.secret };
         },
       );
+      return withClearSecret(created);
     },
 
     async getWebhookSubscription(req, ctx) {
@@ -238,7 +253,7 @@ export function subscriptionHandlers(deps: SubscriptionDeps): ServiceImpl<typeof
 
     async rotateWebhookSecret(req, ctx) {
       const { orgId } = apiContext(ctx);
-      return write(
+      const rotated = await write(
         ctx,
         { schema: RotateWebhookSecretRequestSchema, message: req },
         RotateWebhookSecretResponseSchema,
@@ -248,7 +263,7 @@ export function subscriptionHandlers(deps: SubscriptionDeps): ServiceImpl<typeof
           // The secret being replaced keeps signing for 24 h; one rotated out earlier stops now.
           const next: SubscriptionRecord = {
             ...current,
-            secret: newSecret(),
+            secret: secrets.seal(newSecret()),
             previousSecret: current.secret,
             previousSecretExpiresAt: new Date(now.getTime() + SECRET_GRACE_MS),
             updatedAt: now,
@@ -257,6 +272,7 @@ export function subscriptionHandlers(deps: SubscriptionDeps): ServiceImpl<typeof
           return { subscription: subscriptionMessage(next, now), secret: next.secret };
         },
       );
+      return withClearSecret(rotated);
     },
 
     async testWebhookSubscription(req, ctx) {

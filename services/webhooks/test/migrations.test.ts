@@ -50,6 +50,7 @@ describe("migration 003", () => {
 
       expect(await migrate(db, [kitMigrations, webhooksMigrations])).toEqual([
         "webhooks/003_failure_run_and_endpoint.sql",
+        "webhooks/004_secrets_at_rest.sql",
       ]);
       const rows = await db.query<{ id: string; endpoint_origin: string; last_failure_at: Date | null }>(
         "SELECT id, endpoint_origin, last_failure_at FROM webhooks.subscriptions ORDER BY id",

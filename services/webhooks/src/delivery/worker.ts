@@ -4,6 +4,9 @@ import type { Clock } from "@platform/kit/clock";
 import type { Db } from "@platform/kit/db";
 import { newId } from "@platform/kit/ids";
 import type { Logger } from "@platform/kit/logger";
+import { quietLog } from "@platform/kit/quiet-log";
+import type { SecretBox } from "@platform/kit/secret-box";
+import { developmentSecretBox } from "../config.js";
 import { renderPayload } from "../domain/payload.js";
 import { type AttemptOutcome, settle, verdictOf } from "../domain/retry.js";
 import { signatureHeaders } from "../domain/signature.js";
@@ -28,6 +31,8 @@ export interface WorkerOptions {
   pollMs: number;
   /** Jitter source; tests pin it. */
   random?: () => number;
+  /** Opens the sealed signing secrets (WEBHOOK_SECRET_KEY); the development key when omitted (tests). */
+  secrets?: SecretBox;
 }
 
 export interface DeliveryWorker {
@@ -46,6 +51,9 @@ export interface DeliveryWorker {
  */
 export function deliveryWorker(options: WorkerOptions): DeliveryWorker {
   const { db, clock, logger, sender } = options;
+  // A pass runs every poll; while the database is down each fails: one line a minute says so.
+  const quiet = quietLog(logger);
+  const secrets = options.secrets ?? developmentSecretBox();
   // Instruments are made here, not at import, so they bind to the provider telemetry set up.
   const tracer = trace.getTracer("@platform/webhooks");
   const outcomes = metrics.getMeter("@platform/webhooks").createCounter("webhooks.delivery.outcomes", {
@@ -80,7 +88,16 @@ export function deliveryWorker(options: WorkerOptions): DeliveryWorker {
     );
     try {
       const body = renderPayload(event, subscription.payloadVersion);
-      const headers = signatureHeaders(subscription, event.id, sentAt, body);
+      const headers = signatureHeaders(
+        {
+          secret: secrets.open(subscription.secret),
+          previousSecret: subscription.previousSecret && secrets.open(subscription.previousSecret),
+          previousSecretExpiresAt: subscription.previousSecretExpiresAt,
+        },
+        event.id,
+        sentAt,
+        body,
+      );
       outcome = await context.with(trace.setSpan(parent, span), () =>
         sender({ url: subscription.endpointUrl, headers, body }),
       );
@@ -167,8 +184,9 @@ export function deliveryWorker(options: WorkerOptions): DeliveryWorker {
           });
         }
       } while (again && !stopped);
+      quiet.recovered("delivery.pass", "webhook delivery passes succeed again");
     } catch (err) {
-      logger.error({ err }, "webhook delivery pass failed");
+      quiet.failure("delivery.pass", err, "webhook delivery pass failed", "error");
     } finally {
       running = false;
     }

@@ -1,0 +1,399 @@
+import { randomBytes } from "node:crypto";
+import { createClient } from "@connectrpc/connect";
+import { IdentityAdminService } from "@platform/contracts/identity";
+import { adminClientInterceptor, httpTransport } from "@platform/kit/connect";
+import { eventually } from "@platform/kit/testing";
+import { sandboxAccountId, sandboxOrgId } from "@platform/sandbox";
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type Started, sleep, startProcess } from "./support/processes.js";
+
+// The distributed runtime under the faults production brings: every service (and the
+// webhook delivery worker) as its own process on its own database, the gateway in front.
+// 1. Every 0.2 s for 60 rounds, every connection the services hold is terminated
+//    (pg_terminate_backend) while writes and reads run through the gateway.
+// 2. A service frozen with SIGSTOP: its routes answer 504 at their deadline, others do not notice.
+// Uses KAFKA_BROKERS (its own broker when other stacks share the machine's: consumer groups are fixed names).
+const PG_URL = process.env.PG_URL ?? "postgres://postgres@127.0.0.1:5432";
+const KAFKA_BROKERS = process.env.KAFKA_BROKERS ?? "127.0.0.1:19092";
+const run = randomBytes(4).toString("hex");
+const seed = `faults-${run}`;
+const adminSecret = "faults-admin-secret-0123456789";
+const contextSecret = "faults-context-secret-0123456789";
+const base = Number(process.env.FAULTS_BASE_PORT ?? 20_000 + Math.floor(Math.random() * 400) * 10);
+const ports = {
+  identity: base,
+  identityAdmin: base + 1,
+  scheduling: base + 2,
+  crm: base + 3,
+  crmAdmin: base + 4,
+  revenue: base + 5,
+  revenueAdmin: base + 6,
+  analytics: base + 7,
+  analyticsAdmin: base + 8,
+  webhooks: base + 9,
+  delivery: base + 10,
+  gateway: base + 11,
+};
+const services = ["identity", "scheduling", "crm", "revenue", "analytics", "webhooks"] as const;
+const dbName = (s: string) => `platform_faults_${s}_${run}`;
+const url = (p: number) => `http://127.0.0.1:${p}`;
+// Deadlines the loaded test machine meets with room to spare, short enough to wait for.
+const READ_DEADLINE_MS = 6_000;
+const WRITE_DEADLINE_MS = 8_000;
+
+const procs: Started[] = [];
+const byName = new Map<string, Started>();
+const admin = createClient(
+  IdentityAdminService,
+  httpTransport(url(ports.identityAdmin), [adminClientInterceptor(adminSecret)]),
+);
+const account = sandboxAccountId(seed, "analytical");
+const keys: string[] = [];
+
+const common = { PLATFORM_CONTEXT_SECRET: contextSecret, KAFKA_BROKERS, SANDBOX_SEED: seed };
+
+function api(method: string, path: string, key: string, body?: unknown, headers: Record<string, string> = {}) {
+  return fetch(`${url(ports.gateway)}/api/v1alpha1${path}`, {
+    method,
+    headers: {
+      "x-platform-api-key": key,
+      ...(body === undefined ? {} : { "content-type": "application/json" }),
+      ...headers,
+    },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    signal: AbortSignal.timeout(60_000),
+  });
+}
+
+const START_TIMEOUT_MS = 240_000;
+
+beforeAll(async () => {
+  const starting = [
+    startProcess(
+      "identity",
+      "services/identity/src/main.ts",
+      {
+        ...common,
+        DATABASE_URL: `${PG_URL}/${dbName("identity")}`,
+        PORT: String(ports.identity),
+        ADMIN_PORT: String(ports.identityAdmin),
+        PLATFORM_ADMIN_SECRET: adminSecret,
+      },
+      ports.identityAdmin,
+      START_TIMEOUT_MS,
+    ),
+    startProcess(
+      "scheduling",
+      "services/scheduling/src/main.ts",
+      { ...common, DATABASE_URL: `${PG_URL}/${dbName("scheduling")}`, PORT: String(ports.scheduling) },
+      ports.scheduling,
+      START_TIMEOUT_MS,
+    ),
+    startProcess(
+      "crm-data",
+      "services/crm-data/src/main.ts",
+      {
+        ...common,
+        DATABASE_URL: `${PG_URL}/${dbName("crm")}`,
+        PORT: String(ports.crm),
+        ADMIN_PORT: String(ports.crmAdmin),
+        PLATFORM_ADMIN_SECRET: adminSecret,
+      },
+      ports.crmAdmin,
+      START_TIMEOUT_MS,
+    ),
+    startProcess(
+      "revenue",
+      "services/revenue/src/main.ts",
+      {
+        ...common,
+        DATABASE_URL: `${PG_URL}/${dbName("revenue")}`,
+        PORT: String(ports.revenue),
+        ADMIN_PORT: String(ports.revenueAdmin),
+        PLATFORM_ADMIN_SECRET: adminSecret,
+        CRM_URL: url(ports.crm),
+        IDENTITY_URL: url(ports.identity),
+      },
+      ports.revenueAdmin,
+      START_TIMEOUT_MS,
+    ),
+    startProcess(
+      "analytics",
+      "services/analytics/src/main.ts",
+      {
+        ...common,
+        DATABASE_URL: `${PG_URL}/${dbName("analytics")}`,
+        PORT: String(ports.analytics),
+        ADMIN_PORT: String(ports.analyticsAdmin),
+        PLATFORM_ADMIN_SECRET: adminSecret,
+        CRM_URL: url(ports.crm),
+      },
+      ports.analyticsAdmin,
+      START_TIMEOUT_MS,
+    ),
+    startProcess(
+      "webhooks",
+      "services/webhooks/src/main.ts",
+      { ...common, DATABASE_URL: `${PG_URL}/${dbName("webhooks")}`, PORT: String(ports.webhooks) },
+      ports.webhooks,
+      START_TIMEOUT_MS,
+    ),
+    startProcess(
+      "webhooks-delivery",
+      "services/webhooks/src/delivery-main.ts",
+      {
+        ...common,
+        DATABASE_URL: `${PG_URL}/${dbName("webhooks")}`,
+        DELIVERY_PORT: String(ports.delivery),
+        WEBHOOKS_CONSUMER_GROUP: `faults-delivery-${run}`,
+        WEBHOOKS_POLL_MS: "100",
+      },
+      ports.delivery,
+      START_TIMEOUT_MS,
+    ),
+    startProcess(
+      "gateway",
+      "gateway/src/main.ts",
+      {
+        PORT: String(ports.gateway),
+        HOST: "127.0.0.1",
+        PLATFORM_CONTEXT_SECRET: contextSecret,
+        IDENTITY_URL: url(ports.identity),
+        SCHEDULING_URL: url(ports.scheduling),
+        CRM_URL: url(ports.crm),
+        REVENUE_URL: url(ports.revenue),
+        ANALYTICS_URL: url(ports.analytics),
+        WEBHOOKS_URL: url(ports.webhooks),
+        UPSTREAM_READ_TIMEOUT_MS: String(READ_DEADLINE_MS),
+        UPSTREAM_WRITE_TIMEOUT_MS: String(WRITE_DEADLINE_MS),
+        // Resolved keys are cached briefly, so identity's database is asked during the faults too.
+        TOKEN_CACHE_TTL_MS: "500",
+      },
+      ports.gateway,
+      START_TIMEOUT_MS,
+    ),
+  ];
+  const settled = await Promise.allSettled(starting);
+  for (const r of settled) {
+    if (r.status === "fulfilled") {
+      procs.push(r.value);
+      byName.set(r.value.name, r.value);
+    }
+  }
+  const failed = settled.find((r) => r.status === "rejected");
+  if (failed) throw (failed as PromiseRejectedResult).reason;
+  // Several tokens: the write tier allows 20 writes a minute per token.
+  const acme = sandboxOrgId(seed, "acme");
+  for (let i = 0; i < 16; i++) {
+    const { key } = await admin.createToken({
+      orgId: acme,
+      name: `faults-${i}`,
+      scopes: ["deals:read", "deals:write", "organizations:read"],
+    });
+    keys.push(key);
+  }
+  // The read-through to crm-data and identity is warm before the faults start.
+  await eventually(
+    "a first deal",
+    async () => {
+      const res = await api("POST", "/deals", keys[0]!, deal("warm-up"), { "idempotency-key": `warm-${run}` });
+      return res.status === 201 ? true : undefined;
+    },
+    60_000,
+  );
+}, 400_000);
+
+afterAll(async () => {
+  for (const p of procs.reverse()) {
+    // A process left frozen by a failed assertion must be able to take its SIGTERM.
+    p.proc.kill("SIGCONT");
+    await p.stop();
+  }
+  const client = new pg.Client({ connectionString: `${PG_URL}/postgres` });
+  await client.connect();
+  for (const s of services) await client.query(`DROP DATABASE IF EXISTS ${dbName(s)} WITH (FORCE)`);
+  await client.end();
+});
+
+function deal(name: string) {
+  return { name, accountId: account, stage: "Discovery" };
+}
+
+const dead = () => procs.filter((p) => p.proc.exitCode !== null || p.proc.signalCode !== null).map((p) => p.name);
+/** The last lines of the processes that exited, for the failure message. */
+const lastWords = () =>
+  procs
+    .filter((p) => p.proc.exitCode !== null || p.proc.signalCode !== null)
+    .map((p) => `${p.name} (${p.proc.exitCode ?? p.proc.signalCode}):\n${p.output().slice(-3000)}`)
+    .join("\n\n");
+
+describe("database connections terminated under load", () => {
+  it("60 rounds of pg_terminate_backend every 0.2 s: no process exits, no acknowledged write is lost, only 503s, full service after", async () => {
+    const killer = new pg.Client({ connectionString: `${PG_URL}/postgres` });
+    await killer.connect();
+    const statuses = new Map<number, number>();
+    const acknowledged = new Map<string, string>(); // idempotency key -> deal id
+    const unanswered = new Map<string, string>(); // idempotency key -> API key, for writes answered 503
+    let writing = true;
+    let terminated = 0;
+    const count = (status: number) => statuses.set(status, (statuses.get(status) ?? 0) + 1);
+
+    // Eight writers, two tokens each (under the per-token write limit); every write has its
+    // own Idempotency-Key and a 503 is retried with the same key, as the API tells clients to.
+    const writer = async (w: number) => {
+      let n = 0;
+      while (writing) {
+        const key = `w${w}-${n++}-${run}`;
+        const token = keys[w * 2 + (n % 2)]!;
+        const res = await api("POST", "/deals", token, deal(key), { "idempotency-key": key });
+        count(res.status);
+        if (res.status === 201) acknowledged.set(key, ((await res.json()) as { id: string }).id);
+        else {
+          await res.arrayBuffer();
+          unanswered.set(key, token);
+        }
+        await sleep(700);
+      }
+    };
+    const reader = async () => {
+      while (writing) {
+        const res = await api("GET", "/deals?limit=5", keys[15]!);
+        count(res.status);
+        await res.arrayBuffer();
+        await sleep(100);
+      }
+    };
+    const load = [...Array.from({ length: 7 }, (_, w) => writer(w)), reader(), reader()];
+
+    for (let round = 0; round < 60; round++) {
+      const killed = await killer.query(
+        `SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+         WHERE datname = ANY($1) AND pid <> pg_backend_pid()`,
+        [services.map(dbName)],
+      );
+      terminated += killed.rowCount ?? 0;
+      await sleep(200);
+    }
+    const lastRound = Date.now();
+    writing = false;
+    await Promise.all(load);
+    await killer.end();
+
+    expect(dead(), lastWords()).toEqual([]);
+    expect(terminated).toBeGreaterThan(60);
+    // Only successes and the retryable 503 of requests whose connection died under them.
+    expect([...statuses.keys()].filter((s) => s !== 200 && s !== 201 && s !== 503)).toEqual([]);
+    // Load that met the faults: writes acknowledged while connections were dying, and 503s.
+    const total = [...statuses.values()].reduce((a, b) => a + b, 0);
+    expect(total).toBeGreaterThan(40);
+    expect(acknowledged.size).toBeGreaterThan(0);
+    expect(statuses.get(503) ?? 0).toBeGreaterThan(0);
+
+    // Full service within seconds of the last round: a new write and a read.
+    await eventually(
+      "a write after the faults",
+      async () => {
+        const res = await api("POST", "/deals", keys[14]!, deal(`after-${run}`), { "idempotency-key": `after-${run}` });
+        return res.status === 201 ? true : undefined;
+      },
+      15_000,
+    );
+    expect(Date.now() - lastRound).toBeLessThan(15_000);
+
+    // Every acknowledged write is there; every write that got a 503 is safe to retry with its key.
+    for (const [key, id] of acknowledged) {
+      const res = await api("GET", `/deals/${id}`, keys[15]!);
+      expect(res.status, key).toBe(200);
+      await res.arrayBuffer();
+    }
+    // (a 503'd write may have committed before its connection died: the retry then replays it).
+    for (const [key, token] of [...unanswered].slice(0, 10)) {
+      const res = await api("POST", "/deals", token, deal(key), { "idempotency-key": key });
+      expect(res.status, key).toBe(201);
+      await res.arrayBuffer();
+    }
+
+    // The outbox relay reconnected by itself: everything written is published.
+    const revenue = new pg.Client({ connectionString: `${PG_URL}/${dbName("revenue")}` });
+    await revenue.connect();
+    try {
+      // Never two deals for one Idempotency-Key, whatever the faults did to the first attempt.
+      const { rows: twice } = await revenue.query(
+        "SELECT name FROM revenue.deals WHERE name LIKE $1 GROUP BY name HAVING count(*) > 1",
+        [`%-${run}`],
+      );
+      expect(twice).toEqual([]);
+      await eventually(
+        "the revenue outbox to drain",
+        async () => {
+          const { rows } = await revenue.query(
+            "SELECT count(*)::int AS n FROM revenue.outbox WHERE published_at IS NULL",
+          );
+          return rows[0].n === 0 ? true : undefined;
+        },
+        30_000,
+      );
+    } finally {
+      await revenue.end();
+    }
+    expect(dead(), lastWords()).toEqual([]);
+  }, 180_000);
+});
+
+describe("a service frozen by SIGSTOP", () => {
+  it("answers its routes 504 upstream-timeout at their deadline, other routes normally; a timed-out write retried with its key is applied once", async () => {
+    const revenue = byName.get("revenue")!;
+    const key = `frozen-${run}`;
+    revenue.proc.kill("SIGSTOP");
+    try {
+      const started = Date.now();
+      const timed = async (p: Promise<Response>) => {
+        const res = await p;
+        const body = await res.text();
+        return { status: res.status, body, ms: Date.now() - started, type: res.headers.get("content-type") };
+      };
+      const [read, write, other] = await Promise.all([
+        timed(api("GET", "/deals", keys[15]!)),
+        timed(api("POST", "/deals", keys[13]!, deal(key), { "idempotency-key": key })),
+        timed(api("GET", "/organizations/me", keys[12]!)),
+      ]);
+      expect(other.status).toBe(200);
+      expect(other.ms).toBeLessThan(READ_DEADLINE_MS);
+      for (const [res, deadline] of [
+        [read, READ_DEADLINE_MS],
+        [write, WRITE_DEADLINE_MS],
+      ] as const) {
+        expect(res.status).toBe(504);
+        expect(res.type).toMatch(/^application\/problem\+json/);
+        expect(JSON.parse(res.body).type).toMatch(/\/platform-api\/errors\/upstream-timeout$/);
+        expect(res.ms).toBeGreaterThanOrEqual(deadline - 100);
+        expect(res.ms).toBeLessThan(deadline + 5_000);
+      }
+    } finally {
+      revenue.proc.kill("SIGCONT");
+    }
+    // The retry with the same key: created now (the frozen call was rolled back past its
+    // deadline) or the replay of it; never a second deal.
+    const retry = await eventually(
+      "the retried write",
+      async () => {
+        const res = await api("POST", "/deals", keys[13]!, deal(key), { "idempotency-key": key });
+        return res.status === 201 ? ((await res.json()) as { id: string }) : undefined;
+      },
+      30_000,
+    );
+    const again = await api("POST", "/deals", keys[13]!, deal(key), { "idempotency-key": key });
+    expect(again.status).toBe(201);
+    expect(((await again.json()) as { id: string }).id).toBe(retry.id);
+    const db = new pg.Client({ connectionString: `${PG_URL}/${dbName("revenue")}` });
+    await db.connect();
+    try {
+      const { rows } = await db.query("SELECT count(*)::int AS n FROM revenue.deals WHERE name = $1", [key]);
+      expect(rows[0].n).toBe(1);
+    } finally {
+      await db.end();
+    }
+    expect(dead(), lastWords()).toEqual([]);
+  }, 120_000);
+});
