@@ -7,7 +7,7 @@ import { AllowedMethods } from "./allowed-methods.js";
 import { installDelegationAudit } from "./audit.js";
 import { ApiKeyAuthenticator, type KeyRecord } from "./auth.js";
 import { type CachePurge, startCachePurge } from "./cache-purge.js";
-import type { GatewayConfig } from "./config.js";
+import { type GatewayConfig, publicUrl } from "./config.js";
 import { DelegationResolver, type GrantRecord } from "./delegation.js";
 import { frameworkErrorHandler, installErrorHandling } from "./errors.js";
 import { type GuardDeps, guardFor } from "./guard.js";
@@ -204,7 +204,7 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
     app.addSchema(schema);
   }
   await registerCompression(app);
-  await registerOpenApi(app, { docsUrl });
+  await registerOpenApi(app, { docsUrl, serverUrl: publicUrl(config) });
   registerHealth(app, { clients, sign, docsUrl });
   const routes = [
     ...identityRoutes(clients),
