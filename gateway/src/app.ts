@@ -136,6 +136,9 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
     frameworkErrors: frameworkErrorHandler(docsUrl),
     // HEAD on every GET route (RFC 9110; load balancers probe with it): same hooks, no body.
     exposeHeadRoutes: true,
+    // On a busy machine loading a plugin (swagger-ui's assets) can pass fastify's default
+    // 10 s; a slow first start must not end in a crash.
+    pluginTimeout: 60_000,
   }) as unknown as FastifyInstance;
 
   const allowed = new AllowedMethods();

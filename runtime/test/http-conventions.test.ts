@@ -101,6 +101,16 @@ describe("HEAD", () => {
     }
   });
 
+  it("announces the GET's content coding", async () => {
+    const accept = { "accept-encoding": "br, gzip" };
+    const get = await call("GET", "/accounts?limit=100", { headers: accept });
+    const head = await call("HEAD", "/accounts?limit=100", { headers: accept });
+    expect(get.headers["content-encoding"]).toBe("br");
+    expect(head.headers["content-encoding"]).toBe("br");
+    expect(head.headers["content-length"]).toEqual(get.headers["content-length"]);
+    expect(head.body).toBe("");
+  });
+
   it("answers the GET's errors with their status and headers, without the problem body", async () => {
     const head = await call("HEAD", "/organizations/me", { apiKey: "nope" });
     expect(head.statusCode).toBe(401);

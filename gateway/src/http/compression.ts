@@ -17,4 +17,13 @@ export async function registerCompression(app: FastifyInstance): Promise<void> {
     threshold: COMPRESSION_THRESHOLD_BYTES,
     encodings: ["br", "gzip"],
   });
+  // A HEAD route gets fastify's body-dropping hook before the plugin adds its own, so HEAD
+  // would announce the identity length while GET sends brotli. Dropping the body last makes
+  // HEAD's Content-Encoding and Content-Length those of the GET (RFC 9110 §9.3.2).
+  app.addHook("onRoute", (route) => {
+    if (route.method !== "HEAD" || !Array.isArray(route.onSend)) return;
+    const hooks = route.onSend as { name: string }[];
+    const drop = hooks.findIndex((hook) => hook.name === "headRouteOnSendHandler");
+    if (drop >= 0 && drop < hooks.length - 1) hooks.push(...hooks.splice(drop, 1));
+  });
 }
