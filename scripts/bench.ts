@@ -8,6 +8,7 @@
  *
  *   npm run bench -- [--duration 10] [--connections 10] [--tokens 600]
  *   npm run bench -- --suite analytics   (buyer signals at 1,000,000 email events)
+ *   npm run bench -- --suite compression (brotli and gzip against identity, same run)
  */
 import { parseArgs } from "node:util";
 import { createClient } from "@connectrpc/connect";
@@ -26,8 +27,10 @@ import Fastify from "fastify";
 const suiteAt = process.argv.indexOf("--suite");
 if (suiteAt !== -1) {
   const suite = process.argv[suiteAt + 1];
-  if (suite !== "analytics") throw new Error(`unknown --suite '${suite}'; the suites are: analytics`);
-  await import("./bench-analytics.js");
+  if (suite !== "analytics" && suite !== "compression") {
+    throw new Error(`unknown --suite '${suite}'; the suites are: analytics, compression`);
+  }
+  await import(suite === "analytics" ? "./bench-analytics.js" : "./bench-compression.js");
   process.exit(0);
 }
 
