@@ -10,6 +10,7 @@
  *   npm run bench -- --suite analytics   (buyer signals at 1,000,000 email events)
  *   npm run bench -- --suite distributed (the request path of the distributed runtime)
  *   npm run bench -- --suite availability   (availability against a running stack)
+ *   npm run bench -- --suite compression (brotli and gzip against identity, same run)
  */
 import { parseArgs } from "node:util";
 import { createClient } from "@connectrpc/connect";
@@ -25,11 +26,13 @@ import autocannon from "autocannon";
 import Fastify from "fastify";
 
 // `--suite <name>` runs another benchmark instead: analytics (scripts/bench-analytics.ts),
-// distributed (scripts/bench-distributed.ts), availability (scripts/bench-availability.ts).
+// distributed (scripts/bench-distributed.ts), availability (scripts/bench-availability.ts),
+// compression (scripts/bench-compression.ts).
 const SUITES: Record<string, () => Promise<unknown>> = {
   analytics: () => import("./bench-analytics.js"),
   distributed: () => import("./bench-distributed.js"),
   availability: () => import("./bench-availability.js"),
+  compression: () => import("./bench-compression.js"),
 };
 const suiteAt = process.argv.indexOf("--suite");
 if (suiteAt !== -1) {

@@ -9,11 +9,16 @@ import { installDelegationAudit } from "./audit.js";
 import { ApiKeyAuthenticator, type KeyRecord } from "./auth.js";
 import { type CachePurge, startCachePurge } from "./cache-purge.js";
 import { clientErrorHandler } from "./client-errors.js";
-import type { GatewayConfig } from "./config.js";
+import { type GatewayConfig, publicUrl } from "./config.js";
 import { DelegationResolver, type GrantRecord } from "./delegation.js";
 import { frameworkErrorHandler, installErrorHandling } from "./errors.js";
 import { type GuardDeps, guardFor } from "./guard.js";
 import { registerHealth } from "./health.js";
+import { registerCompression } from "./http/compression.js";
+import { installConditionalGet } from "./http/conditional.js";
+import { sealPage } from "./http/cursor-binding.js";
+import { installJsonBodies } from "./http/json-body.js";
+import { strictQuery } from "./http/strict-query.js";
 import { installHttpMetrics } from "./http-metrics.js";
 import { LoadingCache } from "./loading-cache.js";
 import { registerOpenApi } from "./openapi.js";
@@ -74,7 +79,6 @@ declare module "fastify" {
 
 const CACHE_MAX_ENTRIES = 10_000;
 const ACTING_ON_RESPONSE_HEADER = "platform-acting-on";
-const JSON_SUFFIX_TYPES = /^application\/[\w.-]+\+json$/;
 
 function paramsSchema(spec: RouteSpec): JsonSchema | undefined {
   const names = [...spec.url.matchAll(/:(\w+)/g)].map((m) => m[1]!);
@@ -93,6 +97,7 @@ function paramsSchema(spec: RouteSpec): JsonSchema | undefined {
 
 function registerApiRoute(app: FastifyInstance, spec: RouteSpec, guard: GuardDeps): void {
   const params = spec.schema?.params ?? paramsSchema(spec);
+  const querystring = strictQuery(spec.schema?.querystring);
   app.route({
     method: spec.method,
     url: API_PREFIX + spec.url,
@@ -101,7 +106,7 @@ function registerApiRoute(app: FastifyInstance, spec: RouteSpec, guard: GuardDep
       summary: spec.summary,
       tags: [spec.tag],
       ...(params ? { params } : {}),
-      ...(spec.schema?.querystring ? { querystring: spec.schema.querystring } : {}),
+      querystring,
       ...(spec.schema?.body ? { body: spec.schema.body } : {}),
       ...(spec.schema?.response ? { response: spec.schema.response } : {}),
     },
@@ -109,7 +114,8 @@ function registerApiRoute(app: FastifyInstance, spec: RouteSpec, guard: GuardDep
     preValidation: guardFor(spec, guard),
     handler: async (request, reply) => {
       if (!request.apiCall) throw new Error(`guard did not run for ${spec.operationId}`);
-      return spec.handler(request.apiCall, request, reply);
+      const result = await spec.handler(request.apiCall, request, reply);
+      return request.apiCall.page ? sealPage(guard.cursors, result, request.apiCall.page) : result;
     },
   });
 }
@@ -132,20 +138,22 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
     bodyLimit: config.BODY_LIMIT_BYTES,
     frameworkErrors: frameworkErrorHandler(docsUrl),
     clientErrorHandler: clientErrorHandler(docsUrl, logger),
-    // Every method a path serves is declared, so Allow and the OpenAPI document say exactly that.
-    exposeHeadRoutes: false,
+    // HEAD on every GET route (RFC 9110; load balancers probe with it): same hooks, no body.
+    exposeHeadRoutes: true,
+    // On a busy machine loading a plugin (swagger-ui's assets) can pass fastify's default
+    // 10 s; a slow first start must not end in a crash.
+    pluginTimeout: 60_000,
   }) as unknown as FastifyInstance;
 
   const allowed = new AllowedMethods();
   app.addHook("onRoute", (route) => allowed.add(route.method, route.url));
   installErrorHandling(app, { docsUrl, allowed });
   app.setValidatorCompiler(validatorCompiler);
-  // JSON only: text/plain would otherwise reach handlers as a string instead of a 415.
-  app.removeContentTypeParser("text/plain");
-  app.addContentTypeParser(JSON_SUFFIX_TYPES, { parseAs: "string" }, app.getDefaultJsonParser("error", "error"));
+  installJsonBodies(app);
   app.decorateRequest("apiCall", null);
   installHttpMetrics(app);
   if (config.ACCESS_LOG) installAccessLog(app, logger);
+  installConditionalGet(app);
   // Callback hooks, not async ones: no promise per request on the hot path.
   app.addHook("onSend", (request, reply, payload, done) => {
     reply.header(REQUEST_ID_HEADER, request.id);
@@ -210,7 +218,8 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
   ]) {
     app.addSchema(schema);
   }
-  await registerOpenApi(app, { docsUrl });
+  await registerCompression(app);
+  await registerOpenApi(app, { docsUrl, serverUrl: publicUrl(config) });
   registerHealth(app, { clients, sign, docsUrl });
   const routes = [
     ...identityRoutes(clients),

@@ -58,6 +58,12 @@ export const gatewayConfigSpec = {
     default: undefined,
     parse: optional(parse.list),
   },
+  PLATFORM_PUBLIC_URL: {
+    description:
+      "Address integrators reach this API at (scheme and host, no path), for the OpenAPI document's servers; http://HOST:PORT when unset",
+    default: undefined,
+    parse: optional(parse.url),
+  },
   BODY_LIMIT_BYTES: { description: "Largest accepted request body in bytes", default: 1_048_576, parse: parse.int(1) },
   TOKEN_CACHE_TTL_MS: {
     description: "How long a resolved API key or delegation grant is cached (revocation events purge sooner)",
@@ -98,3 +104,11 @@ export const gatewayConfigSpec = {
 } satisfies ConfigSpec;
 
 export type GatewayConfig = ConfigOf<typeof gatewayConfigSpec>;
+
+/** The API's address for the OpenAPI `servers`: PLATFORM_PUBLIC_URL, else where the gateway listens. */
+export function publicUrl(config: Pick<GatewayConfig, "PLATFORM_PUBLIC_URL" | "HOST" | "PORT">): string {
+  if (config.PLATFORM_PUBLIC_URL) return config.PLATFORM_PUBLIC_URL.replace(/\/+$/, "");
+  // A wildcard address is where the gateway listens, not one a client can call.
+  const host = config.HOST === "0.0.0.0" || config.HOST === "::" ? "127.0.0.1" : config.HOST;
+  return `http://${host.includes(":") ? `[${host}]` : host}:${config.PORT}`;
+}

@@ -7,6 +7,8 @@ import { problem } from "@platform/kit/problems";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import type { ApiKeyAuthenticator, Token } from "./auth.js";
 import { ACTING_ON_HEADER, type Delegation, type DelegationResolver } from "./delegation.js";
+import { openCursor, type PageBinding } from "./http/cursor-binding.js";
+import { requestFingerprint } from "./http/idempotency-fingerprint.js";
 import type { RateLimiter, Tier } from "./rate-limit/limiter.js";
 import { type ApiCall, type RouteSpec, requiredScopes } from "./route.js";
 import { type ContextSigner, forwardReplay } from "./services.js";
@@ -69,12 +71,19 @@ function checkIds(spec: RouteSpec, params: unknown): void {
 
 /**
  * List endpoints: a sort outside the allowlist is 400 invalid-sort-field; a cursor that is
- * malformed, tampered with or minted under another sort is 400 invalid-cursor. The owning
- * service decodes the same cursor with the shared secret to continue the keyset.
+ * malformed, tampered with, or handed out under another sort, endpoint or org is 400
+ * invalid-cursor. The handler passes on the service's own cursor (see cursor-binding.ts),
+ * which the owning service decodes with the shared secret to continue the keyset.
  */
-function checkPage(spec: RouteSpec, query: unknown, cursors: CursorCodec): void {
-  if (!spec.page) return;
-  const { sort, cursor } = (query ?? {}) as Record<string, unknown>;
+function checkPage(
+  spec: RouteSpec,
+  request: FastifyRequest,
+  orgId: string,
+  cursors: CursorCodec,
+): PageBinding | undefined {
+  if (!spec.page) return undefined;
+  const query = (request.query ?? {}) as Record<string, unknown>;
+  const { sort, cursor } = query;
   let sortKey = "";
   if (spec.page.defaultSort !== undefined) {
     sortKey = parseSort(
@@ -88,7 +97,12 @@ function checkPage(spec: RouteSpec, query: unknown, cursors: CursorCodec): void 
       allowedSortFields: [],
     });
   }
-  if (typeof cursor === "string" && cursor !== "") cursors.decode(cursor, sortKey);
+  const binding = {
+    sort: sortKey,
+    scope: { operationId: spec.operationId, params: request.params as Record<string, string>, orgId },
+  };
+  if (typeof cursor === "string" && cursor !== "") query.cursor = openCursor(cursors, cursor, sortKey, binding.scope);
+  return binding;
 }
 
 function idempotencyKey(spec: RouteSpec, header: string | string[] | undefined): string | undefined {
@@ -142,7 +156,7 @@ export function guardFor(spec: RouteSpec, deps: GuardDeps) {
       deps.clock.now().getTime(),
     );
     checkIds(spec, request.params);
-    checkPage(spec, request.query, deps.cursors);
+    const page = checkPage(spec, request, delegation?.childOrgId ?? token.orgId, deps.cursors);
     const key = idempotencyKey(spec, request.headers[IDEMPOTENCY_KEY_HEADER]);
     const timeoutMs = deps.timeouts[spec.tier];
     const version = expectedVersion(spec, request.headers[IF_MATCH_HEADER]);
@@ -153,13 +167,14 @@ export function guardFor(spec: RouteSpec, deps: GuardDeps) {
       ...(delegation ? { parentOrgId: token.orgId } : {}),
       tokenId: token.tokenId,
       scopes: delegation?.effectiveScopes ?? token.scopes,
-      ...(key !== undefined ? { idempotencyKey: key } : {}),
+      ...(key !== undefined ? { idempotencyKey: key, requestFingerprint: requestFingerprint(spec, request) } : {}),
     };
     request.apiCall = {
       token,
       actingOn: delegation?.childOrgId,
       context,
       expectedVersion: version,
+      page,
       callOptions: () => ({
         ...forwardReplay(deps.sign(context), () => reply.header(IDEMPOTENT_REPLAY_RESPONSE_HEADER, "true")),
         timeoutMs,

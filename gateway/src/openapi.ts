@@ -2,17 +2,23 @@ import swagger from "@fastify/swagger";
 import swaggerUi from "@fastify/swagger-ui";
 import { PROBLEM_CATALOG, type ProblemName } from "@platform/kit/problems";
 import type { FastifyInstance, FastifySchema } from "fastify";
+import { OPENAPI_TAGS } from "./openapi-tags.js";
 import { DAILY_QUOTA, TIER_LIMITS } from "./rate-limit/limiter.js";
 import { API_PREFIX, type JsonSchema, type RouteSpec, requiredScopes } from "./route.js";
 import { documentWebhooks } from "./schemas/webhooks.js";
 
 const header = (description: string) => ({ type: "string", description });
 
-const SUCCESS_HEADERS = {
+const REQUEST_ID_HEADER = {
   "X-Request-Id": header("Id of this request (the caller's X-Request-Id when it sent a usable one)"),
+};
+const RATE_LIMIT_HEADERS = {
   RateLimit: header('Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again)'),
   "RateLimit-Policy": header('The tier bucket, e.g. "read";q=300;w=60'),
 };
+const SUCCESS_HEADERS = { ...REQUEST_ID_HEADER, ...RATE_LIMIT_HEADERS };
+/** Problems a request gets before it is counted (API key, scopes, delegation) carry no RateLimit headers. */
+const UNCOUNTED_STATUSES = new Set([401]);
 
 function problemsOf(spec: RouteSpec): ProblemName[] {
   const names: ProblemName[] = [
@@ -37,10 +43,9 @@ function problemsOf(spec: RouteSpec): ProblemName[] {
   }
   if (spec.idempotencyKey) names.push("idempotency-key-required", "idempotency-key-conflict");
   if (spec.ifMatch) names.push("precondition-failed");
-  if (spec.page) {
-    names.push("invalid-cursor", "invalid-sort-field");
-    if (spec.page.filters.length > 0) names.push("invalid-filter");
-  }
+  if (spec.page) names.push("invalid-cursor", "invalid-sort-field");
+  // Any query parameter the route does not declare is refused (http/strict-query.ts).
+  names.push("invalid-filter");
   if (spec.method !== "GET" && spec.method !== "DELETE") {
     names.push("malformed-json", "unsupported-media-type", "payload-too-large");
   }
@@ -60,7 +65,9 @@ function errorResponses(spec: RouteSpec): Record<string, JsonSchema> {
     out[status] = {
       description: `Problem types: ${names.join(", ")}`,
       headers: {
-        "X-Request-Id": SUCCESS_HEADERS["X-Request-Id"],
+        ...REQUEST_ID_HEADER,
+        // Every answer after the rate limiter counted the request says what is left (4xx and 5xx too).
+        ...(UNCOUNTED_STATUSES.has(status) ? {} : RATE_LIMIT_HEADERS),
         ...(status === 429 ? { "Retry-After": header("Seconds until the request would be accepted") } : {}),
         ...(status === 503 ? { "Retry-After": header("Seconds to wait before retrying") } : {}),
         ...(status === 405 ? { Allow: header("Methods the path supports") } : {}),
@@ -71,8 +78,16 @@ function errorResponses(spec: RouteSpec): Record<string, JsonSchema> {
   return out;
 }
 
+const notModified = {
+  type: "null",
+  description: "Not Modified: the representation named in If-None-Match is current",
+  headers: { ETag: header("The current validator"), ...SUCCESS_HEADERS },
+};
+
 /** The OpenAPI view of a route: its runtime schema plus what the guard enforces. */
 function documented(schema: FastifySchema, spec: RouteSpec): FastifySchema {
+  // Single-resource GETs answer 304 to a matching If-None-Match (see http/conditional.ts).
+  const conditional = spec.method === "GET" && !spec.page;
   const successHeaders = {
     ...SUCCESS_HEADERS,
     ...(spec.actingOn !== "forbidden"
@@ -81,6 +96,7 @@ function documented(schema: FastifySchema, spec: RouteSpec): FastifySchema {
     ...(spec.idempotencyKey
       ? { "X-Idempotent-Replay": header("true when this is the stored response of an earlier request with the key") }
       : {}),
+    ...(conditional ? { ETag: header("Validator of this representation; send it back in If-None-Match") } : {}),
     ...Object.fromEntries(Object.entries(spec.headers ?? {}).map(([name, text]) => [name, header(text)])),
   };
   const success = Object.fromEntries(
@@ -102,6 +118,9 @@ function documented(schema: FastifySchema, spec: RouteSpec): FastifySchema {
   }
   if (spec.idempotencyKey) {
     requestHeaders["Idempotency-Key"] = { ...header("Opaque key, at most 255 characters"), maxLength: 255 };
+  }
+  if (conditional) {
+    requestHeaders["If-None-Match"] = header("ETags of representations the client has; 304 when one is current");
   }
   if (spec.ifMatch) {
     requestHeaders["If-Match"] = header(
@@ -127,12 +146,19 @@ function documented(schema: FastifySchema, spec: RouteSpec): FastifySchema {
       properties: requestHeaders,
       ...(requiredHeaders.length > 0 ? { required: requiredHeaders } : {}),
     },
-    response: { ...success, ...errorResponses(spec) },
+    response: {
+      ...success,
+      ...(conditional ? { 304: notModified } : {}),
+      ...errorResponses(spec),
+    },
   } as FastifySchema;
 }
 
 /** The OpenAPI 3.1 document (generated from the routes) and the human docs page. */
-export async function registerOpenApi(app: FastifyInstance, opts: { docsUrl: string }): Promise<void> {
+export async function registerOpenApi(
+  app: FastifyInstance,
+  opts: { docsUrl: string /** Where integrators reach this API (OpenAPI `servers`). */; serverUrl: string },
+): Promise<void> {
   await app.register(swagger, {
     openapi: {
       openapi: "3.1.0",
@@ -143,7 +169,11 @@ export async function registerOpenApi(app: FastifyInstance, opts: { docsUrl: str
           "Server-to-server REST API of the sales-productivity platform. A preview: details may change before general availability.",
           `Errors are RFC 9457 application/problem+json; \`type\` is ${opts.docsUrl}/platform-api/errors/<error-name>.`,
         ].join("\n\n"),
+        contact: { name: "Platform Integration API", url: `${opts.docsUrl}/platform-api` },
+        license: { name: "Proprietary: use under the platform's API terms", url: `${opts.docsUrl}/platform-api/terms` },
       },
+      servers: [{ url: opts.serverUrl, description: "This deployment" }],
+      tags: [...OPENAPI_TAGS],
       components: {
         securitySchemes: {
           apiKey: {

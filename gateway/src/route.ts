@@ -4,6 +4,7 @@ import type { ProblemName } from "@platform/kit/problems";
 import type { Scope } from "@platform/kit/scopes";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import type { Token } from "./auth.js";
+import type { PageBinding } from "./http/cursor-binding.js";
 import type { Tier } from "./rate-limit/limiter.js";
 import type { PageSpec } from "./schemas/pagination.js";
 
@@ -21,6 +22,8 @@ export interface ApiCall {
   context: RequestContext;
   /** The version in If-Match, on routes that require one. */
   expectedVersion: bigint | undefined;
+  /** List routes: the sort, endpoint and org the page's cursors are bound to. */
+  page: PageBinding | undefined;
   /**
    * Options for a Connect call on behalf of this request. A response the service replays
    * from its idempotency record marks the reply with X-Idempotent-Replay: true.

@@ -1,6 +1,7 @@
 import { type ProblemError, type ProblemName, problem } from "@platform/kit/problems";
 import { Ajv, type ErrorObject, type Options } from "ajv";
 import type { FastifySchemaCompiler } from "fastify";
+import { acceptedParameters } from "./http/strict-query.js";
 import type { RouteSpec } from "./route.js";
 
 const common: Options = {
@@ -50,15 +51,29 @@ export function validationProblem(
   let detail: string;
   if (!error || field === "")
     detail = `The request ${part === "body" ? "body" : part} ${error?.message ?? "is invalid"}.`;
+  else if (error.keyword === "additionalProperties" && part === "querystring") detail = unknownParameter(field, route);
   else if (error.keyword === "additionalProperties")
     detail = notWritable ?? `${where} '${field}' is not accepted here.`;
   else if (error.keyword === "required") detail = `${where} '${field}' is required.`;
   else detail = `${where} '${field}' ${error.message}.`;
-  return problem(problemName(part, field, route), detail, field ? { field } : {});
+  return problem(problemName(part, field, route, error?.keyword), detail, field ? { field } : {});
 }
 
-function problemName(part: string | undefined, field: string, route: RouteSpec | undefined): ProblemName {
+function unknownParameter(field: string, route: RouteSpec | undefined): string {
+  const accepted = acceptedParameters(route?.schema?.querystring);
+  return accepted.length === 0
+    ? `Query parameter '${field}' is not accepted: this endpoint takes no query parameters.`
+    : `Query parameter '${field}' is not accepted here; this endpoint takes ${accepted.join(", ")}.`;
+}
+
+function problemName(
+  part: string | undefined,
+  field: string,
+  route: RouteSpec | undefined,
+  keyword: string | undefined,
+): ProblemName {
   if (part === "body" && route?.invalidBody) return route.invalidBody;
+  if (part === "querystring" && keyword === "additionalProperties") return "invalid-filter";
   if (part === "querystring" && (route?.page?.filters.includes(field) || route?.filters?.includes(field))) {
     return "invalid-filter";
   }

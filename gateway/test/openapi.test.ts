@@ -165,6 +165,53 @@ describe("OpenAPI document", () => {
     expect(doc.components.schemas.Organization?.properties.logoUrl?.type).toEqual(["string", "null"]);
   });
 
+  it("names its server, contact, license and a described tag for every operation", () => {
+    const full = doc as unknown as {
+      servers: { url: string }[];
+      info: { contact: { url: string }; license: { name: string; url: string } };
+      tags: { name: string; description: string }[];
+    };
+    // PLATFORM_PUBLIC_URL when set; else where the gateway listens (HOST:PORT).
+    expect(full.servers).toEqual([{ url: "http://127.0.0.1:8080", description: expect.any(String) }]);
+    expect(full.info.contact.url).toMatch(/^https:\/\//);
+    expect(full.info.license).toEqual({ name: expect.any(String), url: expect.stringMatching(/^https:\/\//) });
+    const described = new Map(full.tags.map((t) => [t.name, t.description]));
+    const used = [
+      ...operations().flatMap(({ op }) => (op as { tags?: string[] }).tags ?? []),
+      ...Object.values(doc.webhooks).flatMap((w) => (w.post as { tags?: string[] }).tags ?? []),
+    ];
+    expect(used.length).toBeGreaterThan(0);
+    for (const tag of new Set(used)) expect(described.get(tag), tag).toMatch(/\w{3,}/);
+  });
+
+  it("documents RateLimit on every answer the rate limiter counted, errors included", () => {
+    for (const { path, method, op } of operations()) {
+      for (const [status, res] of Object.entries(op.responses)) {
+        const names = Object.keys(res.headers ?? {});
+        if (status === "401") expect(names, `${method} ${path} ${status}`).not.toContain("RateLimit");
+        else
+          expect(names, `${method} ${path} ${status}`).toEqual(
+            expect.arrayContaining(["RateLimit", "RateLimit-Policy"]),
+          );
+      }
+      expect(response(op, "429").headers).toHaveProperty("Retry-After");
+      // Unknown query parameters are 400 invalid-filter on every route.
+      expect(response(op, "400").description, `${method} ${path}`).toContain("invalid-filter");
+    }
+  });
+
+  it("documents ETag, If-None-Match and 304 on single-resource GETs, not on lists", () => {
+    const account = op(`${API}/accounts/{accountId}`, "get");
+    expect(response(account, "200").headers).toHaveProperty("ETag");
+    expect(response(account, "304").headers).toHaveProperty("ETag");
+    expect(account.parameters).toEqual(
+      expect.arrayContaining([expect.objectContaining({ in: "header", name: "If-None-Match" })]),
+    );
+    const accounts = op(`${API}/accounts`, "get");
+    expect(accounts.responses["304"]).toBeUndefined();
+    expect(response(accounts, "200").headers).not.toHaveProperty("ETag");
+  });
+
   it("documents the user and partner routes with list and detail shapes, If-Match and replays", () => {
     const list = op(`${API}/users`, "get");
     expect(response(list, "200").content?.["application/json"]?.schema).toMatchObject({

@@ -1,3 +1,4 @@
+import { sealCursor } from "@platform/gateway/http/cursor-binding";
 import { createCursorCodec } from "@platform/kit/cursor";
 import { ALL_SCOPES } from "@platform/kit/scopes";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
@@ -43,7 +44,12 @@ describe("list routes", () => {
   });
 
   it("rejects a cursor replayed under another sort, and accepts it under its own", async () => {
-    const cursor = codec.encode("-updatedAt", ["2026-01-01T00:00:00.000Z", "deal_0123456789abcdefghjkmnpq"]);
+    const position = ["2026-01-01T00:00:00.000Z", "deal_0123456789abcdefghjkmnpq"];
+    const cursor = sealCursor(codec, codec.encode("-updatedAt", position), "-updatedAt", {
+      operationId: "listDeals",
+      params: {},
+      orgId: ORG,
+    });
     expectProblem(await get(gw.app, `${API}/deals?sort=name&cursor=${cursor}`, key), "invalid-cursor");
     // The default sort of GET /deals is -updatedAt: the same cursor passes both spellings.
     expectProblem(await get(gw.app, `${API}/deals?cursor=${cursor}`, key), "not-implemented");

@@ -68,15 +68,15 @@ describe("routing errors", () => {
   it("answers 405 method-not-allowed with Allow for a known path", async () => {
     const entitlements = await send("DELETE", `${API}/organizations/me/entitlements`);
     expectProblem(entitlements, "method-not-allowed");
-    expect(entitlements.headers.allow).toBe("GET");
+    expect(entitlements.headers.allow).toBe("GET, HEAD");
     const subscription = await send("PUT", `${API}/webhook-subscriptions/sub_1yzefm0450baq05dn6dz18k6`, {
       body: "{}",
       headers: json,
     });
     expectProblem(subscription, "method-not-allowed");
-    expect(subscription.headers.allow).toBe("DELETE, GET, PATCH");
+    expect(subscription.headers.allow).toBe("DELETE, GET, HEAD, PATCH");
     const deal = await send("POST", `${API}/deals/${DEAL}`, { body: "{}", headers: json });
-    expect(deal.headers.allow).toBe("GET, PATCH");
+    expect(deal.headers.allow).toBe("GET, HEAD, PATCH");
   });
 
   it("answers 415 unsupported-media-type for a body that is not JSON", async () => {

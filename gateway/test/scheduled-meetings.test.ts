@@ -196,7 +196,7 @@ describe("POST /scheduled-meetings", () => {
   });
 
   it("records the UTM query parameters as the campaign, absent ones as null", async () => {
-    const res = await book(booking(), {}, "?utm_source=newsletter&utm_campaign=spring&utm_content=cta&ref=x");
+    const res = await book(booking(), {}, "?utm_source=newsletter&utm_campaign=spring&utm_content=cta");
     expect(res.statusCode).toBe(201);
     expect(res.json().smartScheduling.campaign).toEqual({
       id: null,
@@ -220,11 +220,16 @@ describe("POST /scheduled-meetings", () => {
       term: "t",
       content: "x",
     });
-    // Other query parameters are no campaign.
+    // No UTM parameter, no campaign (any other query parameter is 400 invalid-filter).
+    expectProblem(
+      await book(booking({ slotToken: gw.scheduling.slotToken({ start: "2026-01-17T09:00:00.000Z" }) }), {}, "?ref=x"),
+      "invalid-filter",
+      { field: "ref" },
+    );
     const none = await book(
       booking({ slotToken: gw.scheduling.slotToken({ start: "2026-01-17T09:00:00.000Z" }) }),
       {},
-      "?ref=x",
+      "",
     );
     expect(none.json().smartScheduling.campaign).toBeNull();
     expect(gw.scheduling.lastRequest<BookMeetingRequest>("bookMeeting")?.campaign).toBeUndefined();

@@ -14,6 +14,7 @@ ignoreBrokenPipes();
 const { gatewayConfigSpec } = await import("@platform/gateway/config");
 const { embeddedConfigSpec } = await import("./config.js");
 const { createEmbeddedPlatform } = await import("./platform.js");
+const { startErrorLine } = await import("./start-errors.js");
 
 let config: ReturnType<typeof loadConfig<typeof embeddedConfigSpec>>;
 let gatewayConfig: ReturnType<typeof loadConfig<typeof gatewayConfigSpec>>;
@@ -33,6 +34,14 @@ const dataDir = resolve(config.PLATFORM_DATA_DIR);
 mkdirSync(dataDir, { recursive: true });
 logger.info({ dataDir }, "starting the embedded platform");
 
+/** A start failure the user can fix (data directory in use, port taken): one line, no stack trace. */
+function exitIfExplained(err: unknown): void {
+  const line = startErrorLine(err, config);
+  if (line === undefined) return;
+  console.error(line);
+  process.exit(1);
+}
+
 const platform = await createEmbeddedPlatform({
   dataDir,
   logger,
@@ -44,6 +53,9 @@ const platform = await createEmbeddedPlatform({
   adminHost: config.HOST,
   slotTokenSecret: config.SLOT_TOKEN_SECRET,
   bookingBaseUrl: config.BOOKING_BASE_URL,
+}).catch((err: unknown) => {
+  exitIfExplained(err);
+  throw err;
 });
 
 const keysFile = join(dataDir, "sandbox-keys.json");
@@ -51,17 +63,28 @@ if (config.SANDBOX_ENABLED) {
   writeFileSync(keysFile, `${JSON.stringify(await platform.sandboxKeys(), null, 2)}\n`, { mode: 0o600 });
 }
 
-const address = await platform.app.listen({ port: config.PORT, host: config.HOST });
+let address: string;
+try {
+  address = await platform.app.listen({ port: config.PORT, host: config.HOST });
+} catch (err) {
+  await platform.close();
+  exitIfExplained(err);
+  throw err;
+}
+const adminUrl = platform.admin ? `http://${config.HOST}:${platform.admin.port}` : undefined;
 const lines = [
   "",
   `Platform Integration API (embedded) listening on ${address}/api/v1alpha1`,
   `  API docs:        ${address}/docs`,
   `  OpenAPI:         ${address}/api/v1alpha1/openapi.json`,
-  platform.admin ? `  Admin plane:     http://${config.HOST}:${platform.admin.port} (npx platform --help)` : "",
+  adminUrl
+    ? `  Admin plane:     ${adminUrl} (npx platform --help${adminUrl === "http://127.0.0.1:8081" ? "" : `; set PLATFORM_ADMIN_URL=${adminUrl} for the CLI`})`
+    : "",
   config.SANDBOX_ENABLED
     ? `  Sandbox keys:    ${keysFile}${platform.seeded ? " (sandbox seeded on this first start)" : ""}  — or: npx platform sandbox keys`
     : "",
-  `  Data:            ${dataDir} (kept across restarts)`,
+  `  Data:            ${dataDir} (kept across restarts; one process at a time)`,
+  "  Other ports:     PORT=8090 ADMIN_PORT=8091 npm start, then PLATFORM_ADMIN_URL=http://127.0.0.1:8091 for the CLI",
   "",
 ].filter((l) => l !== "");
 process.stdout.write(`${lines.join("\n")}\n\n`);

@@ -35,6 +35,7 @@ import {
   startSchedulingConsumers,
 } from "@platform/scheduling/server";
 import type { FastifyInstance } from "fastify";
+import { lockDataDirectory } from "./data-lock.js";
 import type { EmbeddedParts, EmbeddedService } from "./embedded-service.js";
 import { analyticsEmbedded } from "./services/analytics.js";
 import { crmEmbedded } from "./services/crm.js";
@@ -98,7 +99,15 @@ export interface EmbeddedPlatform {
 export async function createEmbeddedPlatform(opts: EmbeddedOptions): Promise<EmbeddedPlatform> {
   const clock = opts.clock ?? systemClock;
   const { logger } = opts;
-  const pglite = await openPglite(opts.dataDir ? join(opts.dataDir, "pglite") : undefined);
+  // One process per data directory: refused here, before anything is opened or written.
+  const lock = opts.dataDir ? lockDataDirectory(opts.dataDir) : undefined;
+  let pglite: Awaited<ReturnType<typeof openPglite>>;
+  try {
+    pglite = await openPglite(opts.dataDir ? join(opts.dataDir, "pglite") : undefined);
+  } catch (err) {
+    lock?.release();
+    throw err;
+  }
   const bus = new InProcessBus();
 
   const serverInterceptors = [errorInterceptor(logger), trustInterceptor(opts.gateway.PLATFORM_CONTEXT_SECRET, clock)];
@@ -184,18 +193,34 @@ export async function createEmbeddedPlatform(opts: EmbeddedOptions): Promise<Emb
     bus,
   });
 
-  const admin =
-    opts.adminPort === undefined
-      ? undefined
-      : await serveConnect({
-          routes: (router) => {
-            identity.adminRoutes(router);
-            for (const parts of started) parts.adminRoutes?.(router);
-          },
-          interceptors: [errorInterceptor(logger), adminSecretInterceptor(opts.adminSecret)],
-          port: opts.adminPort,
-          host: opts.adminHost ?? "127.0.0.1",
-        });
+  async function closeParts() {
+    await app.close();
+    for (const c of consumers) await c.close();
+    for (const relay of relays) await relay.stop();
+    await bus.close();
+    await pglite.close();
+    lock?.release();
+  }
+
+  let admin: Awaited<ReturnType<typeof serveConnect>> | undefined;
+  try {
+    admin =
+      opts.adminPort === undefined
+        ? undefined
+        : await serveConnect({
+            routes: (router) => {
+              identity.adminRoutes(router);
+              for (const parts of started) parts.adminRoutes?.(router);
+            },
+            interceptors: [errorInterceptor(logger), adminSecretInterceptor(opts.adminSecret)],
+            port: opts.adminPort,
+            host: opts.adminHost ?? "127.0.0.1",
+          });
+  } catch (err) {
+    // A taken ADMIN_PORT: close what runs, so the caller can report it and exit cleanly.
+    await closeParts();
+    throw err;
+  }
 
   return {
     app,
@@ -210,12 +235,8 @@ export async function createEmbeddedPlatform(opts: EmbeddedOptions): Promise<Emb
       return published;
     },
     async close() {
-      await app.close();
       await admin?.close();
-      for (const c of consumers) await c.close();
-      for (const relay of relays) await relay.stop();
-      await bus.close();
-      await pglite.close();
+      await closeParts();
     },
   };
 }

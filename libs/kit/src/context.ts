@@ -21,6 +21,16 @@ export interface RequestContext {
   tokenId?: string;
   scopes?: string[];
   idempotencyKey?: string;
+  /** With idempotencyKey: hashes of the request's parts, so a conflict can say what differed. */
+  requestFingerprint?: RequestFingerprint;
+}
+
+/** Hashes of the parts of an HTTP request, as the gateway received it. */
+export interface RequestFingerprint {
+  /** Method, endpoint and path parameters. */
+  target: string;
+  query: string;
+  body: string;
 }
 
 /** How long a signed context stays valid; it is minted per call, so this only bounds replay. */

@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import type { Clock } from "./clock.js";
+import type { RequestFingerprint } from "./context.js";
 import type { Db, Queryable } from "./db.js";
 import { problem } from "./problems.js";
 
@@ -12,7 +13,7 @@ export interface IdempotencyScope {
   actingOrgId?: string;
   /** The Idempotency-Key header; its presence and length (≤ 255) are checked at the gateway. */
   key: string;
-  /** `hashRequest` of the request body. */
+  /** `hashRequest` of the request body, or `fingerprintHash` of the HTTP request's parts. */
   requestHash: string;
 }
 
@@ -36,6 +37,36 @@ function canonicalJson(value: unknown): string {
 /** SHA-256 (hex) of the canonical JSON of a request body. */
 export function hashRequest(body: unknown): string {
   return createHash("sha256").update(canonicalJson(body)).digest("hex");
+}
+
+const FINGERPRINT_PREFIX = "fp1:";
+
+/** The stored hash of a request known part by part, so a conflict can name the part that differs. */
+export function fingerprintHash(fp: RequestFingerprint): string {
+  return `${FINGERPRINT_PREFIX}${fp.target}.${fp.query}.${fp.body}`;
+}
+
+function fingerprintOf(hash: string): RequestFingerprint | undefined {
+  if (!hash.startsWith(FINGERPRINT_PREFIX)) return undefined;
+  const [target, query, body] = hash.slice(FINGERPRINT_PREFIX.length).split(".");
+  return target !== undefined && query !== undefined && body !== undefined ? { target, query, body } : undefined;
+}
+
+/** 422 idempotency-key-conflict, saying what differs from the request that first used the key. */
+export function idempotencyConflict(storedHash: string, requestHash: string) {
+  const before = fingerprintOf(storedHash);
+  const now = fingerprintOf(requestHash);
+  let what = "a different request";
+  if (before && now) {
+    if (before.target !== now.target) what = "another endpoint (a different method or path)";
+    else if (before.query !== now.query && before.body !== now.body) what = "a different query string and body";
+    else if (before.query !== now.query) what = "a different query string";
+    else what = "a different request body";
+  }
+  return problem(
+    "idempotency-key-conflict",
+    `This Idempotency-Key was already used with ${what}; send the same request to replay it, or use a new key.`,
+  );
 }
 
 interface KeyRow {
@@ -80,10 +111,7 @@ export async function runIdempotent(
       // Only reachable if another request expired and deleted the row in between: ask for a retry.
       if (!row || row.status_code === null) throw problem("service-unavailable", "Concurrent request; retry.");
       if (row.request_hash !== scope.requestHash) {
-        throw problem(
-          "idempotency-key-conflict",
-          "This Idempotency-Key was already used with a different request body.",
-        );
+        throw idempotencyConflict(row.request_hash, scope.requestHash);
       }
       return { status: row.status_code, body: row.response, replayed: true };
     }
@@ -115,7 +143,7 @@ export async function storedResponse(
   );
   if (!row || row.status_code === null) return undefined;
   if (row.request_hash !== scope.requestHash) {
-    throw problem("idempotency-key-conflict", "This Idempotency-Key was already used with a different request body.");
+    throw idempotencyConflict(row.request_hash, scope.requestHash);
   }
   return { status: row.status_code, body: row.response, replayed: true };
 }

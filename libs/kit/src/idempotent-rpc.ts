@@ -14,6 +14,7 @@ import { IDEMPOTENT_REPLAY_HEADER } from "./context.js";
 import type { Db, Queryable } from "./db.js";
 import { checkDeadline } from "./deadline.js";
 import {
+  fingerprintHash,
   hashRequest,
   type IdempotencyScope,
   type IdempotentResult,
@@ -34,7 +35,11 @@ function scopeOf<I extends DescMessage>(
     tokenId: caller.tokenId,
     ...(caller.parentOrgId ? { actingOrgId: caller.orgId } : {}),
     key: caller.idempotencyKey,
-    requestHash: hashRequest({ rpc: request.schema.typeName, body: toJson(request.schema, request.message) }),
+    // Through the gateway: the HTTP request's parts, so a conflict names what differed; a direct
+    // caller (service tests, admin tools): the RPC message itself.
+    requestHash: caller.requestFingerprint
+      ? fingerprintHash(caller.requestFingerprint)
+      : hashRequest({ rpc: request.schema.typeName, body: toJson(request.schema, request.message) }),
   };
 }
 
