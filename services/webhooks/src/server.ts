@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { WebhookSubscriptionService } from "@platform/contracts/webhooks";
+import { EventLogService, WebhookSubscriptionService } from "@platform/contracts/webhooks";
 import type { EventBus, Subscription } from "@platform/kit/bus";
 import type { Clock } from "@platform/kit/clock";
 import type { Routes } from "@platform/kit/connect";
@@ -12,12 +12,16 @@ import { startFanOut } from "./delivery/fan-out.js";
 import { httpSender, type Sender, systemResolver } from "./delivery/sender.js";
 import { type DeliveryWorker, deliveryWorker } from "./delivery/worker.js";
 import type { Resolver } from "./domain/endpoint.js";
+import { eventLogHandlers } from "./event-log/event-log.handler.js";
+import { startEventLogRetention } from "./event-log/retention.js";
 import { subscriptionHandlers } from "./subscription.handler.js";
 
 export { DELIVERED_TOPICS, DELIVERY_GROUP } from "./delivery/fan-out.js";
 export { httpSender, systemResolver } from "./delivery/sender.js";
 export type { DeliveryWorker } from "./delivery/worker.js";
 export { EVENT_CATALOG, TEST_EVENT_TYPE } from "./domain/catalog.js";
+export { EVENT_LOG_RETENTION_DAYS, publicEventId } from "./domain/event-log.js";
+export { purgeEventLog } from "./event-log/retention.js";
 export { sandboxLegacySecret, sandboxSubscriptionId, seedWebhooksSandbox } from "./sandbox.js";
 
 /** The service's schema: every table is `webhooks.<table>`. */
@@ -51,7 +55,10 @@ export function build(deps: WebhooksDeps): { routes: Routes } {
     endpoints: { allowPrivateTargets: deps.allowPrivateTargets, resolve: deps.resolve ?? systemResolver },
     ...(deps.queued ? { queued: deps.queued } : {}),
   });
-  return { routes: (router) => router.service(WebhookSubscriptionService, handlers) };
+  const eventLog = eventLogHandlers({ db: deps.db, cursorSecret: deps.cursorSecret });
+  return {
+    routes: (router) => router.service(WebhookSubscriptionService, handlers).service(EventLogService, eventLog),
+  };
 }
 
 export interface DeliveryDeps {
@@ -114,5 +121,6 @@ export async function startDelivery(
     groupId: config.WEBHOOKS_CONSUMER_GROUP,
     queued: () => worker.nudge(),
   });
-  return { worker, subscriptions: [fanOut, loop] };
+  const retention = startEventLogRetention({ db: deps.db, clock: deps.clock, logger: deps.logger });
+  return { worker, subscriptions: [fanOut, loop, retention] };
 }
