@@ -10,7 +10,8 @@ import { type CachePurge, startCachePurge } from "./cache-purge.js";
 import type { GatewayConfig } from "./config.js";
 import { DelegationResolver, type GrantRecord } from "./delegation.js";
 import { frameworkErrorHandler, installErrorHandling } from "./errors.js";
-import { type GuardDeps, guardFor } from "./guard.js";
+import { EVENT_STREAM_DEFAULTS, type EventStreamOptions, EventStreams } from "./event-stream.js";
+import { type GuardDeps, guardFor, recheckAccess } from "./guard.js";
 import { registerHealth } from "./health.js";
 import { installHttpMetrics } from "./http-metrics.js";
 import { LoadingCache } from "./loading-cache.js";
@@ -22,6 +23,7 @@ import { API_PREFIX, type JsonSchema, type RouteSpec } from "./route.js";
 import { analyticsRoutes, analyticsSchemas } from "./routes/analytics.js";
 import { composedRoutes, composedSchemas } from "./routes/composed.js";
 import { crmRoutes, crmSchemas } from "./routes/crm.js";
+import { eventsRoutes, eventsSchemas } from "./routes/events.js";
 import { identityRoutes } from "./routes/identity.js";
 import { revenueRoutes, revenueSchemas } from "./routes/revenue.js";
 import { schedulingRoutes } from "./routes/scheduling.js";
@@ -42,12 +44,14 @@ import {
   smartScheduleSummarySchema,
 } from "./schemas/scheduling.js";
 import { contextSigner, createServiceClients, type ServiceTransports } from "./services.js";
+import { memoryStreamSlots, type StreamSlots } from "./stream-slots.js";
 import { validatorCompiler } from "./validation.js";
 
 export type { GatewayConfig } from "./config.js";
 export { memoryRateLimitStore } from "./rate-limit/memory-store.js";
 export { redisRateLimitStore } from "./rate-limit/redis-store.js";
 export type { RateLimitStore } from "./rate-limit/store.js";
+export { memoryStreamSlots, redisStreamSlots, type StreamSlots } from "./stream-slots.js";
 
 export interface GatewayDeps {
   config: GatewayConfig;
@@ -61,6 +65,10 @@ export interface GatewayDeps {
    * on behalf of a child organization are audited on it.
    */
   bus?: EventBus;
+  /** Leases of the open event streams per token; in-memory (this instance only) when unset. */
+  streamSlots?: StreamSlots;
+  /** Tunables of GET /events/stream (tests shorten the poll and heartbeat). */
+  eventStream?: Partial<EventStreamOptions>;
 }
 
 declare module "fastify" {
@@ -194,11 +202,20 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
     ...revenueSchemas,
     ...analyticsSchemas,
     ...webhooksSchemas,
+    ...eventsSchemas,
     ...composedSchemas,
   ]) {
     app.addSchema(schema);
   }
   await registerOpenApi(app, { docsUrl });
+  const streams = new EventStreams({
+    slots: deps.streamSlots ?? memoryStreamSlots(),
+    logger,
+    now,
+    options: { ...EVENT_STREAM_DEFAULTS, ...deps.eventStream },
+  });
+  // Open streams would hold the server open: end them (clients resume elsewhere with Last-Event-ID).
+  app.addHook("preClose", async () => streams.closeAll());
   registerHealth(app, { clients, sign, docsUrl });
   const routes = [
     ...identityRoutes(clients),
@@ -208,6 +225,7 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
     ...analyticsRoutes(deps.transports),
     ...webhooksRoutes(deps.transports),
     ...composedRoutes(deps.transports, clock),
+    ...eventsRoutes(deps.transports, { streams, recheck: (spec, request) => recheckAccess(spec, guard, request) }),
   ];
   for (const spec of routes) registerApiRoute(app, spec, guard);
 

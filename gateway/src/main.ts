@@ -10,7 +10,7 @@ const { KafkaBus } = await import("@platform/kit/kafka-bus");
 const { createLogger } = await import("@platform/kit/logger");
 const { stopTelemetry } = await import("@platform/kit/telemetry");
 const { createClient } = await import("redis");
-const { buildGateway, memoryRateLimitStore, redisRateLimitStore } = await import("./app.js");
+const { buildGateway, memoryRateLimitStore, redisRateLimitStore, redisStreamSlots } = await import("./app.js");
 const { gatewayConfigSpec } = await import("./config.js");
 
 let config: ReturnType<typeof loadConfig<typeof gatewayConfigSpec>>;
@@ -53,6 +53,7 @@ const app = await buildGateway({
     ? redisRateLimitStore({ client: redis, prefix: config.RATE_LIMIT_PREFIX })
     : memoryRateLimitStore(),
   ...(bus ? { bus } : {}),
+  ...(redis ? { streamSlots: redisStreamSlots({ client: redis, prefix: config.RATE_LIMIT_PREFIX }) } : {}),
 });
 await app.listen({ port: config.PORT, host: config.HOST });
 
