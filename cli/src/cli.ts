@@ -7,6 +7,7 @@ import { sandboxKeysOffline } from "@platform/identity/sandbox";
 import { adminClientInterceptor, httpTransport } from "@platform/kit/connect";
 import { ALL_SCOPES, PARTNER_SCOPE, READ_SCOPES } from "@platform/kit/scopes";
 import { Command, CommanderError } from "commander";
+import { registerEventCommands } from "./events-commands.js";
 import {
   auditEntryJson,
   offlineSandboxKeyJson,
@@ -368,6 +369,9 @@ Examples:
     out,
     progress: io.stderr,
   });
+
+  // The public API with an API key: listen and trigger.
+  registerEventCommands(program, { env: io.env, stdout: io.stdout, stderr: io.stderr, now });
 
   try {
     await program.parseAsync(argv, { from: "user" });
