@@ -74,8 +74,9 @@ export function apiClient(baseUrl: string, apiKey: string): ApiClient {
           signal: AbortSignal.timeout(CALL_TIMEOUT_MS),
         });
       } catch (err) {
+        const cause = (err as { cause?: { code?: string } }).cause?.code ?? (err as Error).message;
         throw new ApiError(
-          `cannot reach the API at ${base} (${(err as Error).cause ?? (err as Error).message}); is the platform running? \`npm start\` runs it, or pass --api-url`,
+          `cannot reach the API at ${base} (${cause}); is the platform running? \`npm start\` runs it, or pass --api-url`,
         );
       }
       if (!res.ok) throw await failure(res, `${method} ${path}`);

@@ -72,11 +72,11 @@ export async function forward(
   signer: Webhook,
   target: string,
   message: { id: string; body: string },
-  now: Date,
   timeoutMs: number,
 ): Promise<{ status: number | null; ms: number; error?: string }> {
   const started = performance.now();
-  const timestamp = Math.floor(now.getTime() / 1000);
+  // The wall clock of sending, whatever clock prints the lines: receivers check it against theirs.
+  const timestamp = Math.floor(Date.now() / 1000);
   try {
     const res = await fetch(target, {
       method: "POST",
@@ -94,10 +94,17 @@ export async function forward(
     await res.arrayBuffer().catch(() => undefined);
     return { status: res.status, ms: Math.round(performance.now() - started) };
   } catch (err) {
-    const e = err as Error & { cause?: { code?: string; message?: string } };
-    const error = e.name === "TimeoutError" ? `no response within ${timeoutMs} ms` : (e.cause?.code ?? e.message);
+    const error = (err as Error).name === "TimeoutError" ? `no response within ${timeoutMs} ms` : networkError(err);
     return { status: null, ms: Math.round(performance.now() - started), error };
   }
+}
+
+/** The most telling part of a failed fetch: the socket error's code (ECONNREFUSED), else its message. */
+export function networkError(err: unknown): string {
+  type Cause = { code?: string; message?: string; errors?: Cause[]; cause?: Cause };
+  let cause = (err as Cause).cause;
+  while (cause?.cause && !cause.code) cause = cause.cause;
+  return cause?.code ?? cause?.errors?.[0]?.code ?? cause?.message ?? (err as Error).message;
 }
 
 function eventLine(f: Forwarded): string {
@@ -201,7 +208,7 @@ export async function listen(opts: ListenOptions, io: ListenIo, signal: AbortSig
             // forwarded as it came; the receiver judges it
           }
           const at = io.now();
-          const result = await forward(signer, target, { id: message.id, body: message.data }, at, forwardTimeout);
+          const result = await forward(signer, target, { id: message.id, body: message.data }, forwardTimeout);
           lastEventId = message.id;
           const line: Forwarded = { time: at.toISOString(), id: message.id, type, ...result };
           io.out(opts.json ? JSON.stringify(line) : eventLine(line));
@@ -215,8 +222,8 @@ export async function listen(opts: ListenOptions, io: ListenIo, signal: AbortSig
     } catch (err) {
       if (signal.aborted) break;
       if (fatal(err)) throw err;
-      const why = err instanceof ApiError ? err.message : ((err as Error).cause ?? (err as Error).message);
-      io.err(`disconnected (${String(why)}); reconnecting in ${Math.ceil(backoff / 1000)} s`);
+      const why = err instanceof ApiError ? err.message : networkError(err);
+      io.err(`disconnected (${why}); reconnecting in ${Math.ceil(backoff / 1000)} s`);
       await sleep(backoff, signal);
       backoff = Math.min(maxBackoff, backoff * 2);
     } finally {

@@ -10,7 +10,7 @@ import { type CachePurge, startCachePurge } from "./cache-purge.js";
 import type { GatewayConfig } from "./config.js";
 import { DelegationResolver, type GrantRecord } from "./delegation.js";
 import { frameworkErrorHandler, installErrorHandling } from "./errors.js";
-import { EVENT_STREAM_DEFAULTS, type EventStreamOptions, EventStreams } from "./event-stream.js";
+import { EVENT_STREAM_DEFAULTS, EventStreams } from "./event-stream.js";
 import { type GuardDeps, guardFor, recheckAccess } from "./guard.js";
 import { registerHealth } from "./health.js";
 import { installHttpMetrics } from "./http-metrics.js";
@@ -67,8 +67,6 @@ export interface GatewayDeps {
   bus?: EventBus;
   /** Leases of the open event streams per token; in-memory (this instance only) when unset. */
   streamSlots?: StreamSlots;
-  /** Tunables of GET /events/stream (tests shorten the poll and heartbeat). */
-  eventStream?: Partial<EventStreamOptions>;
 }
 
 declare module "fastify" {
@@ -212,7 +210,12 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
     slots: deps.streamSlots ?? memoryStreamSlots(),
     logger,
     now,
-    options: { ...EVENT_STREAM_DEFAULTS, ...deps.eventStream },
+    options: {
+      ...EVENT_STREAM_DEFAULTS,
+      maxStreamsPerToken: config.EVENTS_STREAM_MAX_PER_TOKEN,
+      pollMs: config.EVENTS_STREAM_POLL_MS,
+      heartbeatMs: config.EVENTS_STREAM_HEARTBEAT_MS,
+    },
   });
   // Open streams would hold the server open: end them (clients resume elsewhere with Last-Event-ID).
   app.addHook("preClose", async () => streams.closeAll());
