@@ -51,12 +51,30 @@ export function sampleFormValues(fields: readonly Field[]): Record<string, unkno
   return values;
 }
 
-async function freeSlots(
-  api: ApiClient,
-): Promise<{ scheduleName: string; formValues: Record<string, unknown>; slots: Slot[] }> {
+interface Question {
+  label: string;
+  required: boolean;
+}
+
+/** An answer for every required survey question, keyed by its text as bookings take them. */
+export function sampleSurveyResponses(questions: readonly Question[]): Record<string, string> {
+  return Object.fromEntries(questions.filter((q) => q.required).map((q) => [q.label, "Sent by platform trigger"]));
+}
+
+interface Bookable {
+  scheduleName: string;
+  formValues: Record<string, unknown>;
+  surveyResponses: Record<string, string>;
+  slots: Slot[];
+}
+
+async function freeSlots(api: ApiClient): Promise<Bookable> {
   const list = await api.request<{ items: { id: string; name: string }[] }>("GET", "/smart-schedules?limit=100");
   for (const schedule of list.items) {
-    const detail = await api.request<{ matchingForm: { fields: Field[] } }>("GET", `/smart-schedules/${schedule.id}`);
+    const detail = await api.request<{ matchingForm: { fields: Field[] }; surveyQuestions: Question[] }>(
+      "GET",
+      `/smart-schedules/${schedule.id}`,
+    );
     const formValues = sampleFormValues(detail.matchingForm.fields);
     let availability: { hostGroups: { slots: Slot[] }[][] };
     try {
@@ -66,7 +84,10 @@ async function freeSlots(
       throw err;
     }
     const slots = availability.hostGroups.flatMap((g) => g.flatMap((h) => h.slots));
-    if (slots.length > 0) return { scheduleName: schedule.name, formValues, slots };
+    if (slots.length > 0) {
+      const surveyResponses = sampleSurveyResponses(detail.surveyQuestions ?? []);
+      return { scheduleName: schedule.name, formValues, surveyResponses, slots };
+    }
   }
   throw new ApiError("no active smart schedule of this organization has a free slot to book");
 }
@@ -81,12 +102,13 @@ export async function trigger(api: ApiClient, type: string, step: (s: TriggerSte
     steps.push(s);
     step(s);
   };
-  const { scheduleName, formValues, slots } = await freeSlots(api);
+  const { scheduleName, formValues, surveyResponses, slots } = await freeSlots(api);
   const [slot] = slots as [Slot];
   const meeting = await api.request<{ id: string; startTime: string }>("POST", "/scheduled-meetings", {
     slotToken: slot.slotToken,
     attendee: { firstName: "Trigger", lastName: "Test", email: "trigger@example.com" },
     formValues,
+    surveyResponses,
   });
   record({ action: `booked ${meeting.startTime} on "${scheduleName}"`, id: meeting.id, emits: BOOKED });
   try {

@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import type { Socket } from "node:net";
 import type { PollEventsResponse } from "@platform/contracts/webhooks";
 import type { Logger } from "@platform/kit/logger";
 import { problem } from "@platform/kit/problems";
@@ -52,7 +53,8 @@ export interface StreamSlot {
 }
 
 interface OpenStream {
-  end(): void;
+  /** Ends the response; `hard` also closes its connection at once. */
+  end(hard?: boolean): void;
 }
 
 /**
@@ -67,6 +69,8 @@ export class EventStreams {
   readonly #logger: Logger;
   readonly #now: () => number;
   readonly #open = new Set<OpenStream>();
+  /** Connections that carried a stream, until they close: shutdown closes every one of them. */
+  readonly #sockets = new Set<Socket>();
 
   constructor(deps: { slots: StreamSlots; logger: Logger; now: () => number; options: EventStreamOptions }) {
     this.#slots = deps.slots;
@@ -138,15 +142,25 @@ export class EventStreams {
     let ended = false;
     let wake: (() => void) | undefined;
     const stream: OpenStream = {
-      end: () => {
-        if (ended) return;
+      end: (hard = false) => {
+        if (ended && !hard) return;
         ended = true;
         wake?.();
         if (!res.writableEnded) res.end();
+        // A client that stopped reading would keep the connection (and a shutting-down
+        // server) open until it hangs up: the connection served only this stream, so it goes too.
+        if (hard) res.socket?.destroy();
       },
     };
     this.#open.add(stream);
-    res.on("close", () => stream.end());
+    // The client is gone (or half-closed its side): nothing more can reach it, so the
+    // connection is closed at once rather than left to linger with unread bytes.
+    res.on("close", () => stream.end(true));
+    const socket = res.socket;
+    if (socket) {
+      this.#sockets.add(socket);
+      socket.once("close", () => this.#sockets.delete(socket));
+    }
     const pause = (ms: number) =>
       new Promise<void>((resolve) => {
         const timer = setTimeout(() => {
@@ -159,14 +173,27 @@ export class EventStreams {
           resolve();
         };
       });
+    // Backpressure: a slow client stops the polling instead of filling the gateway's memory;
+    // one that reads nothing for two heartbeats is cut off.
+    const stalled = options.heartbeatMs * 2;
     const write = async (chunk: string) => {
-      if (ended) return;
-      // Backpressure: a slow client stops the polling instead of filling the gateway's memory.
-      if (!res.write(chunk)) await new Promise<void>((resolve) => res.once("drain", resolve).once("close", resolve));
+      if (ended || res.write(chunk)) return;
+      const drained = await new Promise<boolean>((resolve) => {
+        const timer = setTimeout(() => resolve(false), stalled);
+        const done = () => {
+          clearTimeout(timer);
+          resolve(true);
+        };
+        res.once("drain", done).once("close", done);
+      });
+      if (!drained) {
+        request.log.info("event stream ended: the client stopped reading");
+        stream.end(true);
+      }
     };
     const { slot } = opened;
     const heartbeat = setInterval(() => {
-      if (ended) return;
+      if (ended || res.writableNeedDrain) return;
       res.write(`: heartbeat ${new Date(this.#now()).toISOString()}\n\n`);
       void this.#slots.renew(slot.tokenId, slot.id, this.#now(), this.leaseMs).catch(() => {});
       opened.source.recheck().catch((err: unknown) => {
@@ -201,6 +228,7 @@ export class EventStreams {
 
   /** Ends every open stream (the gateway is shutting down; clients reconnect elsewhere). */
   closeAll(): void {
-    for (const s of this.#open) s.end();
+    for (const s of this.#open) s.end(true);
+    for (const socket of this.#sockets) socket.destroy();
   }
 }
