@@ -65,7 +65,8 @@ export const gatewayConfigSpec = {
     parse: parse.int(0),
   },
   EVENTS_STREAM_MAX_PER_TOKEN: {
-    description: "GET /events/stream: how many streams one token may hold open at once (across instances with REDIS_URL)",
+    description:
+      "GET /events/stream: how many streams one token may hold open at once (across instances with REDIS_URL)",
     default: 5,
     parse: parse.int(1),
   },
