@@ -318,6 +318,23 @@ describe("GET /events", { timeout: 90_000 }, () => {
   });
 });
 
+describe("the OpenAPI document", () => {
+  it("documents the log, one event and the stream (as text/event-stream), with their scope and problems", async () => {
+    const doc = (await call("GET", "/openapi.json")).json();
+    const list = doc.paths[`${API}/events`].get;
+    expect(list.description).toContain("`webhooks:read`");
+    expect(list.parameters.map((p: { name: string }) => p.name)).toEqual(
+      expect.arrayContaining(["cursor", "limit", "type", "createdAfter", "createdBefore"]),
+    );
+    expect(list.responses["400"].description).toMatch(/invalid-filter.*invalid-cursor|invalid-cursor.*invalid-filter/);
+    expect(doc.paths[`${API}/events/{eventId}`].get.responses["404"].description).toContain("event-not-found");
+    const stream = doc.paths[`${API}/events/stream`].get;
+    expect(Object.keys(stream.responses["200"].content)).toEqual(["text/event-stream"]);
+    expect(stream.responses["200"].content["text/event-stream"].schema.description).toContain("Last-Event-ID");
+    expect(doc.components.schemas.Event.required).toEqual(["id", "type", "timestamp", "data"]);
+  });
+});
+
 describe("GET /events/stream", { timeout: 90_000 }, () => {
   it("streams new events as SSE with heartbeats, and resumes after Last-Event-ID without gaps or repeats", async () => {
     const reader = keys["acme-readonly"]!;

@@ -20,8 +20,8 @@ CREATE TABLE webhooks.event_log (
   payload text NOT NULL,
   PRIMARY KEY (org_id, position)
 );
--- GET /events: newest first on (occurred_at, id), optionally one kind.
-CREATE INDEX event_log_org_time ON webhooks.event_log (org_id, occurred_at, id);
-CREATE INDEX event_log_org_type_time ON webhooks.event_log (org_id, type, occurred_at, id);
+-- GET /events: newest first on (occurred_at, position), optionally one kind.
+CREATE INDEX event_log_org_time ON webhooks.event_log (org_id, occurred_at, position);
+CREATE INDEX event_log_org_type_time ON webhooks.event_log (org_id, type, occurred_at, position);
 -- Retention.
 CREATE INDEX event_log_occurred ON webhooks.event_log (occurred_at);

@@ -71,13 +71,15 @@ export function eventLogStore(q: Queryable) {
       if (filter.types.length > 0) where.push(`l.type = ANY(${p.add(filter.types)}::text[])`);
       if (filter.createdAfter) where.push(`l.occurred_at >= ${p.add(filter.createdAfter)}`);
       if (filter.createdBefore) where.push(`l.occurred_at < ${p.add(filter.createdBefore)}`);
-      const k = keyset(page.sort.key, "l.id", page.sort.descending, page.after, p);
+      // Ties in time (events of one transaction, or of one millisecond) go by the order they
+      // were recorded in: the org's log position, unique within the org like an id.
+      const k = keyset(page.sort.key, "l.position", page.sort.descending, page.after, p);
       const rows = await q.query(
         `SELECT l.*, ${page.sort.key.expr} AS sort_value FROM webhooks.event_log l
           WHERE ${[...where, k.where].join(" AND ")} ORDER BY ${k.orderBy} LIMIT ${p.add(page.limit)}`,
         p.values,
       );
-      return rows.map((r) => ({ item: toEvent(r), position: [positionValue(r.sort_value), String(r.id)] }));
+      return rows.map((r) => ({ item: toEvent(r), position: [positionValue(r.sort_value), String(r.position)] }));
     },
 
     /** The org's last position; 0 before its first event. */
