@@ -7,6 +7,7 @@ import { createLogger } from "@platform/kit/logger";
 import { eventually } from "@platform/kit/testing";
 import { createParser, type EventSourceMessage } from "eventsource-parser";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { run } from "../../cli/src/cli.js";
 import { publishRevenueEvent } from "../../services/webhooks/test/builders.js";
 import { createEmbeddedPlatform, type EmbeddedPlatform } from "../src/platform.js";
 
@@ -315,6 +316,36 @@ describe("GET /events", { timeout: 90_000 }, () => {
     const globexRes = await call("GET", "/events", { apiKey: partner, headers: { "x-platform-acting-on": globex } });
     expect(globexRes.statusCode).toBe(403);
     expect(globexRes.json().type).toBe(problemType("delegation-scope-insufficient"));
+  });
+});
+
+describe("npx platform trigger", { timeout: 90_000 }, () => {
+  it("causes real events through the public API, each in the log, and frees the slot again", async () => {
+    let stdout = "";
+    let stderr = "";
+    const code = await run(
+      [
+        "trigger",
+        "scheduling.smartscheduler.rescheduled",
+        "--api-url",
+        base,
+        "--api-key",
+        keys["acme-full"]!,
+        "--json",
+      ],
+      { stdout: (t) => (stdout += t), stderr: (t) => (stderr += t), env: {} },
+    );
+    expect(code, stderr).toBe(0);
+    const steps = JSON.parse(stdout) as { action: string; id: string; emits: string }[];
+    expect(steps.map((s) => s.emits)).toEqual([BOOKED, "scheduling.smartscheduler.rescheduled", CANCELED]);
+    const meetingId = steps[0]!.id;
+    expect(meetingId).toMatch(/^mtg_/);
+    await eventually(
+      "the three events in the log",
+      async () => ((await logged(meetingId)).length === 3 ? true : undefined),
+      30_000,
+    );
+    expect((await call("GET", `/scheduled-meetings/${meetingId}`)).json().status).toBe("canceled");
   });
 });
 
