@@ -7,6 +7,7 @@ import { adminClientInterceptor, httpTransport } from "@platform/kit/connect";
 import { ALL_SCOPES, PARTNER_SCOPE, READ_SCOPES } from "@platform/kit/scopes";
 import { sandboxFixtures, sandboxKeysOffline } from "@platform/sandbox";
 import { Command, CommanderError } from "commander";
+import { registerEventCommands } from "./events-commands.js";
 import {
   auditEntryJson,
   fixturesTable,
@@ -392,6 +393,9 @@ Example:
     out,
     progress: io.stderr,
   });
+
+  // The public API with an API key: listen and trigger.
+  registerEventCommands(program, { env: io.env, stdout: io.stdout, stderr: io.stderr, now });
 
   try {
     await program.parseAsync(argv, { from: "user" });

@@ -12,7 +12,8 @@ import { clientErrorHandler } from "./client-errors.js";
 import { type GatewayConfig, publicUrl } from "./config.js";
 import { DelegationResolver, type GrantRecord } from "./delegation.js";
 import { frameworkErrorHandler, installErrorHandling } from "./errors.js";
-import { type GuardDeps, guardFor } from "./guard.js";
+import { EVENT_STREAM_DEFAULTS, EventStreams } from "./event-stream.js";
+import { type GuardDeps, guardFor, recheckAccess } from "./guard.js";
 import { registerHealth } from "./health.js";
 import { registerCompression } from "./http/compression.js";
 import { installConditionalGet } from "./http/conditional.js";
@@ -29,6 +30,7 @@ import { API_PREFIX, type JsonSchema, type RouteSpec } from "./route.js";
 import { analyticsRoutes, analyticsSchemas } from "./routes/analytics.js";
 import { composedRoutes, composedSchemas } from "./routes/composed.js";
 import { crmRoutes, crmSchemas } from "./routes/crm.js";
+import { eventsRoutes, eventsSchemas } from "./routes/events.js";
 import { identityRoutes } from "./routes/identity.js";
 import { revenueRoutes, revenueSchemas } from "./routes/revenue.js";
 import { schedulingRoutes } from "./routes/scheduling.js";
@@ -49,12 +51,14 @@ import {
   smartScheduleSummarySchema,
 } from "./schemas/scheduling.js";
 import { contextSigner, createServiceClients, type ServiceTransports } from "./services.js";
+import { memoryStreamSlots, type StreamSlots } from "./stream-slots.js";
 import { validatorCompiler } from "./validation.js";
 
 export type { GatewayConfig } from "./config.js";
 export { memoryRateLimitStore } from "./rate-limit/memory-store.js";
 export { redisRateLimitStore } from "./rate-limit/redis-store.js";
 export type { RateLimitStore } from "./rate-limit/store.js";
+export { memoryStreamSlots, redisStreamSlots, type StreamSlots } from "./stream-slots.js";
 
 export interface GatewayDeps {
   config: GatewayConfig;
@@ -68,6 +72,8 @@ export interface GatewayDeps {
    * on behalf of a child organization are audited on it.
    */
   bus?: EventBus;
+  /** Leases of the open event streams per token; in-memory (this instance only) when unset. */
+  streamSlots?: StreamSlots;
 }
 
 declare module "fastify" {
@@ -214,12 +220,26 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
     ...revenueSchemas,
     ...analyticsSchemas,
     ...webhooksSchemas,
+    ...eventsSchemas,
     ...composedSchemas,
   ]) {
     app.addSchema(schema);
   }
   await registerCompression(app);
   await registerOpenApi(app, { docsUrl, serverUrl: publicUrl(config) });
+  const streams = new EventStreams({
+    slots: deps.streamSlots ?? memoryStreamSlots(),
+    logger,
+    now,
+    options: {
+      ...EVENT_STREAM_DEFAULTS,
+      maxStreamsPerToken: config.EVENTS_STREAM_MAX_PER_TOKEN,
+      pollMs: config.EVENTS_STREAM_POLL_MS,
+      heartbeatMs: config.EVENTS_STREAM_HEARTBEAT_MS,
+    },
+  });
+  // Open streams would hold the server open: end them (clients resume elsewhere with Last-Event-ID).
+  app.addHook("preClose", async () => streams.closeAll());
   registerHealth(app, { clients, sign, docsUrl });
   const routes = [
     ...identityRoutes(clients),
@@ -229,6 +249,7 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
     ...analyticsRoutes(deps.transports),
     ...webhooksRoutes(deps.transports),
     ...composedRoutes(deps.transports, clock),
+    ...eventsRoutes(deps.transports, { streams, recheck: (spec, request) => recheckAccess(spec, guard, request) }),
   ];
   for (const spec of routes) registerApiRoute(app, spec, guard);
 

@@ -96,6 +96,22 @@ export const gatewayConfigSpec = {
     default: 15_000,
     parse: parse.int(100, 55_000),
   },
+  EVENTS_STREAM_MAX_PER_TOKEN: {
+    description:
+      "GET /events/stream: how many streams one token may hold open at once (across instances with REDIS_URL)",
+    default: 5,
+    parse: parse.int(1),
+  },
+  EVENTS_STREAM_POLL_MS: {
+    description: "GET /events/stream: pause between polls of the event log once a stream has caught up",
+    default: 1000,
+    parse: parse.int(10),
+  },
+  EVENTS_STREAM_HEARTBEAT_MS: {
+    description: "GET /events/stream: interval of heartbeat comments (and of re-checking the stream's API key)",
+    default: 15_000,
+    parse: parse.int(100),
+  },
   GATEWAY_INSTANCE_ID: {
     description: "Name of this gateway instance; its consumer group for cache purges is gateway-<id>",
     default: randomBytes(6).toString("hex"),

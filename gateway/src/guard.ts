@@ -182,3 +182,17 @@ export function guardFor(spec: RouteSpec, deps: GuardDeps) {
     };
   };
 }
+
+/**
+ * The identity checks of `guardFor` again, for a request that outlives them (the event
+ * stream): throws when the key was revoked or expired, the delegation withdrawn, or the
+ * scope removed since. Counts nothing against the rate limits.
+ */
+export async function recheckAccess(spec: RouteSpec, deps: GuardDeps, request: FastifyRequest): Promise<void> {
+  const token = await deps.authenticator.authenticate(request.headers[API_KEY_HEADER], request.id);
+  const delegation = await deps.delegation.resolve(request.headers[ACTING_ON_HEADER], token, {
+    allowed: spec.actingOn !== "forbidden",
+    requestId: request.id,
+  });
+  checkScopes(spec, token, delegation);
+}

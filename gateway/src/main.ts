@@ -12,7 +12,7 @@ const { stopTelemetry } = await import("@platform/kit/telemetry");
 const { exitOnSignals } = await import("@platform/kit/shutdown");
 const { quietLog } = await import("@platform/kit/quiet-log");
 const { createClient } = await import("redis");
-const { buildGateway, memoryRateLimitStore, redisRateLimitStore } = await import("./app.js");
+const { buildGateway, memoryRateLimitStore, redisRateLimitStore, redisStreamSlots } = await import("./app.js");
 const { gatewayConfigSpec } = await import("./config.js");
 
 let config: ReturnType<typeof loadConfig<typeof gatewayConfigSpec>>;
@@ -60,6 +60,7 @@ const app = await buildGateway({
     ? redisRateLimitStore({ client: redis, prefix: config.RATE_LIMIT_PREFIX })
     : memoryRateLimitStore(),
   ...(bus ? { bus } : {}),
+  ...(redis ? { streamSlots: redisStreamSlots({ client: redis, prefix: config.RATE_LIMIT_PREFIX }) } : {}),
 });
 await app.listen({ port: config.PORT, host: config.HOST });
 

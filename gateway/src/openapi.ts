@@ -105,7 +105,11 @@ function documented(schema: FastifySchema, spec: RouteSpec): FastifySchema {
       // A response declared as null has no body (204); @fastify/swagger then lists no content.
       body.type === "null"
         ? { type: "null", description: body.description ?? "Success, no body", headers: successHeaders }
-        : { description: "Success", headers: successHeaders, content: { "application/json": { schema: body } } },
+        : {
+            description: "Success",
+            headers: successHeaders,
+            content: { [spec.responseType ?? "application/json"]: { schema: body } },
+          },
     ]),
   );
   const requestHeaders: Record<string, JsonSchema> = {};

@@ -77,6 +77,8 @@ export interface RouteSpec {
   invalidBody?: ProblemName;
   /** Route-specific problems, for the documentation of the error responses. */
   problems?: ProblemName[];
+  /** Media type of the success body, for the documentation; application/json unless set. */
+  responseType?: string;
   /** Route-specific success response headers, name → description, for the documentation. */
   headers?: Record<string, string>;
   handler: RouteHandler;

@@ -1,3 +1,4 @@
+export * from "./gen/platform/webhooks/v1/event_log_pb.js";
 export * from "./gen/platform/webhooks/v1/webhook_subscription_pb.js";
 
 /*

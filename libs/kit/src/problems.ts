@@ -32,6 +32,7 @@ export const PROBLEM_CATALOG = {
   "schedule-not-found": { status: 404, title: "Schedule not found" },
   "meeting-not-found": { status: 404, title: "Meeting not found" },
   "webhook-subscription-not-found": { status: 404, title: "Webhook subscription not found" },
+  "event-not-found": { status: 404, title: "Event not found" },
   "transcript-not-available": { status: 404, title: "Transcript not available" },
   "bot-not-configured": { status: 404, title: "Recording bot not configured" },
   "account-not-found": { status: 404, title: "Account not found" },

@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { WebhookSubscriptionService } from "@platform/contracts/webhooks";
+import { EventLogService, WebhookSubscriptionService } from "@platform/contracts/webhooks";
 import type { EventBus, Subscription } from "@platform/kit/bus";
 import type { Clock } from "@platform/kit/clock";
 import type { Routes } from "@platform/kit/connect";
@@ -13,12 +13,16 @@ import { startFanOut } from "./delivery/fan-out.js";
 import { httpSender, type Sender, systemResolver } from "./delivery/sender.js";
 import { type DeliveryWorker, deliveryWorker } from "./delivery/worker.js";
 import type { Resolver } from "./domain/endpoint.js";
+import { eventLogHandlers } from "./event-log/event-log.handler.js";
+import { startEventLogRetention } from "./event-log/retention.js";
 import { subscriptionHandlers } from "./subscription.handler.js";
 
 export { DELIVERED_TOPICS, DELIVERY_GROUP } from "./delivery/fan-out.js";
 export { httpSender, systemResolver } from "./delivery/sender.js";
 export type { DeliveryWorker } from "./delivery/worker.js";
 export { EVENT_CATALOG, TEST_EVENT_TYPE } from "./domain/catalog.js";
+export { EVENT_LOG_RETENTION_DAYS, publicEventId } from "./domain/event-log.js";
+export { purgeEventLog } from "./event-log/retention.js";
 export { sandboxLegacySecret, seedWebhooksSandbox } from "./sandbox.js";
 export { sealStoredSecrets } from "./store/sealing.js";
 
@@ -56,7 +60,10 @@ export function build(deps: WebhooksDeps): { routes: Routes } {
     secrets: deps.secrets ?? developmentSecretBox(),
     ...(deps.queued ? { queued: deps.queued } : {}),
   });
-  return { routes: (router) => router.service(WebhookSubscriptionService, handlers) };
+  const eventLog = eventLogHandlers({ db: deps.db, cursorSecret: deps.cursorSecret });
+  return {
+    routes: (router) => router.service(WebhookSubscriptionService, handlers).service(EventLogService, eventLog),
+  };
 }
 
 export interface DeliveryDeps {
@@ -120,5 +127,6 @@ export async function startDelivery(
     groupId: config.WEBHOOKS_CONSUMER_GROUP,
     queued: () => worker.nudge(),
   });
-  return { worker, subscriptions: [fanOut, loop] };
+  const retention = startEventLogRetention({ db: deps.db, clock: deps.clock, logger: deps.logger });
+  return { worker, subscriptions: [fanOut, loop, retention] };
 }

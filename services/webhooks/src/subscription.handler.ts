@@ -1,4 +1,3 @@
-import { randomUUID } from "node:crypto";
 import { create, type DescMessage, type MessageInitShape, type MessageShape } from "@bufbuild/protobuf";
 import type { HandlerContext, ServiceImpl } from "@connectrpc/connect";
 import { context, propagation } from "@opentelemetry/api";
@@ -288,7 +287,7 @@ export function subscriptionHandlers(deps: SubscriptionDeps): ServiceImpl<typeof
           const carrier: { traceparent?: string } = {};
           propagation.inject(context.active(), carrier);
           const event = {
-            id: randomUUID(),
+            id: newId("evt_"),
             orgId,
             ...(carrier.traceparent ? { traceparent: carrier.traceparent } : {}),
             type: TEST_EVENT_TYPE,

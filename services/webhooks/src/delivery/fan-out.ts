@@ -7,7 +7,9 @@ import { newId } from "@platform/kit/ids";
 import type { Logger } from "@platform/kit/logger";
 import { decodeEvent } from "@platform/kit/outbox";
 import { EVENT_CATALOG } from "../domain/catalog.js";
-import { type Audience, audienceOf } from "../domain/payload.js";
+import { publicEventId } from "../domain/event-log.js";
+import { type Audience, audienceOf, renderPayload, type StoredEvent } from "../domain/payload.js";
+import { eventLogStore } from "../store/event-log.store.js";
 import { webhooksStore } from "../store/webhooks.store.js";
 
 /** The default consumer group of the fan-out. */
@@ -34,9 +36,9 @@ export interface FanOutDeps {
 
 /**
  * Turns a consumed event into one pending attempt per enabled subscription of its org that
- * receives its kind, in one transaction with the consumer's de-duplication record (and the
- * unique first attempt per event and subscription), so a redelivered message never fans out
- * twice. Sending is the worker's job: a slow endpoint never holds up the partition.
+ * receives its kind, and its entry in the org's event log, in one transaction with the
+ * consumer's de-duplication record (and the unique first attempt per event and subscription),
+ * so a redelivered message never fans out twice. Sending is the worker's job: a slow endpoint never holds up the partition.
  */
 async function fanOut(deps: FanOutDeps, message: ConsumedMessage): Promise<void> {
   let event: EventEnvelope;
@@ -55,25 +57,25 @@ async function fanOut(deps: FanOutDeps, message: ConsumedMessage): Promise<void>
   }
   if (!audience.deliver) return;
   const { orgId } = audience;
+  // Deliveries and the event log carry the public id, derived from the producer's (see publicEventId).
+  const stored: StoredEvent = {
+    id: publicEventId(event.id),
+    type: event.type,
+    data: event.data,
+    occurredAt: new Date(event.time),
+    ...(event.traceparent ? { traceparent: event.traceparent } : {}),
+  };
   let queued = 0;
   await consumeOnce(deps.db, deps.groupId ?? DELIVERY_GROUP, event.id, async (q) => {
     const store = webhooksStore(q);
     const receivers = await store.receivers(orgId, event.type);
-    if (receivers.length === 0) return;
-    await store.insertEvent({
-      id: event.id,
-      orgId,
-      type: event.type,
-      data: event.data,
-      occurredAt: new Date(event.time),
-      ...(event.traceparent ? { traceparent: event.traceparent } : {}),
-    });
+    if (receivers.length > 0) await store.insertEvent({ ...stored, orgId });
     const now = deps.clock.now();
     for (const s of receivers) {
       const inserted = await store.insertAttempt({
         id: newId("wd_"),
         subscriptionId: s.id,
-        eventId: event.id,
+        eventId: stored.id,
         attempt: 1,
         trigger: "event",
         status: "pending",
@@ -88,8 +90,33 @@ async function fanOut(deps: FanOutDeps, message: ConsumedMessage): Promise<void>
       });
       if (inserted) queued++;
     }
+    // Last: appending locks the org's log head until the commit (see eventLogStore.append).
+    const payload = loggable(deps, stored);
+    if (payload !== undefined) {
+      await eventLogStore(q).append({
+        id: stored.id,
+        orgId,
+        type: stored.type,
+        occurredAt: stored.occurredAt,
+        payload,
+      });
+    }
   });
   if (queued > 0) deps.queued?.();
+}
+
+/**
+ * The v2 body the log keeps for an event; undefined (logged as an error) when it cannot be
+ * rendered, so a malformed event still reaches the subscriptions it did before, whose attempts
+ * then fail visibly, instead of blocking its partition.
+ */
+function loggable(deps: FanOutDeps, event: StoredEvent): string | undefined {
+  try {
+    return renderPayload(event, "v2");
+  } catch (err) {
+    deps.logger.error({ err, eventId: event.id, type: event.type }, "event not logged: its v2 body cannot be rendered");
+    return undefined;
+  }
 }
 
 /** Subscribes the fan-out on `bus`; close the subscription before the bus. */

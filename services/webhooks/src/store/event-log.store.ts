@@ -1,0 +1,126 @@
+import type { Queryable, Row } from "@platform/kit/db";
+import { type Keyed, keyset, type PageQuery, params, positionValue, type SortKey } from "@platform/kit/keyset";
+
+/** The sort of GET /events: when the event happened, newest first. */
+export const EVENT_SORT_KEYS: Record<string, SortKey> = {
+  createdAt: { expr: "l.occurred_at", type: "timestamptz", nullable: false },
+};
+
+/** One event of the log. */
+export interface LoggedEvent {
+  id: string;
+  orgId: string;
+  type: string;
+  occurredAt: Date;
+  /** The v2 envelope as JSON text, exactly the body of the event's v2 deliveries. */
+  payload: string;
+}
+
+/** A logged event with its position in its org's log. */
+export interface PositionedEvent extends LoggedEvent {
+  position: number;
+}
+
+function toEvent(r: Row): PositionedEvent {
+  return {
+    id: String(r.id),
+    orgId: String(r.org_id),
+    type: String(r.type),
+    occurredAt: new Date(r.occurred_at as string | Date),
+    payload: String(r.payload),
+    position: Number(r.position),
+  };
+}
+
+/** The event log's queries, on a pool or inside a transaction. */
+export function eventLogStore(q: Queryable) {
+  return {
+    /**
+     * Appends an event at its org's next position; an event already logged is left as it was.
+     * Call it last in the transaction: the head row stays locked until the commit, which is what
+     * makes one org's events commit in position order.
+     */
+    async append(e: LoggedEvent): Promise<boolean> {
+      const [known] = await q.query("SELECT 1 FROM webhooks.event_log WHERE id = $1", [e.id]);
+      if (known) return false;
+      const [head] = await q.query<{ position: string | number }>(
+        `INSERT INTO webhooks.event_log_heads AS h (org_id, position) VALUES ($1, 1)
+         ON CONFLICT (org_id) DO UPDATE SET position = h.position + 1 RETURNING position`,
+        [e.orgId],
+      );
+      const inserted = await q.query(
+        `INSERT INTO webhooks.event_log (org_id, position, id, type, occurred_at, payload)
+         VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (id) DO NOTHING RETURNING id`,
+        [e.orgId, Number(head?.position), e.id, e.type, e.occurredAt, e.payload],
+      );
+      return inserted.length > 0;
+    },
+
+    async find(orgId: string, id: string): Promise<PositionedEvent | undefined> {
+      const [row] = await q.query("SELECT * FROM webhooks.event_log WHERE org_id = $1 AND id = $2", [orgId, id]);
+      return row && toEvent(row);
+    },
+
+    async list(
+      orgId: string,
+      filter: { types: string[]; createdAfter?: Date; createdBefore?: Date },
+      page: PageQuery,
+    ): Promise<Keyed<PositionedEvent>[]> {
+      const p = params();
+      const where = [`l.org_id = ${p.add(orgId)}`];
+      if (filter.types.length > 0) where.push(`l.type = ANY(${p.add(filter.types)}::text[])`);
+      if (filter.createdAfter) where.push(`l.occurred_at >= ${p.add(filter.createdAfter)}`);
+      if (filter.createdBefore) where.push(`l.occurred_at < ${p.add(filter.createdBefore)}`);
+      // Ties in time (events of one transaction, or of one millisecond) go by the order they
+      // were recorded in: the org's log position, unique within the org like an id.
+      const k = keyset(page.sort.key, "l.position", page.sort.descending, page.after, p);
+      const rows = await q.query(
+        `SELECT l.*, ${page.sort.key.expr} AS sort_value FROM webhooks.event_log l
+          WHERE ${[...where, k.where].join(" AND ")} ORDER BY ${k.orderBy} LIMIT ${p.add(page.limit)}`,
+        p.values,
+      );
+      return rows.map((r) => ({ item: toEvent(r), position: [positionValue(r.sort_value), String(r.position)] }));
+    },
+
+    /** The org's last position; 0 before its first event. */
+    async head(orgId: string): Promise<number> {
+      const [row] = await q.query("SELECT position FROM webhooks.event_log_heads WHERE org_id = $1", [orgId]);
+      return row ? Number(row.position) : 0;
+    },
+
+    /**
+     * Events after `after` up to `upTo` (a head read before this query, so every event up to it
+     * has committed), oldest first.
+     */
+    async after(
+      orgId: string,
+      after: number,
+      upTo: number,
+      types: string[],
+      limit: number,
+    ): Promise<PositionedEvent[]> {
+      const p = params();
+      const where = [
+        `org_id = ${p.add(orgId)}`,
+        `position > ${p.add(after)}`,
+        `position <= ${p.add(upTo)}`,
+        ...(types.length > 0 ? [`type = ANY(${p.add(types)}::text[])`] : []),
+      ];
+      const rows = await q.query(
+        `SELECT * FROM webhooks.event_log WHERE ${where.join(" AND ")} ORDER BY position LIMIT ${p.add(limit)}`,
+        p.values,
+      );
+      return rows.map(toEvent);
+    },
+
+    /** Deletes events that happened before `before`, at most `limit` of them; resolves to how many. */
+    async purge(before: Date, limit: number): Promise<number> {
+      const rows = await q.query(
+        `DELETE FROM webhooks.event_log WHERE id IN (
+           SELECT id FROM webhooks.event_log WHERE occurred_at < $1 LIMIT $2) RETURNING id`,
+        [before, limit],
+      );
+      return rows.length;
+    },
+  };
+}
