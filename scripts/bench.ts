@@ -8,6 +8,7 @@
  *
  *   npm run bench -- [--duration 10] [--connections 10] [--tokens 600]
  *   npm run bench -- --suite analytics   (buyer signals at 1,000,000 email events)
+ *   npm run bench -- --suite events      (webhook delivery, outbox relay, restarts: scripts/bench-events.ts)
  */
 import { parseArgs } from "node:util";
 import { createClient } from "@connectrpc/connect";
@@ -26,8 +27,13 @@ import Fastify from "fastify";
 const suiteAt = process.argv.indexOf("--suite");
 if (suiteAt !== -1) {
   const suite = process.argv[suiteAt + 1];
-  if (suite !== "analytics") throw new Error(`unknown --suite '${suite}'; the suites are: analytics`);
-  await import("./bench-analytics.js");
+  const suites: Record<string, () => Promise<unknown>> = {
+    analytics: () => import("./bench-analytics.js"),
+    events: () => import("./bench-events.js"),
+  };
+  const load = suite === undefined ? undefined : suites[suite];
+  if (!load) throw new Error(`unknown --suite '${suite}'; the suites are: ${Object.keys(suites).join(", ")}`);
+  await load();
   process.exit(0);
 }
 
