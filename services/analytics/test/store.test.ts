@@ -112,6 +112,7 @@ const TABLES = [
   "email_events",
   "sent_emails",
   "deliveries",
+  "recipient_days",
   "recipients",
   "daily_activity",
   "blast_daily_activity",

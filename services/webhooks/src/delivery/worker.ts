@@ -4,6 +4,7 @@ import type { Clock } from "@platform/kit/clock";
 import type { Db, Queryable } from "@platform/kit/db";
 import { newId } from "@platform/kit/ids";
 import type { Logger } from "@platform/kit/logger";
+import { endpointOrigin } from "../domain/endpoint.js";
 import { renderPayload } from "../domain/payload.js";
 import { type AttemptOutcome, type FailureRun, settle, type Verdict, verdictOf } from "../domain/retry.js";
 import { signatureHeaders } from "../domain/signature.js";
@@ -12,6 +13,11 @@ import type { Sender } from "./sender.js";
 
 /** Attempts settled in one transaction at most. */
 const SETTLE_BATCH = 500;
+/**
+ * A worker claims up to this many times an endpoint's cap (and its concurrency), and sends at
+ * most the cap at once: the claimed ones wait in memory for a free slot.
+ */
+const PREFETCH = 2;
 
 export interface WorkerOptions {
   db: Db;
@@ -47,6 +53,15 @@ export interface DeliveryWorker {
  * any number of workers share the work and a worker killed mid-send leaves attempts that
  * another (or its restart) claims once the lease expires: at-least-once, never lost.
  */
+/** An invalid URL fails at sending; until then it is an endpoint of its own. */
+function originOf(url: string): string {
+  try {
+    return endpointOrigin(url);
+  } catch {
+    return url;
+  }
+}
+
 export function deliveryWorker(options: WorkerOptions): DeliveryWorker {
   const { db, clock, logger, sender } = options;
   // Instruments are made here, not at import, so they bind to the provider telemetry set up.
@@ -58,7 +73,8 @@ export function deliveryWorker(options: WorkerOptions): DeliveryWorker {
   const random = options.random ?? Math.random;
   const inFlight = new Set<Promise<void>>();
 
-  async function deliver(claimed: ClaimedAttempt): Promise<void> {
+  /** Sends one attempt and records its outcome; `sent` is called once the endpoint answered (or failed). */
+  async function deliver(claimed: ClaimedAttempt, sent: () => void): Promise<void> {
     const { attempt, subscription, event } = claimed;
     let outcome: AttemptOutcome & { durationMs: number };
     const sentAt = clock.now();
@@ -91,6 +107,9 @@ export function deliveryWorker(options: WorkerOptions): DeliveryWorker {
       // An event that cannot be rendered will not render on a retry either.
       logger.error({ err, attemptId: attempt.id, eventId: event.id }, "webhook payload could not be built");
       outcome = { status: undefined, retryAfter: undefined, error: "payload could not be built", durationMs: 0 };
+    } finally {
+      // The endpoint's slot is free now; recording the outcome follows in a batch.
+      sent();
     }
     if (outcome.status !== undefined) span.setAttribute("http.response.status_code", outcome.status);
     if (outcome.error) span.setStatus({ code: SpanStatusCode.ERROR, message: outcome.error });
@@ -150,7 +169,7 @@ export function deliveryWorker(options: WorkerOptions): DeliveryWorker {
       waiting = waiting.slice(batch.length);
       try {
         // The batch's attempts are still in flight until it resolves: their slots are free again.
-        const capacity = options.concurrency - inFlight.size + batch.length;
+        const capacity = options.concurrency * PREFETCH - inFlight.size + batch.length;
         const [completions, next] = await exclusive(() =>
           db.tx(async (q) => {
             const settled = await settleBatch(q, batch);
@@ -210,10 +229,15 @@ export function deliveryWorker(options: WorkerOptions): DeliveryWorker {
     return completions;
   }
 
-  function claim(q: Queryable, capacity: number): Promise<ClaimedAttempt[]> {
+  function claim(q: Queryable, capacity: number, prefetch = PREFETCH): Promise<ClaimedAttempt[]> {
     if (capacity <= 0) return Promise.resolve([]);
     const now = clock.now();
-    return webhooksStore(q).claimDue(now, new Date(now.getTime() + options.leaseMs), capacity, options.perEndpoint);
+    return webhooksStore(q).claimDue(
+      now,
+      new Date(now.getTime() + options.leaseMs),
+      capacity,
+      options.perEndpoint * prefetch,
+    );
   }
 
   // Claims of one worker never overlap: two at once would each count the endpoints' slots
@@ -225,22 +249,59 @@ export function deliveryWorker(options: WorkerOptions): DeliveryWorker {
     return result;
   }
 
-  /** Sends claimed attempts; each counts as in flight until its outcome is recorded. */
+  // Claimed attempts wait here per endpoint until one of its slots is free: a worker claims up
+  // to PREFETCH times the cap, so the next send starts the moment one ends, while the
+  // settlement of those that ended (and the claim that refills) runs alongside.
+  const ready = new Map<string, (() => void)[]>();
+  const sending = new Map<string, number>();
+  let sendingTotal = 0;
+
+  function pump(): void {
+    for (const [origin, queue] of ready) {
+      while (
+        queue.length > 0 &&
+        (sending.get(origin) ?? 0) < options.perEndpoint &&
+        sendingTotal < options.concurrency
+      ) {
+        sending.set(origin, (sending.get(origin) ?? 0) + 1);
+        sendingTotal++;
+        queue.shift()?.();
+      }
+      if (queue.length === 0) ready.delete(origin);
+    }
+  }
+
+  function sent(origin: string): void {
+    sending.set(origin, (sending.get(origin) ?? 1) - 1);
+    sendingTotal--;
+    pump();
+  }
+
+  /** Queues claimed attempts for sending; each counts as claimed until its outcome is recorded. */
   function launch(claimed: readonly ClaimedAttempt[]): Promise<void>[] {
-    return claimed.map((c) => {
-      const p = deliver(c).catch((err: unknown) => {
-        // The lease expires and another pass retries the attempt.
-        logger.error({ err, attemptId: c.attempt.id }, "webhook attempt could not be recorded");
-      });
+    const sends = claimed.map((c) => {
+      const origin = originOf(c.subscription.endpointUrl);
+      const p = new Promise<void>((start) => {
+        const queue = ready.get(origin);
+        if (queue) queue.push(start);
+        else ready.set(origin, [start]);
+      })
+        .then(() => deliver(c, () => sent(origin)))
+        .catch((err: unknown) => {
+          // The lease expires and another pass retries the attempt.
+          logger.error({ err, attemptId: c.attempt.id }, "webhook attempt could not be recorded");
+        });
       inFlight.add(p);
       void p.finally(() => inFlight.delete(p));
       return p;
     });
+    pump();
+    return sends;
   }
 
-  async function pass(capacity: number): Promise<Promise<void>[]> {
+  async function pass(capacity: number, prefetch = PREFETCH): Promise<Promise<void>[]> {
     if (capacity <= 0) return [];
-    return launch(await exclusive(() => db.tx((q) => claim(q, capacity))));
+    return launch(await exclusive(() => db.tx((q) => claim(q, capacity, prefetch))));
   }
 
   let timer: NodeJS.Timeout | undefined;
@@ -258,7 +319,7 @@ export function deliveryWorker(options: WorkerOptions): DeliveryWorker {
       do {
         again = false;
         // A finished batch of sends claims the slots it freed itself (settleWaiting).
-        await pass(options.concurrency - inFlight.size);
+        await pass(options.concurrency * PREFETCH - inFlight.size);
       } while (again && !stopped);
     } catch (err) {
       logger.error({ err }, "webhook delivery pass failed");
@@ -275,7 +336,8 @@ export function deliveryWorker(options: WorkerOptions): DeliveryWorker {
 
   return {
     async runOnce() {
-      const sends = await pass(options.concurrency);
+      // One pass claims no more than it sends at once.
+      const sends = await pass(options.concurrency, 1);
       await Promise.all(sends);
       return sends.length;
     },
