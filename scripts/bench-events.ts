@@ -13,14 +13,18 @@
  *             keep coming: time from its start to its first delivery
  *   latency   API response → receiver: PATCH /deals through the gateway at 100/s (open loop,
  *             latency from the scheduled send time), the deal.updated webhook timed at the receiver
+ *   analytics ingestion rate on Postgres (--events, default 1,000,000) and the buyer-signals
+ *             summary's database time for an org with --small (10,000) events beside that one
  *
  * Receivers are plain http on 127.0.0.1, which the delivery refuses unless
  * WEBHOOKS_ALLOW_PRIVATE_TARGETS=true (the documented development setting), set here for the
  * processes it starts. Ports: --port-base (default 37000) up to +299. Databases are named
  * <--db-prefix>bench_* and dropped at the end. `--cpu-prof DIR` profiles the delivery process.
  *
- *   npm run bench -- --suite events [--phases drain,relay,idle,restart,latency] [--attempts 10000]
- *     [--rate 100] [--seconds 15] [--cap 32] [--caps20 8] [--concurrency 128] [--port-base 37000]
+ *   npm run bench -- --suite events [--phases drain,relay,idle,restart,latency,analytics]
+ *     [--attempts 10000] [--rate 100] [--seconds 15] [--cap 32] [--caps20 8] [--concurrency 128]
+ *     [--port-base 37000] [--db-prefix pipe_] [--events 1000000] [--small 10000] [--drain-timeout 180]
+ *   (drain1 and drain20 pick one of the two drains)
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
@@ -40,6 +44,7 @@ import { analyticsReads } from "@platform/analytics/store/reads.store";
 import { IdentityAdminService } from "@platform/contracts/identity";
 import { adminClientInterceptor, httpTransport } from "@platform/kit/connect";
 import { type Db, openPg } from "@platform/kit/db";
+import { newId } from "@platform/kit/ids";
 import { KafkaBus } from "@platform/kit/kafka-bus";
 import { createLogger } from "@platform/kit/logger";
 import { kitMigrations, migrate } from "@platform/kit/migrate";
@@ -70,8 +75,9 @@ const { values } = parseArgs({
 });
 if (values.help) {
   console.log(
-    "usage: npm run bench -- --suite events [--phases drain,relay,idle,restart,latency] [--attempts N] [--rate N]\n" +
-      "  [--seconds N] [--cap N] [--caps20 N] [--concurrency N] [--port-base P] [--db-prefix X] [--cpu-prof DIR]",
+    "usage: npm run bench -- --suite events [--phases drain,drain1,drain20,relay,idle,restart,latency,analytics]\n" +
+      "  [--attempts N] [--rate N] [--seconds N] [--cap N] [--caps20 N] [--concurrency N] [--port-base P]\n" +
+      "  [--db-prefix X] [--events N] [--small N] [--drain-timeout S] [--cpu-prof DIR]",
   );
   process.exit(0);
 }
@@ -782,7 +788,7 @@ async function analytics(): Promise<void> {
       blasts: 20,
       seed: "bench",
       now,
-      senders: [{ userId: "usr_bench", displayName: "Bench" }],
+      senders: [{ userId: newId("usr_"), displayName: "Bench" }],
       maxEvents: events,
     };
     const started = performance.now();
@@ -804,8 +810,10 @@ async function analytics(): Promise<void> {
     process.stderr.write("\n");
     return loaded / ((performance.now() - started) / 1000);
   };
-  await load("org_bench_small", Number(values.small));
-  const rate = await load("org_bench_big", Number(values.events));
+  const smallOrg = newId("org_");
+  const bigOrg = newId("org_");
+  await load(smallOrg, Number(values.small));
+  const rate = await load(bigOrg, Number(values.events));
   await db.exec("VACUUM ANALYZE");
   const reads = analyticsReads(db);
   const since = periodStart(now, 30);
@@ -820,11 +828,12 @@ async function analytics(): Promise<void> {
     return { p50: pct(times, 50), p99: pct(times, 99) };
   };
   // Interleaved, so both see the same machine.
-  await median("org_bench_small");
-  const small = await median("org_bench_small");
-  const big = await median("org_bench_big");
+  await median(smallOrg);
+  const small = await median(smallOrg);
+  const big = await median(bigOrg);
   const [volume] = await db.query<{ recipients: number }>(
-    "SELECT count(*)::int AS recipients FROM analytics.recipients WHERE org_id = 'org_bench_big'",
+    "SELECT count(*)::int AS recipients FROM analytics.recipients WHERE org_id = $1",
+    [bigOrg],
   );
   report(
     `analytics on Postgres: ingestion **${rate.toFixed(0)} events/s** (${values.events} events, batches of 10,000); ` +
