@@ -272,7 +272,9 @@ export function deliveryWorker(options: WorkerOptions): DeliveryWorker {
   }
 
   function sent(origin: string): void {
-    sending.set(origin, (sending.get(origin) ?? 1) - 1);
+    const left = (sending.get(origin) ?? 1) - 1;
+    if (left > 0) sending.set(origin, left);
+    else sending.delete(origin);
     sendingTotal--;
     pump();
   }
@@ -286,7 +288,15 @@ export function deliveryWorker(options: WorkerOptions): DeliveryWorker {
         if (queue) queue.push(start);
         else ready.set(origin, [start]);
       })
-        .then(() => deliver(c, () => sent(origin)))
+        .then(() => {
+          // Exactly once, whether the send ended or deliver failed before it.
+          let free = true;
+          const release = () => {
+            if (free) sent(origin);
+            free = false;
+          };
+          return deliver(c, release).finally(release);
+        })
         .catch((err: unknown) => {
           // The lease expires and another pass retries the attempt.
           logger.error({ err, attemptId: c.attempt.id }, "webhook attempt could not be recorded");
