@@ -119,16 +119,16 @@ export function analyticsReads(q: Queryable) {
   return {
     /** Unique recipients successfully sent to since `since`, and how many of them opened, clicked, replied since. */
     async recipientSummary(orgId: string, since: Date): Promise<RecipientSummary> {
-      // From the per-day rollup (migration 003), never the recipients themselves: the cost
-      // depends on the period's days, not on how many recipients or events there are. A period
+      // From the per-day rollup (migration 003), never the recipients themselves: at most four
+      // rows per day of the period, however many recipients or events there are. A period
       // starts at a UTC midnight, so "at or after since" is "on or after its day".
       const day = since.toISOString().slice(0, 10);
       const [r] = await q.query<Row>(
         `SELECT COALESCE(sum(recipients) FILTER (WHERE signal = 'sent'), 0) AS total_sent,
-                COALESCE(sum(recipients) FILTER (WHERE signal = 'open' AND signal_day >= $2::date), 0) AS had_opened,
-                COALESCE(sum(recipients) FILTER (WHERE signal = 'click' AND signal_day >= $2::date), 0) AS had_clicked,
-                COALESCE(sum(recipients) FILTER (WHERE signal = 'reply' AND signal_day >= $2::date), 0) AS had_replied
-           FROM analytics.recipient_days WHERE org_id = $1 AND sent_day >= $2::date`,
+                COALESCE(sum(recipients) FILTER (WHERE signal = 'open'), 0) AS had_opened,
+                COALESCE(sum(recipients) FILTER (WHERE signal = 'click'), 0) AS had_clicked,
+                COALESCE(sum(recipients) FILTER (WHERE signal = 'reply'), 0) AS had_replied
+           FROM analytics.recipient_days WHERE org_id = $1 AND day >= $2::date`,
         [orgId, day],
       );
       return {
