@@ -11,6 +11,7 @@
  *   npm run bench -- --suite distributed (the request path of the distributed runtime)
  *   npm run bench -- --suite availability   (availability against a running stack)
  *   npm run bench -- --suite compression (brotli and gzip against identity, same run)
+ *   npm run bench -- --suite events      (webhook delivery, outbox relay, restarts: scripts/bench-events.ts)
  */
 import { parseArgs } from "node:util";
 import { createClient } from "@connectrpc/connect";
@@ -27,12 +28,13 @@ import Fastify from "fastify";
 
 // `--suite <name>` runs another benchmark instead: analytics (scripts/bench-analytics.ts),
 // distributed (scripts/bench-distributed.ts), availability (scripts/bench-availability.ts),
-// compression (scripts/bench-compression.ts).
+// compression (scripts/bench-compression.ts), events (scripts/bench-events.ts).
 const SUITES: Record<string, () => Promise<unknown>> = {
   analytics: () => import("./bench-analytics.js"),
   distributed: () => import("./bench-distributed.js"),
   availability: () => import("./bench-availability.js"),
   compression: () => import("./bench-compression.js"),
+  events: () => import("./bench-events.js"),
 };
 const suiteAt = process.argv.indexOf("--suite");
 if (suiteAt !== -1) {

@@ -22,7 +22,78 @@ export interface Db extends Queryable {
   readonly kind: "pg" | "pglite";
   /** One transaction: committed when `fn` resolves, rolled back when it throws. */
   tx<T>(fn: (q: Queryable) => Promise<T>): Promise<T>;
+  /**
+   * LISTENs on `channel` (lower-case identifier): `signal("notify")` for each NOTIFY, delivered
+   * once the notifying transaction committed; `"ready"` when listening starts or resumes after
+   * a lost connection (notifications meanwhile are lost: catch up then); `"lost"` when the
+   * connection drops (it is re-established in the background). Resolves to a stop function.
+   */
+  listen(channel: string, signal: (event: ListenEvent) => void): Promise<() => Promise<void>>;
   close(): Promise<void>;
+}
+
+export type ListenEvent = "notify" | "ready" | "lost";
+
+const CHANNEL_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
+function checkChannel(channel: string): string {
+  if (!CHANNEL_NAME.test(channel)) throw new Error(`invalid channel name '${channel}'`);
+  return channel;
+}
+
+/** How long a lost LISTEN connection waits before reconnecting. */
+const RELISTEN_MS = 1000;
+
+/**
+ * LISTEN on a connection of its own, outside the pool (a pooled client would be handed to
+ * queries): reconnects after losing it, and never keeps the process alive by itself.
+ */
+function pgListen(url: string, types: unknown, channel: string, signal: (event: ListenEvent) => void) {
+  let client: pg.Client | undefined;
+  let stopped = false;
+  let retry: NodeJS.Timeout | undefined;
+  const again = () => {
+    if (stopped) return;
+    clearTimeout(retry);
+    retry = setTimeout(() => void connect(), RELISTEN_MS);
+    retry.unref();
+  };
+  const connect = async (): Promise<void> => {
+    const c = new pg.Client({ connectionString: url, types: types as pg.CustomTypesConfig });
+    c.on("notification", (m) => {
+      if (m.channel === channel) signal("notify");
+    });
+    // Losing the connection (server restart) costs notifications, never the process.
+    c.on("error", () => {});
+    c.on("end", () => {
+      if (client !== c) return;
+      client = undefined;
+      signal("lost");
+      again();
+    });
+    try {
+      await c.connect();
+      await c.query(`LISTEN ${channel}`);
+    } catch {
+      await c.end().catch(() => {});
+      again();
+      return;
+    }
+    if (stopped) {
+      await c.end().catch(() => {});
+      return;
+    }
+    // The socket alone must not keep a process alive that is otherwise done.
+    (c as unknown as { connection?: { stream?: { unref?: () => void } } }).connection?.stream?.unref?.();
+    client = c;
+    signal("ready");
+  };
+  return connect().then(() => async () => {
+    stopped = true;
+    clearTimeout(retry);
+    const c = client;
+    client = undefined;
+    await c?.end().catch(() => {});
+  });
 }
 
 const SCHEMA_NAME = /^[a-z][a-z0-9_]{0,62}$/;
@@ -141,6 +212,7 @@ export function openPg({ url, schema, max = 10, logger, connectTimeoutMs = 5000 
         client.release((lost ?? broken) as Error | undefined);
       }
     },
+    listen: (channel, signal) => pgListen(url, types, checkChannel(channel), signal),
     close: () => pool.end(),
   };
 }
@@ -173,6 +245,11 @@ export function pgliteDb(instance: PGlite, schema: string): Db {
           },
         }),
       ),
+    async listen(channel, signal) {
+      const unsubscribe = await instance.listen(checkChannel(channel), () => signal("notify"));
+      signal("ready");
+      return unsubscribe;
+    },
     close: async () => {},
   };
 }

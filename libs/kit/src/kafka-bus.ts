@@ -22,6 +22,15 @@ export interface KafkaBusOptions {
 
 /** How long `subscribe` waits for the group to be joined before returning anyway. */
 const JOIN_TIMEOUT_MS = 30_000;
+/**
+ * How long the group waits for a member that stopped heartbeating (a killed process) before
+ * giving its partitions to the others: what a kill -9 costs in delay. A graceful stop leaves
+ * the group at once and costs nothing. Brokers refuse less than group.min.session.timeout.ms
+ * (6 s by default); handlers that block longer than this would cost a rebalance.
+ */
+const SESSION_TIMEOUT_MS = 10_000;
+/** Heartbeats (sent between messages) often enough that a live member never looks dead. */
+const HEARTBEAT_INTERVAL_MS = 1_000;
 
 /**
  * The event bus on Kafka (kafkajs). Connections are opened on first use. A publish to an
@@ -91,6 +100,10 @@ export class KafkaBus implements EventBus {
     await this.#ensureTopics(options.topics);
     const consumer = this.#kafka.consumer({
       groupId: options.groupId,
+      sessionTimeout: SESSION_TIMEOUT_MS,
+      // A rebalance waits this long for the members to rejoin: as long as a dead one is waited for.
+      rebalanceTimeout: SESSION_TIMEOUT_MS,
+      heartbeatInterval: HEARTBEAT_INTERVAL_MS,
       // A handler that keeps failing must never be skipped: after the retries the consumer
       // restarts from the last committed offset and tries the message again.
       retry: { retries: 5, initialRetryTime: 300, maxRetryTime: 5000, restartOnFailure: async () => true },

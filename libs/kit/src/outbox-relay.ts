@@ -19,8 +19,16 @@ export interface OutboxRelayOptions {
   db: Db;
   bus: EventBus;
   logger: Logger;
-  /** Polling period; `notify()` after a commit publishes sooner. */
+  /**
+   * Polling period while the database cannot wake the relay (no LISTEN connection) or rows are
+   * backing off; `notify()` after a commit publishes sooner.
+   */
   intervalMs?: number;
+  /**
+   * Polling period while LISTEN/NOTIFY wakes the relay on every committed outbox row (kit
+   * migration 003): only a safety net then, so an idle relay costs next to nothing.
+   */
+  idleIntervalMs?: number;
   /** Rows per round (one transaction). */
   batchSize?: number;
   /** Delay before the first retry of a failed row; doubles per attempt up to `maxBackoffMs`. */
@@ -68,6 +76,7 @@ export function startOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
   const { db, bus, logger } = options;
   const clock = options.clock ?? systemClock;
   const intervalMs = options.intervalMs ?? 250;
+  const idleIntervalMs = options.idleIntervalMs ?? 10_000;
   const batchSize = options.batchSize ?? 100;
   const minBackoffMs = options.minBackoffMs ?? 250;
   const maxBackoffMs = options.maxBackoffMs ?? 5000;
@@ -97,6 +106,9 @@ export function startOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<void> | undefined;
   let notified = false;
+  // True while a LISTEN connection wakes the relay on each committed outbox row.
+  let listening = false;
+  let unlisten: Promise<(() => Promise<void>) | undefined> = Promise.resolve(undefined);
   // Rounds never overlap inside one process; the advisory lock keeps replicas apart.
   let queue: Promise<unknown> = Promise.resolve();
 
@@ -232,20 +244,34 @@ export function startOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
       )
       .finally(() => {
         running = undefined;
-        schedule(notified ? 0 : intervalMs);
+        // Rows backing off and an unreachable database are polled for; otherwise NOTIFY wakes us.
+        schedule(notified ? 0 : listening && !busDown && !dbDown ? idleIntervalMs : intervalMs);
       });
   }
 
+  function notify(): void {
+    if (running) notified = true;
+    else schedule(0);
+  }
+
   schedule(0);
+  unlisten = db
+    .listen(`outbox_${s}`, (event) => {
+      listening = event !== "lost";
+      // "ready" too: what was committed while the connection was down is published now.
+      notify();
+    })
+    .catch((err: unknown) => {
+      logger.warn({ err }, "outbox: cannot LISTEN; polling instead");
+      return undefined;
+    });
 
   return {
     drain,
-    notify() {
-      if (running) notified = true;
-      else schedule(0);
-    },
+    notify,
     async stop() {
       stopped = true;
+      await (await unlisten)?.();
       meter.removeBatchObservableCallback(observeLag, [pendingGauge, lagGauge]);
       clearTimeout(timer);
       await running;

@@ -112,6 +112,7 @@ const TABLES = [
   "email_events",
   "sent_emails",
   "deliveries",
+  "recipient_days",
   "recipients",
   "daily_activity",
   "blast_daily_activity",
@@ -341,9 +342,10 @@ describe("migration 002", () => {
       const [before] = await oldDb.query("SELECT org_id, successful_sent FROM analytics.blasts WHERE id = $1", [B1]);
       expect(before).toEqual({ org_id: UMBRELLA, successful_sent: 3 });
 
-      expect(await migrate(oldDb, [kitMigrations, analyticsMigrations])).toEqual([
+      // Later migrations follow it; this test is about 002.
+      expect(await migrate(oldDb, [kitMigrations, analyticsMigrations])).toContain(
         "analytics/002_org_scoped_blasts_and_first_send.sql",
-      ]);
+      );
       expect(await dump(oldDb)).toEqual(fixed);
     } finally {
       await old.close();

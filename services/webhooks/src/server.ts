@@ -102,6 +102,7 @@ export async function startDelivery(
     deps.sender ??
     httpSender({
       allowPrivateTargets: config.WEBHOOKS_ALLOW_PRIVATE_TARGETS,
+      maxSocketsPerEndpoint: config.WEBHOOKS_PER_ENDPOINT_CONCURRENCY,
       resolve: deps.resolve ?? systemResolver,
       timeoutMs: config.WEBHOOKS_TIMEOUT_MS,
       ...(ca ? { ca: [...(await import("node:tls")).rootCertificates, ...ca] } : {}),

@@ -119,13 +119,17 @@ export function analyticsReads(q: Queryable) {
   return {
     /** Unique recipients successfully sent to since `since`, and how many of them opened, clicked, replied since. */
     async recipientSummary(orgId: string, since: Date): Promise<RecipientSummary> {
+      // From the per-day rollup (migration 003), never the recipients themselves: at most four
+      // rows per day of the period, however many recipients or events there are. A period
+      // starts at a UTC midnight, so "at or after since" is "on or after its day".
+      const day = since.toISOString().slice(0, 10);
       const [r] = await q.query<Row>(
-        `SELECT count(*) AS total_sent,
-                count(*) FILTER (WHERE last_open_at >= $2) AS had_opened,
-                count(*) FILTER (WHERE last_click_at >= $2) AS had_clicked,
-                count(*) FILTER (WHERE last_reply_at >= $2) AS had_replied
-           FROM analytics.recipients WHERE org_id = $1 AND last_sent_at >= $2`,
-        [orgId, since],
+        `SELECT COALESCE(sum(recipients) FILTER (WHERE signal = 'sent'), 0) AS total_sent,
+                COALESCE(sum(recipients) FILTER (WHERE signal = 'open'), 0) AS had_opened,
+                COALESCE(sum(recipients) FILTER (WHERE signal = 'click'), 0) AS had_clicked,
+                COALESCE(sum(recipients) FILTER (WHERE signal = 'reply'), 0) AS had_replied
+           FROM analytics.recipient_days WHERE org_id = $1 AND day >= $2::date`,
+        [orgId, day],
       );
       return {
         totalSent: Number(r?.total_sent ?? 0),

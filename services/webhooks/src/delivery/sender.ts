@@ -25,6 +25,11 @@ export type Sender = (request: SendRequest) => Promise<SendResult>;
 
 export interface SenderOptions {
   allowPrivateTargets: boolean;
+  /**
+   * Connections kept open per endpoint (scheme, host, port) for reuse; set it to the
+   * per-endpoint cap, so every attempt in flight to an endpoint has a connection of its own.
+   */
+  maxSocketsPerEndpoint?: number;
   resolve: Resolver;
   /** Extra trusted CAs (PEM), added to Node's bundled roots: test receivers with their own CA. */
   ca?: string[];
@@ -32,8 +37,12 @@ export interface SenderOptions {
 }
 
 const USER_AGENT = "Platform-Webhooks/1";
-/** Response bodies are read (so the connection ends cleanly) but never kept beyond this. */
+/** Response bodies are read (so the connection can be reused) but never kept beyond this. */
 const MAX_RESPONSE_BYTES = 64 * 1024;
+/** Endpoints whose connections are kept; the least recently used one's are closed past this. */
+const MAX_POOLED_ENDPOINTS = 1000;
+/** An idle kept-alive connection is closed after this (receivers commonly close theirs at 5 s or more). */
+const IDLE_SOCKET_MS = 4000;
 
 class RefusedTarget extends Error {}
 
@@ -80,6 +89,37 @@ function guardedLookup(resolve: Resolver, allowPrivate: boolean): LookupFunction
 export function httpSender(options: SenderOptions): Sender {
   const lookup = guardedLookup(options.resolve, options.allowPrivateTargets);
   const agentOptions = options.ca && options.ca.length > 0 ? { ca: options.ca } : {};
+  // One keep-alive pool per endpoint: a connection (and its TLS session) serves many
+  // deliveries instead of one. The address check runs when a connection is made, which is
+  // the only moment an address is chosen, so a reused connection was checked when it opened.
+  const agents = new Map<string, http.Agent>();
+  const agentFor = (url: URL, secure: boolean): http.Agent => {
+    const key = `${url.protocol}//${url.host}`;
+    let agent = agents.get(key);
+    if (agent) {
+      // Most recently used last: the map's order is the eviction order.
+      agents.delete(key);
+    } else {
+      const common = {
+        keepAlive: true,
+        maxSockets: options.maxSocketsPerEndpoint ?? 32,
+        maxFreeSockets: options.maxSocketsPerEndpoint ?? 32,
+        timeout: IDLE_SOCKET_MS,
+        scheduling: "lifo" as const,
+        lookup,
+      };
+      agent = secure ? new https.Agent({ ...common, ...agentOptions }) : new http.Agent(common);
+      if (agents.size >= MAX_POOLED_ENDPOINTS) {
+        const [oldest] = agents.keys();
+        if (oldest !== undefined) {
+          agents.get(oldest)?.destroy();
+          agents.delete(oldest);
+        }
+      }
+    }
+    agents.set(key, agent);
+    return agent;
+  };
   return (request) =>
     new Promise<SendResult>((resolve) => {
       const started = performance.now();
@@ -105,9 +145,7 @@ export function httpSender(options: SenderOptions): Sender {
       const body = Buffer.from(request.body);
       const req = (secure ? https : http).request(url, {
         method: "POST",
-        lookup,
-        ...(secure ? agentOptions : {}),
-        agent: false,
+        agent: agentFor(url, secure),
         headers: {
           ...request.headers,
           "content-type": "application/json",
