@@ -11,7 +11,7 @@ import pg from "pg";
 // pod), not the first migration. Each mode of each process: 1 warm-up (which also fills
 // tsx's transform cache), then RUNS timed starts; the median is reported. RSS is read from
 // /proc 2 s after the port opens.
-//   npm run build && node --import tsx scripts/bench-startup.ts [--runs 5] [--port-base 35400]
+//   npm run build && node --import tsx scripts/bench-startup.ts [--runs 5] [--port-base 35400] [--only gateway,identity]
 // Environment: PG_URL (default postgres://postgres@127.0.0.1:5432), BENCH_DB_PREFIX
 // (default bench_startup_; the databases are dropped at the end).
 
@@ -22,6 +22,8 @@ const arg = (name: string, fallback: number) => {
 };
 const RUNS = arg("--runs", 5);
 const PORT_BASE = arg("--port-base", 35_400);
+/** `--only a,b`: just these processes. */
+const ONLY = process.argv.includes("--only") ? String(process.argv[process.argv.indexOf("--only") + 1]).split(",") : [];
 const PG_URL = process.env.PG_URL ?? "postgres://postgres@127.0.0.1:5432";
 const DB_PREFIX = process.env.BENCH_DB_PREFIX ?? "bench_startup_";
 
@@ -151,6 +153,7 @@ const HEADER = [
 console.log(HEADER.join("\n"));
 try {
   for (const [i, p] of PROCS.entries()) {
+    if (ONLY.length > 0 && !ONLY.includes(p.name)) continue;
     const port = PORT_BASE + i * 10;
     const result: Record<string, { ms: number; rss: number }> = {};
     for (const mode of ["tsx", "compiled"] as const) {

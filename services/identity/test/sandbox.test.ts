@@ -102,6 +102,11 @@ describe("sandbox seeding", () => {
     expect((await resolve("northwind-partner")).scopes).toContain(PARTNER_SCOPE);
     expect((await resolve("northwind-nodelegation")).scopes).not.toContain(PARTNER_SCOPE);
     expect((await resolve("umbrella-full")).orgId).toBe(sandboxOrgId(SEED, "umbrella"));
+    // What the CLI shows offline is what identity seeded (it validated the same scopes).
+    const seeded = await sandboxKeys(t.db, SEED);
+    expect(seeded.map((k) => [k.name, k.tokenId, k.scopes])).toEqual(
+      sandboxKeysOffline(SEED).map((k) => [k.name, k.tokenId, k.scopes]),
+    );
   });
 
   it("lists the keys with their state from the database, so a later revocation shows", async () => {
