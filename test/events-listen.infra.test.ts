@@ -60,7 +60,16 @@ async function api(method: string, path: string, body?: unknown): Promise<Respon
 
 /** Bookable, pairwise non-overlapping slot tokens of the sandbox's intro schedule. */
 async function slotTokens(count: number): Promise<{ tokens: string[]; formValues: Record<string, unknown> }> {
-  const list = (await (await api("GET", "/smart-schedules?name=intro")).json()) as { items: { id: string }[] };
+  // The first calls may meet services still warming up (or the token not yet known to the gateway).
+  const list = await eventually(
+    "the intro schedule",
+    async () => {
+      const res = await api("GET", "/smart-schedules?name=intro");
+      return res.status === 200 ? ((await res.json()) as { items: { id: string }[] }) : undefined;
+    },
+    60_000,
+    500,
+  );
   const id = list.items[0]?.id ?? "";
   const detail = (await (await api("GET", `/smart-schedules/${id}`)).json()) as {
     matchingForm: { fields: { key: string; options: string[] }[] };
