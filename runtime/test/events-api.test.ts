@@ -1,14 +1,18 @@
+import { execFile } from "node:child_process";
+import { randomUUID } from "node:crypto";
+import { fileURLToPath } from "node:url";
 import { gatewayConfigSpec } from "@platform/gateway/config";
-import { sandboxOrgId } from "@platform/identity/sandbox";
 import { ManualClock } from "@platform/kit/clock";
 import { loadConfig } from "@platform/kit/config";
+import { TOPICS } from "@platform/kit/events";
 import { newId } from "@platform/kit/ids";
+import type { InProcessBus } from "@platform/kit/in-process-bus";
 import { createLogger } from "@platform/kit/logger";
+import { toBusMessage } from "@platform/kit/outbox";
 import { eventually } from "@platform/kit/testing";
+import { sandboxOrgId } from "@platform/sandbox";
 import { createParser, type EventSourceMessage } from "eventsource-parser";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { run } from "../../cli/src/cli.js";
-import { publishRevenueEvent } from "../../services/webhooks/test/builders.js";
 import { createEmbeddedPlatform, type EmbeddedPlatform } from "../src/platform.js";
 
 // The event log and its live stream through the gateway on the embedded platform: bookings
@@ -321,20 +325,16 @@ describe("GET /events", { timeout: 90_000 }, () => {
 
 describe("npx platform trigger", { timeout: 90_000 }, () => {
   it("causes real events through the public API, each in the log, and frees the slot again", async () => {
-    let stdout = "";
-    let stderr = "";
-    const code = await run(
-      [
-        "trigger",
-        "scheduling.smartscheduler.rescheduled",
-        "--api-url",
-        base,
-        "--api-key",
-        keys["acme-full"]!,
-        "--json",
-      ],
-      { stdout: (t) => (stdout += t), stderr: (t) => (stderr += t), env: {} },
-    );
+    // The CLI as an integrator runs it: its own process, talking to this platform over HTTP.
+    const { code, stdout, stderr } = await runCli([
+      "trigger",
+      "scheduling.smartscheduler.rescheduled",
+      "--api-url",
+      base,
+      "--api-key",
+      keys["acme-full"]!,
+      "--json",
+    ]);
     expect(code, stderr).toBe(0);
     const steps = JSON.parse(stdout) as { action: string; id: string; emits: string }[];
     expect(steps.map((s) => s.emits)).toEqual([BOOKED, "scheduling.smartscheduler.rescheduled", CANCELED]);
@@ -462,3 +462,22 @@ describe("GET /events/stream", { timeout: 90_000 }, () => {
     streams[1]!.close();
   });
 });
+
+const CLI = fileURLToPath(new URL("../../cli/bin/platform.js", import.meta.url));
+
+function runCli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, [CLI, ...args], { env: { PATH: process.env.PATH ?? "" } }, (err, stdout, stderr) => {
+      const code = err ? (typeof err.code === "number" ? err.code : 1) : 0;
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+/** An event as revenue's outbox relay would publish it, straight onto the in-process bus. */
+async function publishRevenueEvent(bus: InProcessBus, type: string, orgId: string, data: object): Promise<string> {
+  const id = randomUUID();
+  const envelope = { id, type, source: "revenue", time: new Date().toISOString(), data: { orgId, ...data } };
+  await bus.publish(TOPICS.revenue, [toBusMessage(envelope, orgId)]);
+  return id;
+}
