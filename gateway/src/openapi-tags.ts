@@ -34,5 +34,10 @@ export const OPENAPI_TAGS: readonly { name: string; description: string }[] = [
     name: "Webhook subscriptions",
     description: "Where the platform POSTs signed events, with delivery attempts, secret rotation and test events.",
   },
+  {
+    name: "Events",
+    description:
+      "The org's events of the last 30 days, as its webhook deliveries carry them: paged, one by id, or streamed live as Server-Sent Events.",
+  },
   { name: "Webhook events", description: "What the platform POSTs to a subscription's endpoint, by event type." },
 ];

@@ -13,7 +13,7 @@ export {
   type ProblemOf,
   parseProblem,
 } from "./problems.js";
-export { RESOURCES, type Resources } from "./resources.js";
+export { RESOURCES, type Resources, STREAMING_OPERATIONS } from "./resources.js";
 export { DEFAULT_RETRY, type RetryOptions } from "./retry.js";
 export type {
   ApiResponse,

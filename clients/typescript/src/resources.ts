@@ -77,7 +77,18 @@ export const RESOURCES = {
     deliveries: "listWebhookDeliveries",
     redeliver: "redeliverWebhook",
   },
+  events: {
+    list: "listEvents",
+    get: "getEvent",
+  },
 } as const satisfies Record<string, Record<string, OperationId>>;
+
+/**
+ * Operations that answer a stream, not one JSON document: `GET /events/stream` is
+ * Server-Sent Events, read with an EventSource (or `npx platform listen`), so it gets no
+ * request/response method.
+ */
+export const STREAMING_OPERATIONS: readonly OperationId[] = ["streamEvents"];
 
 type Table = typeof RESOURCES;
 

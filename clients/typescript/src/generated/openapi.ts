@@ -1128,6 +1128,66 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/api/v1alpha1/events": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The organization's events of the last 30 days, newest first
+     * @description Requires scope `webhooks:read`. Rate-limit tier: read (300 requests per minute, 50000 per UTC day, per token).
+     */
+    get: operations["listEvents"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/v1alpha1/events/stream": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The organization's events live, as Server-Sent Events (resume with Last-Event-ID)
+     * @description Requires scope `webhooks:read`. Rate-limit tier: read (300 requests per minute, 50000 per UTC day, per token).
+     */
+    get: operations["streamEvents"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/v1alpha1/events/{eventId}": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * One event of the organization's log
+     * @description Requires scope `webhooks:read`. Rate-limit tier: read (300 requests per minute, 50000 per UTC day, per token).
+     */
+    get: operations["getEvent"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
 }
 export interface webhooks {
   "scheduling.smartscheduler.booked": {
@@ -2857,6 +2917,19 @@ export interface components {
       /** @description The location's joinUrl; null when none */
       join_url: string | null;
     };
+    /** @description An event of the organization's log: byte for byte the body of its v2 webhook deliveries (WebhookEventV2), whether or not a subscription receives it, so clients can de-duplicate across the log, the stream and webhooks by id. Kept 30 days. Bookings from preview slot tokens (and later events of such a meeting) and sandbox seed events are not logged, as they are not delivered. */
+    Event: {
+      /** @description evt_…; equal to the webhook-id header of its deliveries */
+      id: string;
+      type: components["schemas"]["WebhookEventKind"];
+      /**
+       * Format: date-time
+       * @description When the event happened (UTC)
+       */
+      timestamp: string;
+      /** @description The event's data, as in the v2 delivery (see the webhooks section) */
+      data: Record<string, unknown>;
+    };
     /** @description An account with its contacts, deals and recent activity, each capped; hasMore tells that more exist */
     AccountRelated: {
       account: components["schemas"]["Account"];
@@ -2925,6 +2998,7 @@ export type WebhookDelivery = components["schemas"]["WebhookDelivery"];
 export type WebhookEventV2 = components["schemas"]["WebhookEventV2"];
 export type WebhookEventLegacy = components["schemas"]["WebhookEventLegacy"];
 export type WebhookLegacyMeeting = components["schemas"]["WebhookLegacyMeeting"];
+export type Event = components["schemas"]["Event"];
 export type AccountRelated = components["schemas"]["AccountRelated"];
 export type $defs = Record<string, never>;
 export interface operations {
@@ -2934,6 +3008,8 @@ export interface operations {
       header?: {
         /** @description Act on this child organization (org_…); needs partner:act-as-child and the child's grant */
         "X-Platform-Acting-On"?: string;
+        /** @description ETags of representations the client has; 304 when one is current */
+        "If-None-Match"?: string;
       };
       path?: never;
       cookie?: never;
@@ -2959,11 +3035,30 @@ export interface operations {
           "application/json": components["schemas"]["Organization"];
         };
       };
-      /** @description Problem types: invalid-acting-on-org */
+      /** @description Not Modified: the representation named in If-None-Match is current */
+      304: {
+        headers: {
+          /** @description The current validator */
+          ETag?: string;
+          /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
+          "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Problem types: invalid-acting-on-org, invalid-filter */
       400: {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -2986,6 +3081,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -2997,6 +3096,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           /** @description Seconds until the request would be accepted */
           "Retry-After"?: string;
           [name: string]: unknown;
@@ -3010,6 +3113,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -3021,6 +3128,27 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
+          /** @description Seconds to wait before retrying */
+          "Retry-After"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Problem types: upstream-timeout */
+      504: {
+        headers: {
+          /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
+          "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -3035,6 +3163,8 @@ export interface operations {
       header?: {
         /** @description Act on this child organization (org_…); needs partner:act-as-child and the child's grant */
         "X-Platform-Acting-On"?: string;
+        /** @description ETags of representations the client has; 304 when one is current */
+        "If-None-Match"?: string;
       };
       path: {
         /** @description Resource id (org_…) */
@@ -3063,11 +3193,30 @@ export interface operations {
           "application/json": components["schemas"]["Organization"];
         };
       };
-      /** @description Problem types: invalid-acting-on-org, invalid-resource-id */
+      /** @description Not Modified: the representation named in If-None-Match is current */
+      304: {
+        headers: {
+          /** @description The current validator */
+          ETag?: string;
+          /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
+          "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Problem types: invalid-acting-on-org, invalid-resource-id, invalid-filter */
       400: {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -3090,6 +3239,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -3101,6 +3254,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -3112,6 +3269,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           /** @description Seconds until the request would be accepted */
           "Retry-After"?: string;
           [name: string]: unknown;
@@ -3125,6 +3286,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -3136,6 +3301,27 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
+          /** @description Seconds to wait before retrying */
+          "Retry-After"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Problem types: upstream-timeout */
+      504: {
+        headers: {
+          /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
+          "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -3194,11 +3380,15 @@ export interface operations {
           "application/json": components["schemas"]["Organization"];
         };
       };
-      /** @description Problem types: invalid-acting-on-org, invalid-resource-id, invalid-field, idempotency-key-required, malformed-json, email-domain-not-verified */
+      /** @description Problem types: invalid-acting-on-org, invalid-resource-id, invalid-field, idempotency-key-required, invalid-filter, malformed-json, email-domain-not-verified */
       400: {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -3221,6 +3411,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -3232,6 +3426,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -3243,6 +3441,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -3254,6 +3456,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -3265,6 +3471,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -3276,6 +3486,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -3287,6 +3501,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           /** @description Seconds until the request would be accepted */
           "Retry-After"?: string;
           [name: string]: unknown;
@@ -3300,6 +3518,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -3311,6 +3533,27 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
+          /** @description Seconds to wait before retrying */
+          "Retry-After"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Problem types: upstream-timeout */
+      504: {
+        headers: {
+          /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
+          "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -3325,6 +3568,8 @@ export interface operations {
       header?: {
         /** @description Act on this child organization (org_…); needs partner:act-as-child and the child's grant */
         "X-Platform-Acting-On"?: string;
+        /** @description ETags of representations the client has; 304 when one is current */
+        "If-None-Match"?: string;
       };
       path?: never;
       cookie?: never;
@@ -3342,6 +3587,8 @@ export interface operations {
           "RateLimit-Policy"?: string;
           /** @description The child organization, when the request sent X-Platform-Acting-On */
           "Platform-Acting-On"?: string;
+          /** @description Validator of this representation; send it back in If-None-Match */
+          ETag?: string;
           /** @description private, max-age=60 */
           "Cache-Control"?: string;
           [name: string]: unknown;
@@ -3350,11 +3597,30 @@ export interface operations {
           "application/json": components["schemas"]["Entitlements"];
         };
       };
-      /** @description Problem types: invalid-acting-on-org */
+      /** @description Not Modified: the representation named in If-None-Match is current */
+      304: {
+        headers: {
+          /** @description The current validator */
+          ETag?: string;
+          /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
+          "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Problem types: invalid-acting-on-org, invalid-filter */
       400: {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -3377,6 +3643,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -3388,6 +3658,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           /** @description Seconds until the request would be accepted */
           "Retry-After"?: string;
           [name: string]: unknown;
@@ -3401,6 +3675,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -3412,6 +3690,27 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
+          /** @description Seconds to wait before retrying */
+          "Retry-After"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Problem types: upstream-timeout */
+      504: {
+        headers: {
+          /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
+          "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -3473,6 +3772,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -3495,6 +3798,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -3506,6 +3813,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           /** @description Seconds until the request would be accepted */
           "Retry-After"?: string;
           [name: string]: unknown;
@@ -3519,6 +3830,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -3530,6 +3845,27 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
+          /** @description Seconds to wait before retrying */
+          "Retry-After"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Problem types: upstream-timeout */
+      504: {
+        headers: {
+          /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
+          "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -3589,11 +3925,15 @@ export interface operations {
           "application/json": components["schemas"]["User"];
         };
       };
-      /** @description Problem types: invalid-acting-on-org, invalid-field, idempotency-key-required, malformed-json, invalid-email, invalid-role */
+      /** @description Problem types: invalid-acting-on-org, invalid-field, idempotency-key-required, invalid-filter, malformed-json, invalid-email, invalid-role */
       400: {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -3616,6 +3956,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -3627,6 +3971,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -3638,6 +3986,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -3649,6 +4001,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -3660,6 +4016,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -3671,6 +4031,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           /** @description Seconds until the request would be accepted */
           "Retry-After"?: string;
           [name: string]: unknown;
@@ -3684,6 +4048,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -3695,6 +4063,27 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
+          /** @description Seconds to wait before retrying */
+          "Retry-After"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Problem types: upstream-timeout */
+      504: {
+        headers: {
+          /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
+          "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -3709,6 +4098,8 @@ export interface operations {
       header?: {
         /** @description Act on this child organization (org_…); needs partner:act-as-child and the child's grant */
         "X-Platform-Acting-On"?: string;
+        /** @description ETags of representations the client has; 304 when one is current */
+        "If-None-Match"?: string;
       };
       path: {
         /** @description Resource id (usr_…) */
@@ -3737,11 +4128,30 @@ export interface operations {
           "application/json": components["schemas"]["User"];
         };
       };
-      /** @description Problem types: invalid-acting-on-org, invalid-resource-id */
+      /** @description Not Modified: the representation named in If-None-Match is current */
+      304: {
+        headers: {
+          /** @description The current validator */
+          ETag?: string;
+          /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
+          "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Problem types: invalid-acting-on-org, invalid-resource-id, invalid-filter */
       400: {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -3764,6 +4174,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -3775,6 +4189,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -3786,6 +4204,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           /** @description Seconds until the request would be accepted */
           "Retry-After"?: string;
           [name: string]: unknown;
@@ -3799,6 +4221,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -3810,6 +4236,27 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
+          /** @description Seconds to wait before retrying */
+          "Retry-After"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Problem types: upstream-timeout */
+      504: {
+        headers: {
+          /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
+          "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -3877,11 +4324,15 @@ export interface operations {
           "application/json": components["schemas"]["User"];
         };
       };
-      /** @description Problem types: invalid-acting-on-org, invalid-resource-id, invalid-field, idempotency-key-required, malformed-json, invalid-role */
+      /** @description Problem types: invalid-acting-on-org, invalid-resource-id, invalid-field, idempotency-key-required, invalid-filter, malformed-json, invalid-role */
       400: {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -3904,6 +4355,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -3915,6 +4370,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -3926,6 +4385,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -3937,6 +4400,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -3948,6 +4415,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -3959,6 +4430,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -3970,6 +4445,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           /** @description Seconds until the request would be accepted */
           "Retry-After"?: string;
           [name: string]: unknown;
@@ -3983,6 +4462,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -3994,6 +4477,27 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
+          /** @description Seconds to wait before retrying */
+          "Retry-After"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Problem types: upstream-timeout */
+      504: {
+        headers: {
+          /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
+          "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -4052,6 +4556,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -4074,6 +4582,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -4085,6 +4597,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           /** @description Seconds until the request would be accepted */
           "Retry-After"?: string;
           [name: string]: unknown;
@@ -4098,6 +4614,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -4109,6 +4629,27 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
+          /** @description Seconds to wait before retrying */
+          "Retry-After"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Problem types: upstream-timeout */
+      504: {
+        headers: {
+          /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
+          "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -4166,6 +4707,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -4188,6 +4733,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -4199,6 +4748,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           /** @description Seconds until the request would be accepted */
           "Retry-After"?: string;
           [name: string]: unknown;
@@ -4212,6 +4765,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -4223,6 +4780,27 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
+          /** @description Seconds to wait before retrying */
+          "Retry-After"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Problem types: upstream-timeout */
+      504: {
+        headers: {
+          /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
+          "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -4237,6 +4815,8 @@ export interface operations {
       header?: {
         /** @description Act on this child organization (org_…); needs partner:act-as-child and the child's grant */
         "X-Platform-Acting-On"?: string;
+        /** @description ETags of representations the client has; 304 when one is current */
+        "If-None-Match"?: string;
       };
       path: {
         /** @description Resource id (sched_…) */
@@ -4257,17 +4837,38 @@ export interface operations {
           "RateLimit-Policy"?: string;
           /** @description The child organization, when the request sent X-Platform-Acting-On */
           "Platform-Acting-On"?: string;
+          /** @description Validator of this representation; send it back in If-None-Match */
+          ETag?: string;
           [name: string]: unknown;
         };
         content: {
           "application/json": components["schemas"]["SmartSchedule"];
         };
       };
-      /** @description Problem types: invalid-acting-on-org, invalid-resource-id */
+      /** @description Not Modified: the representation named in If-None-Match is current */
+      304: {
+        headers: {
+          /** @description The current validator */
+          ETag?: string;
+          /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
+          "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Problem types: invalid-acting-on-org, invalid-resource-id, invalid-filter */
       400: {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -4290,6 +4891,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -4301,6 +4906,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -4312,6 +4921,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           /** @description Seconds until the request would be accepted */
           "Retry-After"?: string;
           [name: string]: unknown;
@@ -4325,6 +4938,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -4336,6 +4953,27 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
+          /** @description Seconds to wait before retrying */
+          "Retry-After"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Problem types: upstream-timeout */
+      504: {
+        headers: {
+          /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
+          "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -4407,11 +5045,15 @@ export interface operations {
           "application/json": components["schemas"]["Availability"];
         };
       };
-      /** @description Problem types: invalid-acting-on-org, invalid-resource-id, malformed-json */
+      /** @description Problem types: invalid-acting-on-org, invalid-resource-id, invalid-filter, malformed-json */
       400: {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -4434,6 +5076,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -4445,6 +5091,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -4456,6 +5106,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -4467,6 +5121,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -4478,6 +5136,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -4489,6 +5151,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           /** @description Seconds until the request would be accepted */
           "Retry-After"?: string;
           [name: string]: unknown;
@@ -4502,6 +5168,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -4513,6 +5183,27 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
+          /** @description Seconds to wait before retrying */
+          "Retry-After"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Problem types: upstream-timeout */
+      504: {
+        headers: {
+          /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
+          "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -4597,11 +5288,15 @@ export interface operations {
           "application/json": components["schemas"]["Meeting"];
         };
       };
-      /** @description Problem types: invalid-acting-on-org, invalid-field, idempotency-key-required, malformed-json */
+      /** @description Problem types: invalid-acting-on-org, invalid-field, idempotency-key-required, invalid-filter, malformed-json */
       400: {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -4624,6 +5319,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -4635,6 +5334,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -4646,6 +5349,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -4657,6 +5364,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -4668,6 +5379,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -4679,6 +5394,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -4690,6 +5409,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           /** @description Seconds until the request would be accepted */
           "Retry-After"?: string;
           [name: string]: unknown;
@@ -4703,6 +5426,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -4714,6 +5441,27 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
+          /** @description Seconds to wait before retrying */
+          "Retry-After"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Problem types: upstream-timeout */
+      504: {
+        headers: {
+          /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
+          "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -4728,6 +5476,8 @@ export interface operations {
       header?: {
         /** @description Act on this child organization (org_…); needs partner:act-as-child and the child's grant */
         "X-Platform-Acting-On"?: string;
+        /** @description ETags of representations the client has; 304 when one is current */
+        "If-None-Match"?: string;
       };
       path: {
         /** @description Resource id (mtg_…) */
@@ -4748,17 +5498,38 @@ export interface operations {
           "RateLimit-Policy"?: string;
           /** @description The child organization, when the request sent X-Platform-Acting-On */
           "Platform-Acting-On"?: string;
+          /** @description Validator of this representation; send it back in If-None-Match */
+          ETag?: string;
           [name: string]: unknown;
         };
         content: {
           "application/json": components["schemas"]["Meeting"];
         };
       };
-      /** @description Problem types: invalid-acting-on-org, invalid-resource-id */
+      /** @description Not Modified: the representation named in If-None-Match is current */
+      304: {
+        headers: {
+          /** @description The current validator */
+          ETag?: string;
+          /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
+          "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Problem types: invalid-acting-on-org, invalid-resource-id, invalid-filter */
       400: {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -4781,6 +5552,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -4792,6 +5567,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -4803,6 +5582,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           /** @description Seconds until the request would be accepted */
           "Retry-After"?: string;
           [name: string]: unknown;
@@ -4816,6 +5599,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -4827,6 +5614,27 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
+          /** @description Seconds to wait before retrying */
+          "Retry-After"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Problem types: upstream-timeout */
+      504: {
+        headers: {
+          /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
+          "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -4870,11 +5678,15 @@ export interface operations {
         };
         content?: never;
       };
-      /** @description Problem types: invalid-acting-on-org, invalid-resource-id, invalid-field */
+      /** @description Problem types: invalid-acting-on-org, invalid-resource-id, invalid-field, invalid-filter */
       400: {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -4897,6 +5709,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -4908,6 +5724,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -4919,6 +5739,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -4930,6 +5754,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           /** @description Seconds until the request would be accepted */
           "Retry-After"?: string;
           [name: string]: unknown;
@@ -4943,6 +5771,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -4954,6 +5786,27 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
+          /** @description Seconds to wait before retrying */
+          "Retry-After"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Problem types: upstream-timeout */
+      504: {
+        headers: {
+          /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
+          "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -5007,11 +5860,15 @@ export interface operations {
           "application/json": components["schemas"]["Meeting"];
         };
       };
-      /** @description Problem types: invalid-acting-on-org, invalid-resource-id, invalid-field, idempotency-key-required, malformed-json */
+      /** @description Problem types: invalid-acting-on-org, invalid-resource-id, invalid-field, idempotency-key-required, invalid-filter, malformed-json */
       400: {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -5034,6 +5891,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -5045,6 +5906,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -5056,6 +5921,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -5067,6 +5936,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -5078,6 +5951,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -5089,6 +5966,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -5100,6 +5981,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -5111,6 +5996,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           /** @description Seconds until the request would be accepted */
           "Retry-After"?: string;
           [name: string]: unknown;
@@ -5124,6 +6013,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -5135,6 +6028,27 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
+          /** @description Seconds to wait before retrying */
+          "Retry-After"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Problem types: upstream-timeout */
+      504: {
+        headers: {
+          /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
+          "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -5194,6 +6108,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -5216,6 +6134,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -5227,6 +6149,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           /** @description Seconds until the request would be accepted */
           "Retry-After"?: string;
           [name: string]: unknown;
@@ -5240,6 +6166,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -5251,6 +6181,27 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
+          /** @description Seconds to wait before retrying */
+          "Retry-After"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Problem types: upstream-timeout */
+      504: {
+        headers: {
+          /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
+          "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -5265,6 +6216,8 @@ export interface operations {
       header?: {
         /** @description Act on this child organization (org_…); needs partner:act-as-child and the child's grant */
         "X-Platform-Acting-On"?: string;
+        /** @description ETags of representations the client has; 304 when one is current */
+        "If-None-Match"?: string;
       };
       path: {
         /** @description Resource id (acct_…) */
@@ -5285,17 +6238,38 @@ export interface operations {
           "RateLimit-Policy"?: string;
           /** @description The child organization, when the request sent X-Platform-Acting-On */
           "Platform-Acting-On"?: string;
+          /** @description Validator of this representation; send it back in If-None-Match */
+          ETag?: string;
           [name: string]: unknown;
         };
         content: {
           "application/json": components["schemas"]["Account"];
         };
       };
-      /** @description Problem types: invalid-acting-on-org, invalid-resource-id */
+      /** @description Not Modified: the representation named in If-None-Match is current */
+      304: {
+        headers: {
+          /** @description The current validator */
+          ETag?: string;
+          /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
+          "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Problem types: invalid-acting-on-org, invalid-resource-id, invalid-filter */
       400: {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -5318,6 +6292,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -5329,6 +6307,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -5340,6 +6322,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           /** @description Seconds until the request would be accepted */
           "Retry-After"?: string;
           [name: string]: unknown;
@@ -5353,6 +6339,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -5364,6 +6354,27 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
+          /** @description Seconds to wait before retrying */
+          "Retry-After"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Problem types: upstream-timeout */
+      504: {
+        headers: {
+          /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
+          "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -5424,6 +6435,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -5446,6 +6461,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -5457,6 +6476,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -5468,6 +6491,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           /** @description Seconds until the request would be accepted */
           "Retry-After"?: string;
           [name: string]: unknown;
@@ -5481,6 +6508,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -5492,6 +6523,27 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
+          /** @description Seconds to wait before retrying */
+          "Retry-After"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Problem types: upstream-timeout */
+      504: {
+        headers: {
+          /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
+          "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -5550,6 +6602,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -5572,6 +6628,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -5583,6 +6643,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -5594,6 +6658,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           /** @description Seconds until the request would be accepted */
           "Retry-After"?: string;
           [name: string]: unknown;
@@ -5607,6 +6675,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -5618,6 +6690,27 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
+          /** @description Seconds to wait before retrying */
+          "Retry-After"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Problem types: upstream-timeout */
+      504: {
+        headers: {
+          /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
+          "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -5677,6 +6770,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -5699,6 +6796,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -5710,6 +6811,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           /** @description Seconds until the request would be accepted */
           "Retry-After"?: string;
           [name: string]: unknown;
@@ -5723,6 +6828,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -5734,6 +6843,27 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
+          /** @description Seconds to wait before retrying */
+          "Retry-After"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Problem types: upstream-timeout */
+      504: {
+        headers: {
+          /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
+          "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -5748,6 +6878,8 @@ export interface operations {
       header?: {
         /** @description Act on this child organization (org_…); needs partner:act-as-child and the child's grant */
         "X-Platform-Acting-On"?: string;
+        /** @description ETags of representations the client has; 304 when one is current */
+        "If-None-Match"?: string;
       };
       path: {
         /** @description Resource id (cont_…) */
@@ -5768,17 +6900,38 @@ export interface operations {
           "RateLimit-Policy"?: string;
           /** @description The child organization, when the request sent X-Platform-Acting-On */
           "Platform-Acting-On"?: string;
+          /** @description Validator of this representation; send it back in If-None-Match */
+          ETag?: string;
           [name: string]: unknown;
         };
         content: {
           "application/json": components["schemas"]["Contact"];
         };
       };
-      /** @description Problem types: invalid-acting-on-org, invalid-resource-id */
+      /** @description Not Modified: the representation named in If-None-Match is current */
+      304: {
+        headers: {
+          /** @description The current validator */
+          ETag?: string;
+          /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
+          "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Problem types: invalid-acting-on-org, invalid-resource-id, invalid-filter */
       400: {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -5801,6 +6954,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -5812,6 +6969,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -5823,6 +6984,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           /** @description Seconds until the request would be accepted */
           "Retry-After"?: string;
           [name: string]: unknown;
@@ -5836,6 +7001,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -5847,6 +7016,27 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
+          /** @description Seconds to wait before retrying */
+          "Retry-After"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Problem types: upstream-timeout */
+      504: {
+        headers: {
+          /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
+          "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -5907,6 +7097,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -5929,6 +7123,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -5940,6 +7138,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -5951,6 +7153,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           /** @description Seconds until the request would be accepted */
           "Retry-After"?: string;
           [name: string]: unknown;
@@ -5964,6 +7170,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -5975,6 +7185,27 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
+          /** @description Seconds to wait before retrying */
+          "Retry-After"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Problem types: upstream-timeout */
+      504: {
+        headers: {
+          /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
+          "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -5996,6 +7227,8 @@ export interface operations {
       header?: {
         /** @description Act on this child organization (org_…); needs partner:act-as-child and the child's grant */
         "X-Platform-Acting-On"?: string;
+        /** @description ETags of representations the client has; 304 when one is current */
+        "If-None-Match"?: string;
       };
       path: {
         /** @description Resource id (mtg_…) */
@@ -6016,17 +7249,38 @@ export interface operations {
           "RateLimit-Policy"?: string;
           /** @description The child organization, when the request sent X-Platform-Acting-On */
           "Platform-Acting-On"?: string;
+          /** @description Validator of this representation; send it back in If-None-Match */
+          ETag?: string;
           [name: string]: unknown;
         };
         content: {
           "application/json": components["schemas"]["Transcript"];
         };
       };
-      /** @description Problem types: invalid-acting-on-org, invalid-resource-id, invalid-field */
+      /** @description Not Modified: the representation named in If-None-Match is current */
+      304: {
+        headers: {
+          /** @description The current validator */
+          ETag?: string;
+          /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
+          "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Problem types: invalid-acting-on-org, invalid-resource-id, invalid-field, invalid-filter */
       400: {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -6049,6 +7303,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -6060,6 +7318,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -6071,6 +7333,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -6082,6 +7348,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -6093,6 +7363,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           /** @description Seconds until the request would be accepted */
           "Retry-After"?: string;
           [name: string]: unknown;
@@ -6106,6 +7380,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -6117,6 +7395,27 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
+          /** @description Seconds to wait before retrying */
+          "Retry-After"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Problem types: upstream-timeout */
+      504: {
+        headers: {
+          /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
+          "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -6179,6 +7478,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -6201,6 +7504,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -6212,6 +7519,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -6223,6 +7534,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -6234,6 +7549,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           /** @description Seconds until the request would be accepted */
           "Retry-After"?: string;
           [name: string]: unknown;
@@ -6247,6 +7566,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -6258,6 +7581,27 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
+          /** @description Seconds to wait before retrying */
+          "Retry-After"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Problem types: upstream-timeout */
+      504: {
+        headers: {
+          /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
+          "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -6307,11 +7651,15 @@ export interface operations {
           };
         };
       };
-      /** @description Problem types: invalid-acting-on-org, invalid-resource-id, invalid-field, invalid-cursor, invalid-sort-field */
+      /** @description Problem types: invalid-acting-on-org, invalid-resource-id, invalid-field, invalid-cursor, invalid-sort-field, invalid-filter */
       400: {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -6334,6 +7682,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -6345,6 +7697,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -6356,6 +7712,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -6367,6 +7727,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           /** @description Seconds until the request would be accepted */
           "Retry-After"?: string;
           [name: string]: unknown;
@@ -6380,6 +7744,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -6391,6 +7759,27 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
+          /** @description Seconds to wait before retrying */
+          "Retry-After"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Problem types: upstream-timeout */
+      504: {
+        headers: {
+          /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
+          "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -6405,6 +7794,8 @@ export interface operations {
       header?: {
         /** @description Act on this child organization (org_…); needs partner:act-as-child and the child's grant */
         "X-Platform-Acting-On"?: string;
+        /** @description ETags of representations the client has; 304 when one is current */
+        "If-None-Match"?: string;
       };
       path: {
         /** @description Resource id (mtg_…) */
@@ -6425,17 +7816,38 @@ export interface operations {
           "RateLimit-Policy"?: string;
           /** @description The child organization, when the request sent X-Platform-Acting-On */
           "Platform-Acting-On"?: string;
+          /** @description Validator of this representation; send it back in If-None-Match */
+          ETag?: string;
           [name: string]: unknown;
         };
         content: {
           "application/json": components["schemas"]["BotStatus"];
         };
       };
-      /** @description Problem types: invalid-acting-on-org, invalid-resource-id */
+      /** @description Not Modified: the representation named in If-None-Match is current */
+      304: {
+        headers: {
+          /** @description The current validator */
+          ETag?: string;
+          /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
+          "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Problem types: invalid-acting-on-org, invalid-resource-id, invalid-filter */
       400: {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -6458,6 +7870,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -6469,6 +7885,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -6480,6 +7900,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           /** @description Seconds until the request would be accepted */
           "Retry-After"?: string;
           [name: string]: unknown;
@@ -6493,6 +7917,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -6504,6 +7932,27 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
+          /** @description Seconds to wait before retrying */
+          "Retry-After"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Problem types: upstream-timeout */
+      504: {
+        headers: {
+          /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
+          "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -6569,6 +8018,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -6591,6 +8044,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -6602,6 +8059,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           /** @description Seconds until the request would be accepted */
           "Retry-After"?: string;
           [name: string]: unknown;
@@ -6615,6 +8076,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -6626,6 +8091,27 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
+          /** @description Seconds to wait before retrying */
+          "Retry-After"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Problem types: upstream-timeout */
+      504: {
+        headers: {
+          /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
+          "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -6701,11 +8187,15 @@ export interface operations {
           "application/json": components["schemas"]["Deal"];
         };
       };
-      /** @description Problem types: invalid-acting-on-org, invalid-field, idempotency-key-required, malformed-json */
+      /** @description Problem types: invalid-acting-on-org, invalid-field, idempotency-key-required, invalid-filter, malformed-json */
       400: {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -6728,6 +8218,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -6739,6 +8233,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -6750,6 +8248,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -6761,6 +8263,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -6772,6 +8278,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -6783,6 +8293,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           /** @description Seconds until the request would be accepted */
           "Retry-After"?: string;
           [name: string]: unknown;
@@ -6796,6 +8310,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -6807,6 +8325,27 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
+          /** @description Seconds to wait before retrying */
+          "Retry-After"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Problem types: upstream-timeout */
+      504: {
+        headers: {
+          /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
+          "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -6826,6 +8365,8 @@ export interface operations {
       header?: {
         /** @description Act on this child organization (org_…); needs partner:act-as-child and the child's grant */
         "X-Platform-Acting-On"?: string;
+        /** @description ETags of representations the client has; 304 when one is current */
+        "If-None-Match"?: string;
       };
       path?: never;
       cookie?: never;
@@ -6843,17 +8384,38 @@ export interface operations {
           "RateLimit-Policy"?: string;
           /** @description The child organization, when the request sent X-Platform-Acting-On */
           "Platform-Acting-On"?: string;
+          /** @description Validator of this representation; send it back in If-None-Match */
+          ETag?: string;
           [name: string]: unknown;
         };
         content: {
           "application/json": components["schemas"]["Deal"];
         };
       };
-      /** @description Problem types: invalid-acting-on-org, invalid-field */
+      /** @description Not Modified: the representation named in If-None-Match is current */
+      304: {
+        headers: {
+          /** @description The current validator */
+          ETag?: string;
+          /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
+          "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Problem types: invalid-acting-on-org, invalid-field, invalid-filter */
       400: {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -6876,6 +8438,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -6887,6 +8453,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -6898,6 +8468,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           /** @description Seconds until the request would be accepted */
           "Retry-After"?: string;
           [name: string]: unknown;
@@ -6911,6 +8485,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -6922,6 +8500,27 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
+          /** @description Seconds to wait before retrying */
+          "Retry-After"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Problem types: upstream-timeout */
+      504: {
+        headers: {
+          /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
+          "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -6936,6 +8535,8 @@ export interface operations {
       header?: {
         /** @description Act on this child organization (org_…); needs partner:act-as-child and the child's grant */
         "X-Platform-Acting-On"?: string;
+        /** @description ETags of representations the client has; 304 when one is current */
+        "If-None-Match"?: string;
       };
       path: {
         /** @description Resource id (deal_…) */
@@ -6956,17 +8557,38 @@ export interface operations {
           "RateLimit-Policy"?: string;
           /** @description The child organization, when the request sent X-Platform-Acting-On */
           "Platform-Acting-On"?: string;
+          /** @description Validator of this representation; send it back in If-None-Match */
+          ETag?: string;
           [name: string]: unknown;
         };
         content: {
           "application/json": components["schemas"]["Deal"];
         };
       };
-      /** @description Problem types: invalid-acting-on-org, invalid-resource-id */
+      /** @description Not Modified: the representation named in If-None-Match is current */
+      304: {
+        headers: {
+          /** @description The current validator */
+          ETag?: string;
+          /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
+          "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Problem types: invalid-acting-on-org, invalid-resource-id, invalid-filter */
       400: {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -6989,6 +8611,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -7000,6 +8626,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -7011,6 +8641,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           /** @description Seconds until the request would be accepted */
           "Retry-After"?: string;
           [name: string]: unknown;
@@ -7024,6 +8658,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -7035,6 +8673,27 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
+          /** @description Seconds to wait before retrying */
+          "Retry-After"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Problem types: upstream-timeout */
+      504: {
+        headers: {
+          /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
+          "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -7114,11 +8773,15 @@ export interface operations {
           "application/json": components["schemas"]["Deal"];
         };
       };
-      /** @description Problem types: invalid-acting-on-org, invalid-resource-id, invalid-field, idempotency-key-required, malformed-json */
+      /** @description Problem types: invalid-acting-on-org, invalid-resource-id, invalid-field, idempotency-key-required, invalid-filter, malformed-json */
       400: {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -7141,6 +8804,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -7152,6 +8819,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -7163,6 +8834,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -7174,6 +8849,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -7185,6 +8864,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -7196,6 +8879,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -7207,6 +8894,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           /** @description Seconds until the request would be accepted */
           "Retry-After"?: string;
           [name: string]: unknown;
@@ -7220,6 +8911,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -7231,6 +8926,27 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
+          /** @description Seconds to wait before retrying */
+          "Retry-After"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Problem types: upstream-timeout */
+      504: {
+        headers: {
+          /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
+          "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -7289,6 +9005,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -7311,6 +9031,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -7322,6 +9046,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -7333,6 +9061,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           /** @description Seconds until the request would be accepted */
           "Retry-After"?: string;
           [name: string]: unknown;
@@ -7346,6 +9078,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -7357,6 +9093,27 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
+          /** @description Seconds to wait before retrying */
+          "Retry-After"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Problem types: upstream-timeout */
+      504: {
+        headers: {
+          /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
+          "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -7423,6 +9180,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -7445,6 +9206,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -7456,6 +9221,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -7467,6 +9236,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           /** @description Seconds until the request would be accepted */
           "Retry-After"?: string;
           [name: string]: unknown;
@@ -7480,6 +9253,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -7491,6 +9268,27 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
+          /** @description Seconds to wait before retrying */
+          "Retry-After"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Problem types: upstream-timeout */
+      504: {
+        headers: {
+          /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
+          "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -7505,6 +9303,8 @@ export interface operations {
       header?: {
         /** @description Act on this child organization (org_…); needs partner:act-as-child and the child's grant */
         "X-Platform-Acting-On"?: string;
+        /** @description ETags of representations the client has; 304 when one is current */
+        "If-None-Match"?: string;
       };
       path: {
         /** @description Resource id (deal_…) */
@@ -7525,17 +9325,38 @@ export interface operations {
           "RateLimit-Policy"?: string;
           /** @description The child organization, when the request sent X-Platform-Acting-On */
           "Platform-Acting-On"?: string;
+          /** @description Validator of this representation; send it back in If-None-Match */
+          ETag?: string;
           [name: string]: unknown;
         };
         content: {
           "application/json": components["schemas"]["QnaBacklog"];
         };
       };
-      /** @description Problem types: invalid-acting-on-org, invalid-resource-id */
+      /** @description Not Modified: the representation named in If-None-Match is current */
+      304: {
+        headers: {
+          /** @description The current validator */
+          ETag?: string;
+          /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
+          "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Problem types: invalid-acting-on-org, invalid-resource-id, invalid-filter */
       400: {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -7558,6 +9379,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -7569,6 +9394,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -7580,6 +9409,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           /** @description Seconds until the request would be accepted */
           "Retry-After"?: string;
           [name: string]: unknown;
@@ -7593,6 +9426,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -7604,6 +9441,27 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
+          /** @description Seconds to wait before retrying */
+          "Retry-After"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Problem types: upstream-timeout */
+      504: {
+        headers: {
+          /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
+          "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -7674,11 +9532,15 @@ export interface operations {
           "application/json": components["schemas"]["Qna"];
         };
       };
-      /** @description Problem types: invalid-acting-on-org, invalid-resource-id, invalid-field, idempotency-key-required, malformed-json */
+      /** @description Problem types: invalid-acting-on-org, invalid-resource-id, invalid-field, idempotency-key-required, invalid-filter, malformed-json */
       400: {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -7701,6 +9563,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -7712,6 +9578,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -7723,6 +9593,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -7734,6 +9608,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -7745,6 +9623,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -7756,6 +9638,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           /** @description Seconds until the request would be accepted */
           "Retry-After"?: string;
           [name: string]: unknown;
@@ -7769,6 +9655,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -7780,6 +9670,27 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
+          /** @description Seconds to wait before retrying */
+          "Retry-After"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Problem types: upstream-timeout */
+      504: {
+        headers: {
+          /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
+          "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -7794,6 +9705,8 @@ export interface operations {
       header?: {
         /** @description Act on this child organization (org_…); needs partner:act-as-child and the child's grant */
         "X-Platform-Acting-On"?: string;
+        /** @description ETags of representations the client has; 304 when one is current */
+        "If-None-Match"?: string;
       };
       path: {
         /** @description Resource id (deal_…) */
@@ -7816,17 +9729,38 @@ export interface operations {
           "RateLimit-Policy"?: string;
           /** @description The child organization, when the request sent X-Platform-Acting-On */
           "Platform-Acting-On"?: string;
+          /** @description Validator of this representation; send it back in If-None-Match */
+          ETag?: string;
           [name: string]: unknown;
         };
         content: {
           "application/json": components["schemas"]["QnaBacklog"];
         };
       };
-      /** @description Problem types: invalid-acting-on-org, invalid-resource-id */
+      /** @description Not Modified: the representation named in If-None-Match is current */
+      304: {
+        headers: {
+          /** @description The current validator */
+          ETag?: string;
+          /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
+          "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Problem types: invalid-acting-on-org, invalid-resource-id, invalid-filter */
       400: {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -7849,6 +9783,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -7860,6 +9798,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -7871,6 +9813,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           /** @description Seconds until the request would be accepted */
           "Retry-After"?: string;
           [name: string]: unknown;
@@ -7884,6 +9830,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -7895,6 +9845,27 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
+          /** @description Seconds to wait before retrying */
+          "Retry-After"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Problem types: upstream-timeout */
+      504: {
+        headers: {
+          /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
+          "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -7909,6 +9880,8 @@ export interface operations {
       header?: {
         /** @description Act on this child organization (org_…); needs partner:act-as-child and the child's grant */
         "X-Platform-Acting-On"?: string;
+        /** @description ETags of representations the client has; 304 when one is current */
+        "If-None-Match"?: string;
       };
       path: {
         /** @description Resource id (qna_…) */
@@ -7929,17 +9902,38 @@ export interface operations {
           "RateLimit-Policy"?: string;
           /** @description The child organization, when the request sent X-Platform-Acting-On */
           "Platform-Acting-On"?: string;
+          /** @description Validator of this representation; send it back in If-None-Match */
+          ETag?: string;
           [name: string]: unknown;
         };
         content: {
           "application/json": components["schemas"]["Qna"];
         };
       };
-      /** @description Problem types: invalid-acting-on-org, invalid-resource-id */
+      /** @description Not Modified: the representation named in If-None-Match is current */
+      304: {
+        headers: {
+          /** @description The current validator */
+          ETag?: string;
+          /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
+          "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Problem types: invalid-acting-on-org, invalid-resource-id, invalid-filter */
       400: {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -7962,6 +9956,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -7973,6 +9971,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -7984,6 +9986,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           /** @description Seconds until the request would be accepted */
           "Retry-After"?: string;
           [name: string]: unknown;
@@ -7997,6 +10003,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -8008,6 +10018,27 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
+          /** @description Seconds to wait before retrying */
+          "Retry-After"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Problem types: upstream-timeout */
+      504: {
+        headers: {
+          /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
+          "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -8070,11 +10101,15 @@ export interface operations {
           "application/json": components["schemas"]["Qna"];
         };
       };
-      /** @description Problem types: invalid-acting-on-org, invalid-resource-id, invalid-field, idempotency-key-required, malformed-json */
+      /** @description Problem types: invalid-acting-on-org, invalid-resource-id, invalid-field, idempotency-key-required, invalid-filter, malformed-json */
       400: {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -8097,6 +10132,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -8108,6 +10147,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -8119,6 +10162,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -8130,6 +10177,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -8141,6 +10192,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -8152,6 +10207,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -8163,6 +10222,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           /** @description Seconds until the request would be accepted */
           "Retry-After"?: string;
           [name: string]: unknown;
@@ -8176,6 +10239,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -8187,6 +10254,27 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
+          /** @description Seconds to wait before retrying */
+          "Retry-After"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Problem types: upstream-timeout */
+      504: {
+        headers: {
+          /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
+          "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -8237,11 +10325,15 @@ export interface operations {
           "application/json": components["schemas"]["Qna"];
         };
       };
-      /** @description Problem types: invalid-acting-on-org, invalid-resource-id, invalid-field, idempotency-key-required, malformed-json, invalid-target-state */
+      /** @description Problem types: invalid-acting-on-org, invalid-resource-id, invalid-field, idempotency-key-required, invalid-filter, malformed-json, invalid-target-state */
       400: {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -8264,6 +10356,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -8275,6 +10371,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -8286,6 +10386,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -8297,6 +10401,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -8308,6 +10416,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -8319,6 +10431,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -8330,6 +10446,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           /** @description Seconds until the request would be accepted */
           "Retry-After"?: string;
           [name: string]: unknown;
@@ -8343,6 +10463,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -8354,6 +10478,27 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
+          /** @description Seconds to wait before retrying */
+          "Retry-After"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Problem types: upstream-timeout */
+      504: {
+        headers: {
+          /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
+          "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -8368,6 +10513,8 @@ export interface operations {
       header?: {
         /** @description Act on this child organization (org_…); needs partner:act-as-child and the child's grant */
         "X-Platform-Acting-On"?: string;
+        /** @description ETags of representations the client has; 304 when one is current */
+        "If-None-Match"?: string;
       };
       path: {
         /** @description Resource id (deal_…) */
@@ -8388,17 +10535,38 @@ export interface operations {
           "RateLimit-Policy"?: string;
           /** @description The child organization, when the request sent X-Platform-Acting-On */
           "Platform-Acting-On"?: string;
+          /** @description Validator of this representation; send it back in If-None-Match */
+          ETag?: string;
           [name: string]: unknown;
         };
         content: {
           "application/json": components["schemas"]["DealInsights"];
         };
       };
-      /** @description Problem types: invalid-acting-on-org, invalid-resource-id */
+      /** @description Not Modified: the representation named in If-None-Match is current */
+      304: {
+        headers: {
+          /** @description The current validator */
+          ETag?: string;
+          /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
+          "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Problem types: invalid-acting-on-org, invalid-resource-id, invalid-filter */
       400: {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -8421,6 +10589,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -8432,6 +10604,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -8443,6 +10619,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           /** @description Seconds until the request would be accepted */
           "Retry-After"?: string;
           [name: string]: unknown;
@@ -8456,6 +10636,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -8467,6 +10651,27 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
+          /** @description Seconds to wait before retrying */
+          "Retry-After"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Problem types: upstream-timeout */
+      504: {
+        headers: {
+          /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
+          "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -8481,6 +10686,8 @@ export interface operations {
       header?: {
         /** @description Act on this child organization (org_…); needs partner:act-as-child and the child's grant */
         "X-Platform-Acting-On"?: string;
+        /** @description ETags of representations the client has; 304 when one is current */
+        "If-None-Match"?: string;
       };
       path: {
         dealId: string;
@@ -8502,17 +10709,38 @@ export interface operations {
           "RateLimit-Policy"?: string;
           /** @description The child organization, when the request sent X-Platform-Acting-On */
           "Platform-Acting-On"?: string;
+          /** @description Validator of this representation; send it back in If-None-Match */
+          ETag?: string;
           [name: string]: unknown;
         };
         content: {
           "application/json": components["schemas"]["Insight"];
         };
       };
-      /** @description Problem types: invalid-acting-on-org, invalid-resource-id, invalid-schema-type */
+      /** @description Not Modified: the representation named in If-None-Match is current */
+      304: {
+        headers: {
+          /** @description The current validator */
+          ETag?: string;
+          /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
+          "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Problem types: invalid-acting-on-org, invalid-resource-id, invalid-filter, invalid-schema-type */
       400: {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -8535,6 +10763,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -8546,6 +10778,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -8557,6 +10793,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           /** @description Seconds until the request would be accepted */
           "Retry-After"?: string;
           [name: string]: unknown;
@@ -8570,6 +10810,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -8581,6 +10825,27 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
+          /** @description Seconds to wait before retrying */
+          "Retry-After"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Problem types: upstream-timeout */
+      504: {
+        headers: {
+          /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
+          "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -8650,11 +10915,15 @@ export interface operations {
           "application/json": components["schemas"]["Insight"];
         };
       };
-      /** @description Problem types: invalid-acting-on-org, invalid-resource-id, invalid-field, idempotency-key-required, malformed-json, invalid-schema-type */
+      /** @description Problem types: invalid-acting-on-org, invalid-resource-id, invalid-field, idempotency-key-required, invalid-filter, malformed-json, invalid-schema-type */
       400: {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -8677,6 +10946,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -8688,6 +10961,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -8699,6 +10976,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -8710,6 +10991,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -8721,6 +11006,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -8732,6 +11021,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           /** @description Seconds until the request would be accepted */
           "Retry-After"?: string;
           [name: string]: unknown;
@@ -8745,6 +11038,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -8756,6 +11053,27 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
+          /** @description Seconds to wait before retrying */
+          "Retry-After"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Problem types: upstream-timeout */
+      504: {
+        headers: {
+          /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
+          "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -8770,6 +11088,8 @@ export interface operations {
       header?: {
         /** @description Act on this child organization (org_…); needs partner:act-as-child and the child's grant */
         "X-Platform-Acting-On"?: string;
+        /** @description ETags of representations the client has; 304 when one is current */
+        "If-None-Match"?: string;
       };
       path: {
         /** @description Resource id (prof_, prob_, pain_, powr_, posn_, phas_, proc_, plan_…) */
@@ -8790,17 +11110,38 @@ export interface operations {
           "RateLimit-Policy"?: string;
           /** @description The child organization, when the request sent X-Platform-Acting-On */
           "Platform-Acting-On"?: string;
+          /** @description Validator of this representation; send it back in If-None-Match */
+          ETag?: string;
           [name: string]: unknown;
         };
         content: {
           "application/json": components["schemas"]["Insight"];
         };
       };
-      /** @description Problem types: invalid-acting-on-org, invalid-resource-id */
+      /** @description Not Modified: the representation named in If-None-Match is current */
+      304: {
+        headers: {
+          /** @description The current validator */
+          ETag?: string;
+          /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
+          "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Problem types: invalid-acting-on-org, invalid-resource-id, invalid-filter */
       400: {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -8823,6 +11164,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -8834,6 +11179,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -8845,6 +11194,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           /** @description Seconds until the request would be accepted */
           "Retry-After"?: string;
           [name: string]: unknown;
@@ -8858,6 +11211,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -8869,6 +11226,27 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
+          /** @description Seconds to wait before retrying */
+          "Retry-After"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Problem types: upstream-timeout */
+      504: {
+        headers: {
+          /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
+          "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -8932,11 +11310,15 @@ export interface operations {
           "application/json": components["schemas"]["Insight"];
         };
       };
-      /** @description Problem types: invalid-acting-on-org, invalid-resource-id, invalid-field, idempotency-key-required, malformed-json, invalid-schema-type */
+      /** @description Problem types: invalid-acting-on-org, invalid-resource-id, invalid-field, idempotency-key-required, invalid-filter, malformed-json, invalid-schema-type */
       400: {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -8959,6 +11341,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -8970,6 +11356,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -8981,6 +11371,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -8992,6 +11386,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -9003,6 +11401,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -9014,6 +11416,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           /** @description Seconds until the request would be accepted */
           "Retry-After"?: string;
           [name: string]: unknown;
@@ -9027,6 +11433,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -9038,6 +11448,27 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
+          /** @description Seconds to wait before retrying */
+          "Retry-After"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Problem types: upstream-timeout */
+      504: {
+        headers: {
+          /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
+          "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -9055,6 +11486,8 @@ export interface operations {
       header?: {
         /** @description Act on this child organization (org_…); needs partner:act-as-child and the child's grant */
         "X-Platform-Acting-On"?: string;
+        /** @description ETags of representations the client has; 304 when one is current */
+        "If-None-Match"?: string;
       };
       path?: never;
       cookie?: never;
@@ -9072,17 +11505,38 @@ export interface operations {
           "RateLimit-Policy"?: string;
           /** @description The child organization, when the request sent X-Platform-Acting-On */
           "Platform-Acting-On"?: string;
+          /** @description Validator of this representation; send it back in If-None-Match */
+          ETag?: string;
           [name: string]: unknown;
         };
         content: {
           "application/json": components["schemas"]["BuyerSignalsSummary"];
         };
       };
-      /** @description Problem types: invalid-acting-on-org, invalid-field */
+      /** @description Not Modified: the representation named in If-None-Match is current */
+      304: {
+        headers: {
+          /** @description The current validator */
+          ETag?: string;
+          /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
+          "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Problem types: invalid-acting-on-org, invalid-field, invalid-filter */
       400: {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -9105,6 +11559,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -9116,6 +11574,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           /** @description Seconds until the request would be accepted */
           "Retry-After"?: string;
           [name: string]: unknown;
@@ -9129,6 +11591,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -9140,6 +11606,27 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
+          /** @description Seconds to wait before retrying */
+          "Retry-After"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Problem types: upstream-timeout */
+      504: {
+        headers: {
+          /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
+          "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -9159,6 +11646,8 @@ export interface operations {
       header?: {
         /** @description Act on this child organization (org_…); needs partner:act-as-child and the child's grant */
         "X-Platform-Acting-On"?: string;
+        /** @description ETags of representations the client has; 304 when one is current */
+        "If-None-Match"?: string;
       };
       path?: never;
       cookie?: never;
@@ -9176,17 +11665,38 @@ export interface operations {
           "RateLimit-Policy"?: string;
           /** @description The child organization, when the request sent X-Platform-Acting-On */
           "Platform-Acting-On"?: string;
+          /** @description Validator of this representation; send it back in If-None-Match */
+          ETag?: string;
           [name: string]: unknown;
         };
         content: {
           "application/json": components["schemas"]["BuyerSignalsActivity"];
         };
       };
-      /** @description Problem types: invalid-acting-on-org, invalid-field */
+      /** @description Not Modified: the representation named in If-None-Match is current */
+      304: {
+        headers: {
+          /** @description The current validator */
+          ETag?: string;
+          /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
+          "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Problem types: invalid-acting-on-org, invalid-field, invalid-filter */
       400: {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -9209,6 +11719,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -9220,6 +11734,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           /** @description Seconds until the request would be accepted */
           "Retry-After"?: string;
           [name: string]: unknown;
@@ -9233,6 +11751,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -9244,6 +11766,27 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
+          /** @description Seconds to wait before retrying */
+          "Retry-After"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Problem types: upstream-timeout */
+      504: {
+        headers: {
+          /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
+          "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -9302,6 +11845,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -9324,6 +11871,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -9335,6 +11886,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           /** @description Seconds until the request would be accepted */
           "Retry-After"?: string;
           [name: string]: unknown;
@@ -9348,6 +11903,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -9359,6 +11918,27 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
+          /** @description Seconds to wait before retrying */
+          "Retry-After"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Problem types: upstream-timeout */
+      504: {
+        headers: {
+          /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
+          "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -9373,6 +11953,8 @@ export interface operations {
       header?: {
         /** @description Act on this child organization (org_…); needs partner:act-as-child and the child's grant */
         "X-Platform-Acting-On"?: string;
+        /** @description ETags of representations the client has; 304 when one is current */
+        "If-None-Match"?: string;
       };
       path: {
         /** @description Resource id (semail_…) */
@@ -9393,17 +11975,38 @@ export interface operations {
           "RateLimit-Policy"?: string;
           /** @description The child organization, when the request sent X-Platform-Acting-On */
           "Platform-Acting-On"?: string;
+          /** @description Validator of this representation; send it back in If-None-Match */
+          ETag?: string;
           [name: string]: unknown;
         };
         content: {
           "application/json": components["schemas"]["SentEmail"];
         };
       };
-      /** @description Problem types: invalid-acting-on-org, invalid-resource-id */
+      /** @description Not Modified: the representation named in If-None-Match is current */
+      304: {
+        headers: {
+          /** @description The current validator */
+          ETag?: string;
+          /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
+          "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Problem types: invalid-acting-on-org, invalid-resource-id, invalid-filter */
       400: {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -9426,6 +12029,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -9437,6 +12044,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -9448,6 +12059,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           /** @description Seconds until the request would be accepted */
           "Retry-After"?: string;
           [name: string]: unknown;
@@ -9461,6 +12076,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -9472,6 +12091,27 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
+          /** @description Seconds to wait before retrying */
+          "Retry-After"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Problem types: upstream-timeout */
+      504: {
+        headers: {
+          /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
+          "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -9530,6 +12170,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -9552,6 +12196,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -9563,6 +12211,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -9574,6 +12226,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           /** @description Seconds until the request would be accepted */
           "Retry-After"?: string;
           [name: string]: unknown;
@@ -9587,6 +12243,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -9598,6 +12258,27 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
+          /** @description Seconds to wait before retrying */
+          "Retry-After"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Problem types: upstream-timeout */
+      504: {
+        headers: {
+          /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
+          "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -9617,6 +12298,8 @@ export interface operations {
       header?: {
         /** @description Act on this child organization (org_…); needs partner:act-as-child and the child's grant */
         "X-Platform-Acting-On"?: string;
+        /** @description ETags of representations the client has; 304 when one is current */
+        "If-None-Match"?: string;
       };
       path?: never;
       cookie?: never;
@@ -9634,17 +12317,38 @@ export interface operations {
           "RateLimit-Policy"?: string;
           /** @description The child organization, when the request sent X-Platform-Acting-On */
           "Platform-Acting-On"?: string;
+          /** @description Validator of this representation; send it back in If-None-Match */
+          ETag?: string;
           [name: string]: unknown;
         };
         content: {
           "application/json": components["schemas"]["EmailBlastSummary"];
         };
       };
-      /** @description Problem types: invalid-acting-on-org, invalid-field */
+      /** @description Not Modified: the representation named in If-None-Match is current */
+      304: {
+        headers: {
+          /** @description The current validator */
+          ETag?: string;
+          /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
+          "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Problem types: invalid-acting-on-org, invalid-field, invalid-filter */
       400: {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -9667,6 +12371,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -9678,6 +12386,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           /** @description Seconds until the request would be accepted */
           "Retry-After"?: string;
           [name: string]: unknown;
@@ -9691,6 +12403,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -9702,6 +12418,27 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
+          /** @description Seconds to wait before retrying */
+          "Retry-After"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Problem types: upstream-timeout */
+      504: {
+        headers: {
+          /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
+          "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -9723,6 +12460,8 @@ export interface operations {
       header?: {
         /** @description Act on this child organization (org_…); needs partner:act-as-child and the child's grant */
         "X-Platform-Acting-On"?: string;
+        /** @description ETags of representations the client has; 304 when one is current */
+        "If-None-Match"?: string;
       };
       path?: never;
       cookie?: never;
@@ -9740,17 +12479,38 @@ export interface operations {
           "RateLimit-Policy"?: string;
           /** @description The child organization, when the request sent X-Platform-Acting-On */
           "Platform-Acting-On"?: string;
+          /** @description Validator of this representation; send it back in If-None-Match */
+          ETag?: string;
           [name: string]: unknown;
         };
         content: {
           "application/json": components["schemas"]["TopEmailBlasts"];
         };
       };
-      /** @description Problem types: invalid-acting-on-org, invalid-field */
+      /** @description Not Modified: the representation named in If-None-Match is current */
+      304: {
+        headers: {
+          /** @description The current validator */
+          ETag?: string;
+          /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
+          "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Problem types: invalid-acting-on-org, invalid-field, invalid-filter */
       400: {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -9773,6 +12533,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -9784,6 +12548,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           /** @description Seconds until the request would be accepted */
           "Retry-After"?: string;
           [name: string]: unknown;
@@ -9797,6 +12565,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -9808,6 +12580,27 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
+          /** @description Seconds to wait before retrying */
+          "Retry-After"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Problem types: upstream-timeout */
+      504: {
+        headers: {
+          /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
+          "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -9867,6 +12660,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -9889,6 +12686,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -9900,6 +12701,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           /** @description Seconds until the request would be accepted */
           "Retry-After"?: string;
           [name: string]: unknown;
@@ -9913,6 +12718,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -9924,6 +12733,27 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
+          /** @description Seconds to wait before retrying */
+          "Retry-After"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Problem types: upstream-timeout */
+      504: {
+        headers: {
+          /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
+          "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -9938,6 +12768,8 @@ export interface operations {
       header?: {
         /** @description Act on this child organization (org_…); needs partner:act-as-child and the child's grant */
         "X-Platform-Acting-On"?: string;
+        /** @description ETags of representations the client has; 304 when one is current */
+        "If-None-Match"?: string;
       };
       path: {
         /** @description Resource id (blast_…) */
@@ -9958,17 +12790,38 @@ export interface operations {
           "RateLimit-Policy"?: string;
           /** @description The child organization, when the request sent X-Platform-Acting-On */
           "Platform-Acting-On"?: string;
+          /** @description Validator of this representation; send it back in If-None-Match */
+          ETag?: string;
           [name: string]: unknown;
         };
         content: {
           "application/json": components["schemas"]["EmailBlast"];
         };
       };
-      /** @description Problem types: invalid-acting-on-org, invalid-resource-id */
+      /** @description Not Modified: the representation named in If-None-Match is current */
+      304: {
+        headers: {
+          /** @description The current validator */
+          ETag?: string;
+          /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
+          "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Problem types: invalid-acting-on-org, invalid-resource-id, invalid-filter */
       400: {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -9991,6 +12844,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -10002,6 +12859,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -10013,6 +12874,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           /** @description Seconds until the request would be accepted */
           "Retry-After"?: string;
           [name: string]: unknown;
@@ -10026,6 +12891,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -10037,6 +12906,27 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
+          /** @description Seconds to wait before retrying */
+          "Retry-After"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Problem types: upstream-timeout */
+      504: {
+        headers: {
+          /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
+          "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -10054,6 +12944,8 @@ export interface operations {
       header?: {
         /** @description Act on this child organization (org_…); needs partner:act-as-child and the child's grant */
         "X-Platform-Acting-On"?: string;
+        /** @description ETags of representations the client has; 304 when one is current */
+        "If-None-Match"?: string;
       };
       path: {
         /** @description Resource id (blast_…) */
@@ -10074,17 +12966,38 @@ export interface operations {
           "RateLimit-Policy"?: string;
           /** @description The child organization, when the request sent X-Platform-Acting-On */
           "Platform-Acting-On"?: string;
+          /** @description Validator of this representation; send it back in If-None-Match */
+          ETag?: string;
           [name: string]: unknown;
         };
         content: {
           "application/json": components["schemas"]["EmailBlastActivity"];
         };
       };
-      /** @description Problem types: invalid-acting-on-org, invalid-resource-id, invalid-field */
+      /** @description Not Modified: the representation named in If-None-Match is current */
+      304: {
+        headers: {
+          /** @description The current validator */
+          ETag?: string;
+          /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
+          "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Problem types: invalid-acting-on-org, invalid-resource-id, invalid-field, invalid-filter */
       400: {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -10107,6 +13020,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -10118,6 +13035,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -10129,6 +13050,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           /** @description Seconds until the request would be accepted */
           "Retry-After"?: string;
           [name: string]: unknown;
@@ -10142,6 +13067,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -10153,6 +13082,27 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
+          /** @description Seconds to wait before retrying */
+          "Retry-After"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Problem types: upstream-timeout */
+      504: {
+        headers: {
+          /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
+          "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -10213,6 +13163,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -10235,6 +13189,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -10246,6 +13204,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -10257,6 +13219,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           /** @description Seconds until the request would be accepted */
           "Retry-After"?: string;
           [name: string]: unknown;
@@ -10270,6 +13236,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -10281,6 +13251,27 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
+          /** @description Seconds to wait before retrying */
+          "Retry-After"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Problem types: upstream-timeout */
+      504: {
+        headers: {
+          /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
+          "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -10329,11 +13320,15 @@ export interface operations {
           };
         };
       };
-      /** @description Problem types: invalid-acting-on-org, invalid-field, invalid-cursor, invalid-sort-field */
+      /** @description Problem types: invalid-acting-on-org, invalid-field, invalid-cursor, invalid-sort-field, invalid-filter */
       400: {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -10356,6 +13351,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -10367,6 +13366,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           /** @description Seconds until the request would be accepted */
           "Retry-After"?: string;
           [name: string]: unknown;
@@ -10380,6 +13383,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -10391,6 +13398,27 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
+          /** @description Seconds to wait before retrying */
+          "Retry-After"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Problem types: upstream-timeout */
+      504: {
+        headers: {
+          /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
+          "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -10443,11 +13471,15 @@ export interface operations {
           "application/json": components["schemas"]["WebhookSubscriptionWithSecret"];
         };
       };
-      /** @description Problem types: invalid-acting-on-org, invalid-field, idempotency-key-required, malformed-json */
+      /** @description Problem types: invalid-acting-on-org, invalid-field, idempotency-key-required, invalid-filter, malformed-json */
       400: {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -10470,6 +13502,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -10481,6 +13517,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -10492,6 +13532,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -10503,6 +13547,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -10514,6 +13562,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           /** @description Seconds until the request would be accepted */
           "Retry-After"?: string;
           [name: string]: unknown;
@@ -10527,6 +13579,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -10538,6 +13594,27 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
+          /** @description Seconds to wait before retrying */
+          "Retry-After"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Problem types: upstream-timeout */
+      504: {
+        headers: {
+          /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
+          "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -10552,6 +13629,8 @@ export interface operations {
       header?: {
         /** @description Act on this child organization (org_…); needs partner:act-as-child and the child's grant */
         "X-Platform-Acting-On"?: string;
+        /** @description ETags of representations the client has; 304 when one is current */
+        "If-None-Match"?: string;
       };
       path: {
         /** @description Resource id (sub_…) */
@@ -10572,17 +13651,38 @@ export interface operations {
           "RateLimit-Policy"?: string;
           /** @description The child organization, when the request sent X-Platform-Acting-On */
           "Platform-Acting-On"?: string;
+          /** @description Validator of this representation; send it back in If-None-Match */
+          ETag?: string;
           [name: string]: unknown;
         };
         content: {
           "application/json": components["schemas"]["WebhookSubscription"];
         };
       };
-      /** @description Problem types: invalid-acting-on-org, invalid-resource-id */
+      /** @description Not Modified: the representation named in If-None-Match is current */
+      304: {
+        headers: {
+          /** @description The current validator */
+          ETag?: string;
+          /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
+          "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Problem types: invalid-acting-on-org, invalid-resource-id, invalid-filter */
       400: {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -10605,6 +13705,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -10616,6 +13720,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -10627,6 +13735,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           /** @description Seconds until the request would be accepted */
           "Retry-After"?: string;
           [name: string]: unknown;
@@ -10640,6 +13752,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -10651,6 +13767,27 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
+          /** @description Seconds to wait before retrying */
+          "Retry-After"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Problem types: upstream-timeout */
+      504: {
+        headers: {
+          /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
+          "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -10689,11 +13826,15 @@ export interface operations {
         };
         content?: never;
       };
-      /** @description Problem types: invalid-acting-on-org, invalid-resource-id */
+      /** @description Problem types: invalid-acting-on-org, invalid-resource-id, invalid-filter */
       400: {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -10716,6 +13857,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -10727,6 +13872,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -10738,6 +13887,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           /** @description Seconds until the request would be accepted */
           "Retry-After"?: string;
           [name: string]: unknown;
@@ -10751,6 +13904,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -10762,6 +13919,27 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
+          /** @description Seconds to wait before retrying */
+          "Retry-After"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Problem types: upstream-timeout */
+      504: {
+        headers: {
+          /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
+          "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -10819,11 +13997,15 @@ export interface operations {
           "application/json": components["schemas"]["WebhookSubscription"];
         };
       };
-      /** @description Problem types: invalid-acting-on-org, invalid-resource-id, invalid-field, idempotency-key-required, malformed-json */
+      /** @description Problem types: invalid-acting-on-org, invalid-resource-id, invalid-field, idempotency-key-required, invalid-filter, malformed-json */
       400: {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -10846,6 +14028,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -10857,6 +14043,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -10868,6 +14058,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -10879,6 +14073,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -10890,6 +14088,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -10901,6 +14103,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           /** @description Seconds until the request would be accepted */
           "Retry-After"?: string;
           [name: string]: unknown;
@@ -10914,6 +14120,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -10925,6 +14135,27 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
+          /** @description Seconds to wait before retrying */
+          "Retry-After"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Problem types: upstream-timeout */
+      504: {
+        headers: {
+          /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
+          "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -10969,11 +14200,15 @@ export interface operations {
           "application/json": components["schemas"]["WebhookSubscriptionWithSecret"];
         };
       };
-      /** @description Problem types: invalid-acting-on-org, invalid-resource-id, invalid-field, idempotency-key-required, malformed-json */
+      /** @description Problem types: invalid-acting-on-org, invalid-resource-id, invalid-field, idempotency-key-required, invalid-filter, malformed-json */
       400: {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -10996,6 +14231,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -11007,6 +14246,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -11018,6 +14261,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -11029,6 +14276,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -11040,6 +14291,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -11051,6 +14306,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           /** @description Seconds until the request would be accepted */
           "Retry-After"?: string;
           [name: string]: unknown;
@@ -11064,6 +14323,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -11075,6 +14338,27 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
+          /** @description Seconds to wait before retrying */
+          "Retry-After"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Problem types: upstream-timeout */
+      504: {
+        headers: {
+          /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
+          "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -11119,11 +14403,15 @@ export interface operations {
           "application/json": components["schemas"]["WebhookDelivery"];
         };
       };
-      /** @description Problem types: invalid-acting-on-org, invalid-resource-id, invalid-field, idempotency-key-required, malformed-json */
+      /** @description Problem types: invalid-acting-on-org, invalid-resource-id, invalid-field, idempotency-key-required, invalid-filter, malformed-json */
       400: {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -11146,6 +14434,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -11157,6 +14449,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -11168,6 +14464,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -11179,6 +14479,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -11190,6 +14494,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -11201,6 +14509,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           /** @description Seconds until the request would be accepted */
           "Retry-After"?: string;
           [name: string]: unknown;
@@ -11214,6 +14526,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -11225,6 +14541,27 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
+          /** @description Seconds to wait before retrying */
+          "Retry-After"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Problem types: upstream-timeout */
+      504: {
+        headers: {
+          /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
+          "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -11283,6 +14620,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -11305,6 +14646,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -11316,6 +14661,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -11327,6 +14676,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           /** @description Seconds until the request would be accepted */
           "Retry-After"?: string;
           [name: string]: unknown;
@@ -11340,6 +14693,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -11351,6 +14708,27 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
+          /** @description Seconds to wait before retrying */
+          "Retry-After"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Problem types: upstream-timeout */
+      504: {
+        headers: {
+          /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
+          "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -11397,11 +14775,15 @@ export interface operations {
           "application/json": components["schemas"]["WebhookDelivery"];
         };
       };
-      /** @description Problem types: invalid-acting-on-org, invalid-resource-id, invalid-field, idempotency-key-required, malformed-json */
+      /** @description Problem types: invalid-acting-on-org, invalid-resource-id, invalid-field, idempotency-key-required, invalid-filter, malformed-json */
       400: {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -11424,6 +14806,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -11435,6 +14821,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -11446,6 +14836,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -11457,6 +14851,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -11468,6 +14866,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -11479,6 +14881,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           /** @description Seconds until the request would be accepted */
           "Retry-After"?: string;
           [name: string]: unknown;
@@ -11492,6 +14898,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -11503,6 +14913,27 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
+          /** @description Seconds to wait before retrying */
+          "Retry-After"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Problem types: upstream-timeout */
+      504: {
+        headers: {
+          /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
+          "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -11526,6 +14957,8 @@ export interface operations {
       header?: {
         /** @description Act on this child organization (org_…); needs partner:act-as-child and the child's grant */
         "X-Platform-Acting-On"?: string;
+        /** @description ETags of representations the client has; 304 when one is current */
+        "If-None-Match"?: string;
       };
       path: {
         /** @description Resource id (acct_…) */
@@ -11546,17 +14979,38 @@ export interface operations {
           "RateLimit-Policy"?: string;
           /** @description The child organization, when the request sent X-Platform-Acting-On */
           "Platform-Acting-On"?: string;
+          /** @description Validator of this representation; send it back in If-None-Match */
+          ETag?: string;
           [name: string]: unknown;
         };
         content: {
           "application/json": components["schemas"]["AccountRelated"];
         };
       };
+      /** @description Not Modified: the representation named in If-None-Match is current */
+      304: {
+        headers: {
+          /** @description The current validator */
+          ETag?: string;
+          /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
+          "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
       /** @description Problem types: invalid-acting-on-org, invalid-resource-id, invalid-field, invalid-filter */
       400: {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -11579,6 +15033,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -11590,6 +15048,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -11601,6 +15063,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           /** @description Seconds until the request would be accepted */
           "Retry-After"?: string;
           [name: string]: unknown;
@@ -11614,6 +15080,10 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -11625,6 +15095,548 @@ export interface operations {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
+          /** @description Seconds to wait before retrying */
+          "Retry-After"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Problem types: upstream-timeout */
+      504: {
+        headers: {
+          /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
+          "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+    };
+  };
+  listEvents: {
+    parameters: {
+      query?: {
+        /** @description Opaque cursor from nextCursor; omit for the first page */
+        cursor?: string;
+        /** @description Page size; clamped to 1..100 */
+        limit?: number;
+        /** @description Only events of this kind; repeat the parameter for several (type=a&type=b) */
+        type?: (
+          | "scheduling.smartscheduler.booked"
+          | "scheduling.smartscheduler.rescheduled"
+          | "scheduling.smartscheduler.canceled"
+          | "revenue.deal.created"
+          | "revenue.deal.updated"
+          | "revenue.qna.created"
+          | "revenue.qna.updated"
+          | "revenue.insight.created"
+          | "revenue.insight.item-appended"
+        )[];
+        /** @description ISO 8601 date-time with zone (or a date, meaning its start in UTC): events at or after it */
+        createdAfter?: string;
+        /** @description ISO 8601 date-time with zone (or a date, meaning its start in UTC): events before it */
+        createdBefore?: string;
+      };
+      header?: {
+        /** @description Act on this child organization (org_…); needs partner:act-as-child and the child's grant */
+        "X-Platform-Acting-On"?: string;
+        /** @description ETags of representations the client has; 304 when one is current */
+        "If-None-Match"?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
+          "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
+          /** @description The child organization, when the request sent X-Platform-Acting-On */
+          "Platform-Acting-On"?: string;
+          /** @description Validator of this representation; send it back in If-None-Match */
+          ETag?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            items: components["schemas"]["Event"][];
+            /** @description Pass as cursor for the next page; null on the last */
+            nextCursor: string | null;
+          };
+        };
+      };
+      /** @description Not Modified: the representation named in If-None-Match is current */
+      304: {
+        headers: {
+          /** @description The current validator */
+          ETag?: string;
+          /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
+          "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Problem types: invalid-acting-on-org, invalid-field, invalid-filter, invalid-cursor */
+      400: {
+        headers: {
+          /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
+          "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Problem types: missing-trust-header, unknown-subscription, subscription-expired */
+      401: {
+        headers: {
+          /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
+          "X-Request-Id"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Problem types: insufficient-scope, delegation-scope-required, cross-org-delegation-forbidden, delegation-scope-insufficient */
+      403: {
+        headers: {
+          /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
+          "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Problem types: rate-limit-exceeded */
+      429: {
+        headers: {
+          /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
+          "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
+          /** @description Seconds until the request would be accepted */
+          "Retry-After"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Problem types: internal */
+      500: {
+        headers: {
+          /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
+          "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Problem types: service-unavailable */
+      503: {
+        headers: {
+          /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
+          "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
+          /** @description Seconds to wait before retrying */
+          "Retry-After"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Problem types: upstream-timeout */
+      504: {
+        headers: {
+          /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
+          "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+    };
+  };
+  streamEvents: {
+    parameters: {
+      query?: {
+        /** @description Only events of this kind; repeat the parameter for several (type=a&type=b) */
+        type?: (
+          | "scheduling.smartscheduler.booked"
+          | "scheduling.smartscheduler.rescheduled"
+          | "scheduling.smartscheduler.canceled"
+          | "revenue.deal.created"
+          | "revenue.deal.updated"
+          | "revenue.qna.created"
+          | "revenue.qna.updated"
+          | "revenue.insight.created"
+          | "revenue.insight.item-appended"
+        )[];
+      };
+      header?: {
+        /** @description Act on this child organization (org_…); needs partner:act-as-child and the child's grant */
+        "X-Platform-Acting-On"?: string;
+        /** @description ETags of representations the client has; 304 when one is current */
+        "If-None-Match"?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
+          "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
+          /** @description The child organization, when the request sent X-Platform-Acting-On */
+          "Platform-Acting-On"?: string;
+          /** @description Validator of this representation; send it back in If-None-Match */
+          ETag?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "text/event-stream": string;
+        };
+      };
+      /** @description Not Modified: the representation named in If-None-Match is current */
+      304: {
+        headers: {
+          /** @description The current validator */
+          ETag?: string;
+          /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
+          "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Problem types: invalid-acting-on-org, invalid-field, invalid-filter, invalid-cursor */
+      400: {
+        headers: {
+          /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
+          "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Problem types: missing-trust-header, unknown-subscription, subscription-expired */
+      401: {
+        headers: {
+          /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
+          "X-Request-Id"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Problem types: insufficient-scope, delegation-scope-required, cross-org-delegation-forbidden, delegation-scope-insufficient */
+      403: {
+        headers: {
+          /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
+          "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Problem types: rate-limit-exceeded */
+      429: {
+        headers: {
+          /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
+          "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
+          /** @description Seconds until the request would be accepted */
+          "Retry-After"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Problem types: internal */
+      500: {
+        headers: {
+          /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
+          "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Problem types: service-unavailable */
+      503: {
+        headers: {
+          /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
+          "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
+          /** @description Seconds to wait before retrying */
+          "Retry-After"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Problem types: upstream-timeout */
+      504: {
+        headers: {
+          /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
+          "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+    };
+  };
+  getEvent: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Act on this child organization (org_…); needs partner:act-as-child and the child's grant */
+        "X-Platform-Acting-On"?: string;
+        /** @description ETags of representations the client has; 304 when one is current */
+        "If-None-Match"?: string;
+      };
+      path: {
+        /** @description Resource id (evt_…) */
+        eventId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
+          "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
+          /** @description The child organization, when the request sent X-Platform-Acting-On */
+          "Platform-Acting-On"?: string;
+          /** @description Validator of this representation; send it back in If-None-Match */
+          ETag?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Event"];
+        };
+      };
+      /** @description Not Modified: the representation named in If-None-Match is current */
+      304: {
+        headers: {
+          /** @description The current validator */
+          ETag?: string;
+          /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
+          "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Problem types: invalid-acting-on-org, invalid-resource-id, invalid-filter */
+      400: {
+        headers: {
+          /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
+          "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Problem types: missing-trust-header, unknown-subscription, subscription-expired */
+      401: {
+        headers: {
+          /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
+          "X-Request-Id"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Problem types: insufficient-scope, delegation-scope-required, cross-org-delegation-forbidden, delegation-scope-insufficient */
+      403: {
+        headers: {
+          /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
+          "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Problem types: event-not-found */
+      404: {
+        headers: {
+          /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
+          "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Problem types: rate-limit-exceeded */
+      429: {
+        headers: {
+          /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
+          "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
+          /** @description Seconds until the request would be accepted */
+          "Retry-After"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Problem types: internal */
+      500: {
+        headers: {
+          /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
+          "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Problem types: service-unavailable */
+      503: {
+        headers: {
+          /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
+          "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
+          /** @description Seconds to wait before retrying */
+          "Retry-After"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Problem types: upstream-timeout */
+      504: {
+        headers: {
+          /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
+          "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
           [name: string]: unknown;
         };
         content: {

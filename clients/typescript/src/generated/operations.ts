@@ -104,6 +104,9 @@ export const OPERATIONS = {
     idempotencyKey: true,
   },
   getAccountRelated: { method: "GET", path: "/accounts/{accountId}/related" },
+  listEvents: { method: "GET", path: "/events", paginated: true },
+  streamEvents: { method: "GET", path: "/events/stream" },
+  getEvent: { method: "GET", path: "/events/{eventId}" },
 } as const satisfies Record<
   string,
   { method: string; path: string; idempotencyKey?: true; ifMatch?: true; paginated?: true; body?: true }

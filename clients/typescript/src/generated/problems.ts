@@ -31,6 +31,7 @@ export const PROBLEM_CATALOG = {
   "schedule-not-found": { status: 404, title: "Schedule not found" },
   "meeting-not-found": { status: 404, title: "Meeting not found" },
   "webhook-subscription-not-found": { status: 404, title: "Webhook subscription not found" },
+  "event-not-found": { status: 404, title: "Event not found" },
   "transcript-not-available": { status: 404, title: "Transcript not available" },
   "bot-not-configured": { status: 404, title: "Recording bot not configured" },
   "account-not-found": { status: 404, title: "Account not found" },
@@ -43,6 +44,7 @@ export const PROBLEM_CATALOG = {
   "email-blast-not-found": { status: 404, title: "Email blast not found" },
   "sent-email-not-found": { status: 404, title: "Sent email not found" },
   "method-not-allowed": { status: 405, title: "Method not allowed" },
+  "request-timeout": { status: 408, title: "Request timeout" },
   "slot-conflict": { status: 409, title: "Slot no longer available" },
   "meeting-not-reschedulable": { status: 409, title: "Meeting cannot be rescheduled" },
   "deal-closed": { status: 409, title: "Deal is closed" },
@@ -53,6 +55,7 @@ export const PROBLEM_CATALOG = {
   "transcript-expired": { status: 410, title: "Transcript expired" },
   "precondition-failed": { status: 412, title: "Precondition failed" },
   "payload-too-large": { status: 413, title: "Payload too large" },
+  "uri-too-long": { status: 414, title: "URI too long" },
   "unsupported-media-type": { status: 415, title: "Unsupported media type" },
   "slot-token-invalid": { status: 422, title: "Slot token invalid" },
   "availability-request-invalid": { status: 422, title: "Availability request invalid" },
@@ -73,9 +76,11 @@ export const PROBLEM_CATALOG = {
   "last-administrator": { status: 422, title: "Last administrator" },
   "administrator-transfer-required": { status: 422, title: "Administrator transfer required" },
   "rate-limit-exceeded": { status: 429, title: "Rate limit exceeded" },
+  "request-header-fields-too-large": { status: 431, title: "Request header fields too large" },
   internal: { status: 500, title: "Internal error" },
   "not-implemented": { status: 501, title: "Not implemented" },
   "service-unavailable": { status: 503, title: "Service unavailable" },
+  "upstream-timeout": { status: 504, title: "Upstream timeout" },
 } as const;
 
 /** A problem type name of the spec (the last segment of a problem's `type` URI). */
