@@ -1,9 +1,9 @@
 import { brotliDecompressSync, gunzipSync } from "node:zlib";
-import { sandboxAccountId } from "@platform/crm-data/server";
 import { gatewayConfigSpec } from "@platform/gateway/config";
 import { ManualClock } from "@platform/kit/clock";
 import { loadConfig } from "@platform/kit/config";
 import { createLogger } from "@platform/kit/logger";
+import { sandboxAccountId } from "@platform/sandbox";
 import type { LightMyRequestResponse } from "fastify";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createEmbeddedPlatform, type EmbeddedPlatform } from "../src/platform.js";
