@@ -1,9 +1,11 @@
+import type { WebhookEventKind } from "@platform/contracts/webhooks";
 import type { ApiClient } from "./api-client.js";
 import { ApiError } from "./api-client.js";
 
 // `platform trigger <event-type>`: causes a real event of that kind in the caller's org through
-// the public API (sandbox data: the org's first active smart schedule), and undoes what it
-// booked, so a developer watching `platform listen` sees it arrive and the sandbox stays free.
+// the public API. Scheduling kinds book on the org's first active smart schedule and undo what
+// they booked, so the sandbox's calendars stay free; revenue kinds create a deal named as the
+// trigger's (the API deletes no deals, Q&As or 8P items) and act on it.
 
 /** One step the trigger took, as printed. */
 export interface TriggerStep {
@@ -36,7 +38,7 @@ export const TRIGGERS: Record<string, string> = {
   [QNA_UPDATED]: "creates a deal and a discovery Q&A, then dismisses the Q&A",
   [INSIGHT_CREATED]: "creates a deal and its Problem 8P record",
   [ITEM_APPENDED]: "creates a deal and its Problem 8P record, then appends an item to it",
-};
+} satisfies Record<WebhookEventKind, string>;
 
 /** The scopes the key needs for each group of kinds (the help text and README say the same). */
 export const TRIGGER_SCOPES =

@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { WEBHOOK_EVENT_CATALOG } from "@platform/contracts/webhooks";
 import { Webhook } from "standardwebhooks";
 import { afterEach, describe, expect, it } from "vitest";
 import { run } from "../src/cli.js";
@@ -213,7 +214,10 @@ describe("the event commands", () => {
     }
     expect(listenHelp.stdout).toContain("webhook-signature");
     const triggerHelp = await runCli(["trigger", "--help"]);
-    expect(triggerHelp.stdout).toContain("scheduling.smartscheduler.rescheduled");
+    // Every kind of the webhook catalog, each with what it does.
+    for (const kind of WEBHOOK_EVENT_CATALOG)
+      expect(triggerHelp.stdout).toMatch(new RegExp(`${kind.replaceAll(".", "\\.")} +\\w`));
+    expect(triggerHelp.stdout).toContain("deals:write");
     expect((await runCli(["--help"])).stdout).toMatch(/listen[\s\S]*trigger/);
   });
 
