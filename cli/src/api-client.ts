@@ -43,7 +43,8 @@ export async function failure(res: Response, what: string): Promise<ApiError> {
     const body = JSON.parse(text) as { type?: string; detail?: string; requiredScope?: string };
     const name = problemName(body.type);
     // A key lacking a scope is the commonest failure of `trigger`: name the scope to grant.
-    const scope = body.requiredScope ? ` (the key needs ${body.requiredScope})` : "";
+    const scope =
+      body.requiredScope && !body.detail?.includes(body.requiredScope) ? ` (the key needs ${body.requiredScope})` : "";
     if (name)
       return new ApiError(`${what}: ${res.status} ${name}: ${body.detail ?? ""}${scope}`.trim(), res.status, name);
   } catch {
