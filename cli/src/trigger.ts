@@ -34,8 +34,9 @@ export const TRIGGERS: Record<string, string> = {
   [CANCELED]: "books a slot, then cancels it",
   [DEAL_CREATED]: 'creates a deal "Created by platform trigger" on the org\'s first sandbox account',
   [DEAL_UPDATED]: "creates a deal, then changes its name",
-  [QNA_CREATED]: "creates a deal and a discovery Q&A on it (occurrence: a meeting of the org's deals)",
-  [QNA_UPDATED]: "creates a deal and a discovery Q&A, then dismisses the Q&A",
+  [QNA_CREATED]:
+    "creates a deal, its Problem 8P record and a discovery Q&A linked to it (occurrence: a meeting of the org's deals)",
+  [QNA_UPDATED]: "as revenue.qna.created, then dismisses the Q&A",
   [INSIGHT_CREATED]: "creates a deal and its Problem 8P record",
   [ITEM_APPENDED]: "creates a deal and its Problem 8P record, then appends an item to it",
 } satisfies Record<WebhookEventKind, string>;
