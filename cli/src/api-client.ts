@@ -40,9 +40,13 @@ function problemName(type: unknown): string | undefined {
 export async function failure(res: Response, what: string): Promise<ApiError> {
   const text = await res.text().catch(() => "");
   try {
-    const body = JSON.parse(text) as { type?: string; detail?: string };
+    const body = JSON.parse(text) as { type?: string; detail?: string; requiredScope?: string };
     const name = problemName(body.type);
-    if (name) return new ApiError(`${what}: ${res.status} ${name}: ${body.detail ?? ""}`.trim(), res.status, name);
+    // A key lacking a scope is the commonest failure of `trigger`: name the scope to grant.
+    const scope =
+      body.requiredScope && !body.detail?.includes(body.requiredScope) ? ` (the key needs ${body.requiredScope})` : "";
+    if (name)
+      return new ApiError(`${what}: ${res.status} ${name}: ${body.detail ?? ""}${scope}`.trim(), res.status, name);
   } catch {
     // not JSON: fall through to the status line
   }

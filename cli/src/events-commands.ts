@@ -1,7 +1,7 @@
 import { type Command, CommanderError } from "commander";
 import { ApiError, apiClient, DEFAULT_API_URL } from "./api-client.js";
 import { listen } from "./listen.js";
-import { TRIGGERS, trigger } from "./trigger.js";
+import { TRIGGER_SCOPES, TRIGGERS, trigger } from "./trigger.js";
 
 export interface EventCommandsDeps {
   env: Record<string, string | undefined>;
@@ -13,7 +13,7 @@ export interface EventCommandsDeps {
 }
 
 const KEY_HELP =
-  "API key (env PLATFORM_API_KEY); needs webhooks:read (listen) or smart-scheduling:read/write (trigger)";
+  "API key (env PLATFORM_API_KEY); needs webhooks:read (listen) or the scopes of the kind (trigger; see its --help)";
 
 /** Prints an API failure as one line and exits 1, like the admin commands. */
 function fail(deps: EventCommandsDeps, err: unknown): never {
@@ -126,9 +126,13 @@ ${Object.entries(TRIGGERS)
   .map(([kind, what]) => `  ${kind.padEnd(38)} ${what}`)
   .join("\n")}
 
+Scopes the key needs: ${TRIGGER_SCOPES}.
+What a revenue kind creates (a deal named "Created by platform trigger") stays in the org.
+
 Examples:
   $ platform trigger scheduling.smartscheduler.booked --api-key $KEY
-  $ platform trigger scheduling.smartscheduler.rescheduled --json`,
+  $ platform trigger scheduling.smartscheduler.rescheduled --json
+  $ platform trigger revenue.deal.updated --api-key $KEY`,
     )
     .action(async (type: string, opts: { apiKey?: string; apiUrl: string; json?: boolean }) => {
       const apiKey = requireKey(deps, opts.apiKey);

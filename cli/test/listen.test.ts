@@ -1,7 +1,9 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { WEBHOOK_EVENT_CATALOG } from "@platform/contracts/webhooks";
 import { Webhook } from "standardwebhooks";
 import { afterEach, describe, expect, it } from "vitest";
+import { failure } from "../src/api-client.js";
 import { run } from "../src/cli.js";
 import { type ListenIo, listen, newSessionSecret } from "../src/listen.js";
 import { sampleFormValues } from "../src/trigger.js";
@@ -213,7 +215,10 @@ describe("the event commands", () => {
     }
     expect(listenHelp.stdout).toContain("webhook-signature");
     const triggerHelp = await runCli(["trigger", "--help"]);
-    expect(triggerHelp.stdout).toContain("scheduling.smartscheduler.rescheduled");
+    // Every kind of the webhook catalog, each with what it does.
+    for (const kind of WEBHOOK_EVENT_CATALOG)
+      expect(triggerHelp.stdout).toMatch(new RegExp(`${kind.replaceAll(".", "\\.")} +\\w`));
+    expect(triggerHelp.stdout).toContain("deals:write");
     expect((await runCli(["--help"])).stdout).toMatch(/listen[\s\S]*trigger/);
   });
 
@@ -242,5 +247,24 @@ describe("the event commands", () => {
         { key: "notes", type: "text", options: [], required: false },
       ]),
     ).toEqual({ region: "EMEA", products: ["a"], seats: 1 });
+  });
+});
+
+describe("API failures", () => {
+  it("name the missing scope of an insufficient-scope problem, once", async () => {
+    const problem = (detail: string) =>
+      new Response(
+        JSON.stringify({ type: "https://docs/errors/insufficient-scope", detail, requiredScope: "deals:write" }),
+        {
+          status: 403,
+          headers: { "content-type": "application/problem+json" },
+        },
+      );
+    expect((await failure(problem("Forbidden."), "POST /deals")).message).toBe(
+      "POST /deals: 403 insufficient-scope: Forbidden. (the key needs deals:write)",
+    );
+    expect((await failure(problem("This endpoint requires the deals:write scope."), "POST /deals")).message).toBe(
+      "POST /deals: 403 insufficient-scope: This endpoint requires the deals:write scope.",
+    );
   });
 });
