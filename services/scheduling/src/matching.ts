@@ -2,13 +2,13 @@ import { setImmediate as yieldToLoop } from "node:timers/promises";
 import { timestampDate } from "@bufbuild/protobuf/wkt";
 import type { GetAvailabilityRequest } from "@platform/contracts/scheduling";
 import { problem } from "@platform/kit/problems";
-import { IANAZone } from "luxon";
 import { formValuesOf, hostCalendar } from "./booking.js";
 import { slotStarts } from "./domain/availability.js";
 import { searchRange } from "./domain/booking-window.js";
 import { assertValidFormValues, formValuesHash } from "./domain/form.js";
 import { routeHosts } from "./domain/routing.js";
 import { slotTokenExpiresAt, slotTokenSigner } from "./domain/slot-token.js";
+import { isIanaZone } from "./domain/time-zone.js";
 import type { FormAnswer, TimeRange } from "./domain/types.js";
 import type { HostRecord, ScheduleRecord } from "./model.js";
 import type { SchedulingReads } from "./store/scheduling.store.js";
@@ -47,7 +47,7 @@ export function availabilityQuery(schedule: ScheduleRecord, req: GetAvailability
       `durationMinutes must be one of the schedule's booking periods: ${schedule.bookingPeriods.join(", ")}.`,
     );
   }
-  if (req.timeZone !== "" && !IANAZone.isValidZone(req.timeZone)) {
+  if (req.timeZone !== "" && !isIanaZone(req.timeZone)) {
     throw invalidRequest(`timeZone '${req.timeZone}' is not an IANA time zone.`);
   }
   const requested = requestedRange(

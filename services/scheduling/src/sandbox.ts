@@ -16,11 +16,11 @@ import {
   sandboxUserEmail,
   sandboxUserId,
 } from "@platform/sandbox";
-import { IANAZone } from "luxon";
 import { DEFAULT_BOOKING_BASE_URL } from "./config.js";
 import { validateWorkingHours } from "./domain/availability.js";
 import { DEFAULT_WORKING_HOURS } from "./domain/host-defaults.js";
 import { meetingTitle } from "./domain/meeting-title.js";
+import { isIanaZone } from "./domain/time-zone.js";
 import type { BookingWindow, FormAnswer, FormField, Routing, SurveyQuestion, WorkingHours } from "./domain/types.js";
 import { meetingBookedEvent, meetingCanceledEvent } from "./events/outbox-events.js";
 import type { HostRecord, LocationRecord, MeetingRecord, ScheduleRecord, ScheduleStatus } from "./model.js";
@@ -119,7 +119,7 @@ export async function createSchedule(q: Queryable, def: ScheduleDefinition): Pro
 /** Writes a host; a zone or working hours the slot engine could not use fail here, not at availability. */
 export async function createHost(q: Queryable, def: HostDefinition): Promise<HostRecord> {
   const workingHours = def.workingHours ?? [...DEFAULT_WORKING_HOURS];
-  if (!IANAZone.isValidZone(def.timeZone)) throw new Error(`host ${def.userId}: invalid time zone ${def.timeZone}`);
+  if (!isIanaZone(def.timeZone)) throw new Error(`host ${def.userId}: invalid time zone ${def.timeZone}`);
   const errors = validateWorkingHours(workingHours);
   if (errors.length > 0) {
     throw new Error(`host ${def.userId}: ${errors.map((e) => `${e.field} ${e.message}`).join("; ")}`);

@@ -1,4 +1,4 @@
-import { IANAZone } from "luxon";
+import { isIanaZone } from "./time-zone.js";
 import type { FieldError, SurveyQuestion } from "./types.js";
 
 // The attendee email is an RFC 5322 addr-spec restricted to what mail systems deliver in
@@ -78,11 +78,7 @@ export function validateAttendee(a: {
   if (a.phone !== undefined && a.phone !== null && (typeof a.phone !== "string" || !E164.test(a.phone))) {
     errors.push({ field: "attendee.phone", message: "must be an E.164 number such as +14155550123" });
   }
-  if (
-    a.timeZone !== undefined &&
-    a.timeZone !== null &&
-    (typeof a.timeZone !== "string" || !IANAZone.isValidZone(a.timeZone))
-  ) {
+  if (a.timeZone !== undefined && a.timeZone !== null && (typeof a.timeZone !== "string" || !isIanaZone(a.timeZone))) {
     errors.push({ field: "attendee.timeZone", message: "must be an IANA time zone such as Europe/Berlin" });
   }
   return errors;

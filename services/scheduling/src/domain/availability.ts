@@ -1,4 +1,5 @@
 import { DateTime, IANAZone } from "luxon";
+import { isIanaZone } from "./time-zone.js";
 import type { FieldError, HostCalendar, TimeRange, WorkingHours } from "./types.js";
 
 const MINUTE_MS = 60_000;
@@ -84,7 +85,7 @@ const validZones = new Set<string>();
 
 function assertZone(zone: string): void {
   if (validZones.has(zone)) return;
-  if (!IANAZone.isValidZone(zone)) throw new RangeError(`invalid IANA time zone: ${zone}`);
+  if (!isIanaZone(zone)) throw new RangeError(`invalid IANA time zone: ${zone}`);
   if (validZones.size < 1_000) validZones.add(zone);
 }
 

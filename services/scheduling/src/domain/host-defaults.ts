@@ -1,4 +1,4 @@
-import { IANAZone } from "luxon";
+import { isIanaZone } from "./time-zone.js";
 import type { WorkingHours } from "./types.js";
 
 // What a host gets when scheduling learns of a user from identity's events: identity owns
@@ -17,5 +17,5 @@ export const DEFAULT_WORKING_HOURS: readonly WorkingHours[] = ([1, 2, 3, 4, 5] a
 
 /** The zone an identity event names when the slot engine can use it, else the default. */
 export function hostTimeZone(fromIdentity: string): string {
-  return fromIdentity && IANAZone.isValidZone(fromIdentity) ? fromIdentity : DEFAULT_HOST_TIME_ZONE;
+  return fromIdentity && isIanaZone(fromIdentity) ? fromIdentity : DEFAULT_HOST_TIME_ZONE;
 }
