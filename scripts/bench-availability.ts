@@ -69,7 +69,8 @@ const runDir = env.STACK_RUN_DIR ?? ".run";
 const schedulingDbUrl = `${env.PG_URL ?? "postgres://postgres@127.0.0.1:5432"}/${env.STACK_DB_PREFIX ?? "platform_"}scheduling`;
 const adminSecret = env.PLATFORM_ADMIN_SECRET ?? "dev-admin-secret-change-me";
 
-const pidOf = (name: string) => Number(readFileSync(`${runDir}/${name}.pid`, "utf8").trim());
+// stack.sh writes its supervisor's pid to <name>.pid and the process it runs to <name>.child.
+const pidOf = (name: string) => Number(readFileSync(`${runDir}/${name}.child`, "utf8").trim());
 const schedulingPid = pidOf("scheduling");
 const gatewayPid = pidOf("gateway");
 

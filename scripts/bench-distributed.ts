@@ -102,8 +102,9 @@ function portOpen(url: string): Promise<boolean> {
   });
 }
 
-function pidOf(name: string): number | undefined {
-  const file = `${RUN_DIR}/${name}.pid`;
+/** The pid in `<run dir>/<name>.<kind>`: `pid` is stack.sh's supervisor, `child` the process it runs. */
+function pidOf(name: string, kind: "pid" | "child" = "pid"): number | undefined {
+  const file = `${RUN_DIR}/${name}.${kind}`;
   if (!existsSync(file)) return undefined;
   const pid = Number(readFileSync(file, "utf8").trim());
   try {
@@ -174,7 +175,7 @@ let barePid: number | undefined;
 async function sampleCpu(): Promise<CpuSample> {
   const sample: CpuSample = new Map();
   for (const name of ["gateway", "identity", "crm-data", "revenue"]) {
-    const pid = pidOf(name);
+    const pid = pidOf(name, "child");
     const ms = pid === undefined ? undefined : cpuMs(pid);
     if (ms !== undefined) sample.set(name, ms);
   }
