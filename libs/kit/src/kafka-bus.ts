@@ -11,6 +11,7 @@ import {
   type Producer,
 } from "kafkajs";
 import type { BusMessage, ConsumedMessage, EventBus, SubscribeOptions, Subscription } from "./bus.js";
+import "./kafkajs-idle-fix.js";
 import type { Logger } from "./logger.js";
 import { type QuietLog, quietLog } from "./quiet-log.js";
 
