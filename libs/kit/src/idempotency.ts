@@ -94,14 +94,16 @@ export async function runIdempotent(
   const pk = [scope.tokenId, scope.actingOrgId ?? "", scope.key];
   return db.tx(async (q) => {
     const now = clock.now();
-    await q.query(`DELETE FROM ${table} WHERE token_id = $1 AND acting_org_id = $2 AND key = $3 AND created_at <= $4`, [
-      ...pk,
-      new Date(now.getTime() - IDEMPOTENCY_RETENTION_MS),
-    ]);
+    // One statement claims the key: a new row, or in place of a record past the retention
+    // window (which counts as absent). A live record, or one a concurrent request has not
+    // committed yet (the insert waits for it), returns no row.
     const claimed = await q.query(
-      `INSERT INTO ${table} (token_id, acting_org_id, key, request_hash, created_at) VALUES ($1, $2, $3, $4, $5)
-       ON CONFLICT DO NOTHING RETURNING key`,
-      [...pk, scope.requestHash, now],
+      `INSERT INTO ${table} AS k (token_id, acting_org_id, key, request_hash, created_at) VALUES ($1, $2, $3, $4, $5)
+       ON CONFLICT (token_id, acting_org_id, key) DO UPDATE
+         SET request_hash = EXCLUDED.request_hash, created_at = EXCLUDED.created_at, status_code = NULL, response = NULL
+         WHERE k.created_at <= $6
+       RETURNING key`,
+      [...pk, scope.requestHash, now, new Date(now.getTime() - IDEMPOTENCY_RETENTION_MS)],
     );
     if (claimed.length === 0) {
       const [row] = await q.query<KeyRow>(
