@@ -28,6 +28,9 @@ export REDIS_URL=${REDIS_URL:-redis://127.0.0.1:6379}
 export KAFKA_BROKERS=${KAFKA_BROKERS:-127.0.0.1:${KAFKA_PORT:-19092}}
 export PLATFORM_CONTEXT_SECRET=${PLATFORM_CONTEXT_SECRET:-dev-context-secret-change-me-0123456789}
 export PLATFORM_ADMIN_SECRET=${PLATFORM_ADMIN_SECRET:-dev-admin-secret-change-me}
+# compiled: `npm run build` first, then each process runs its dist/<process>/main.js, as the
+# images do; source: straight from the TypeScript sources through tsx (no build step).
+STACK_RUNTIME=${STACK_RUNTIME:-compiled}
 
 usage() {
   cat <<TXT
@@ -50,6 +53,8 @@ $REVENUE_ADMIN_PORT, analytics $ANALYTICS_ADMIN_PORT; Prometheus /metrics on $ME
 (n: the process's place in the list above, gateway 0).
 Settings come from the environment (the *_PORT variables above, PG_URL, REDIS_URL, KAFKA_BROKERS,
 PLATFORM_CONTEXT_SECRET, PLATFORM_ADMIN_SECRET, SANDBOX_SEED, STACK_DB_PREFIX, STACK_RUN_DIR).
+STACK_RUNTIME=compiled (the default) builds dist/ with esbuild first and runs it, as the images
+do; STACK_RUNTIME=source runs the TypeScript sources through tsx.
 TXT
 }
 
@@ -145,27 +150,36 @@ case "${1:-}" in
     if ! bash scripts/kafka.sh status >/dev/null 2>&1; then touch "$RUN_DIR/kafka.started-by-stack"; fi
     bash scripts/kafka.sh start
     local_url() { echo "http://127.0.0.1:$1"; }
+    case "$STACK_RUNTIME" in
+      compiled)
+        echo "building dist/ (npm run build; STACK_RUNTIME=source skips it)…"
+        npm run --silent build >"$RUN_DIR/build.log" 2>&1 || { tail -n 30 "$RUN_DIR/build.log" >&2; exit 1; }
+        # The command line that runs a process: its compiled bundle.
+        entry() { echo "node dist/$1/main.js"; } ;;
+      source) entry() { echo "node --import tsx $2"; } ;;
+      *) echo "STACK_RUNTIME must be compiled or source, not '$STACK_RUNTIME'" >&2; exit 2 ;;
+    esac
     launch identity "$IDENTITY_PORT" PORT="$IDENTITY_PORT" ADMIN_PORT="$ADMIN_PORT" METRICS_PORT=$((METRICS_BASE_PORT + 1)) \
-      DATABASE_URL="$PG_URL/${DB_PREFIX}identity" node --import tsx services/identity/src/main.ts
+      DATABASE_URL="$PG_URL/${DB_PREFIX}identity" $(entry identity services/identity/src/main.ts)
     launch scheduling "$SCHEDULING_PORT" PORT="$SCHEDULING_PORT" METRICS_PORT=$((METRICS_BASE_PORT + 2)) \
-      DATABASE_URL="$PG_URL/${DB_PREFIX}scheduling" node --import tsx services/scheduling/src/main.ts
+      DATABASE_URL="$PG_URL/${DB_PREFIX}scheduling" $(entry scheduling services/scheduling/src/main.ts)
     launch crm-data "$CRM_PORT" PORT="$CRM_PORT" ADMIN_PORT="$CRM_ADMIN_PORT" METRICS_PORT=$((METRICS_BASE_PORT + 3)) \
-      DATABASE_URL="$PG_URL/${DB_PREFIX}crm" node --import tsx services/crm-data/src/main.ts
+      DATABASE_URL="$PG_URL/${DB_PREFIX}crm" $(entry crm-data services/crm-data/src/main.ts)
     launch revenue "$REVENUE_PORT" PORT="$REVENUE_PORT" ADMIN_PORT="$REVENUE_ADMIN_PORT" METRICS_PORT=$((METRICS_BASE_PORT + 4)) \
       DATABASE_URL="$PG_URL/${DB_PREFIX}revenue" CRM_URL="$(local_url "$CRM_PORT")" \
-      IDENTITY_URL="$(local_url "$IDENTITY_PORT")" node --import tsx services/revenue/src/main.ts
+      IDENTITY_URL="$(local_url "$IDENTITY_PORT")" $(entry revenue services/revenue/src/main.ts)
     launch analytics "$ANALYTICS_PORT" PORT="$ANALYTICS_PORT" ADMIN_PORT="$ANALYTICS_ADMIN_PORT" \
       METRICS_PORT=$((METRICS_BASE_PORT + 5)) DATABASE_URL="$PG_URL/${DB_PREFIX}analytics" \
-      CRM_URL="$(local_url "$CRM_PORT")" node --import tsx services/analytics/src/main.ts
+      CRM_URL="$(local_url "$CRM_PORT")" $(entry analytics services/analytics/src/main.ts)
     launch webhooks "$WEBHOOKS_PORT" PORT="$WEBHOOKS_PORT" METRICS_PORT=$((METRICS_BASE_PORT + 6)) \
-      DATABASE_URL="$PG_URL/${DB_PREFIX}webhooks" node --import tsx services/webhooks/src/main.ts
+      DATABASE_URL="$PG_URL/${DB_PREFIX}webhooks" $(entry webhooks services/webhooks/src/main.ts)
     launch webhooks-delivery "$DELIVERY_PORT" DELIVERY_PORT="$DELIVERY_PORT" METRICS_PORT=$((METRICS_BASE_PORT + 7)) \
-      DATABASE_URL="$PG_URL/${DB_PREFIX}webhooks" node --import tsx services/webhooks/src/delivery-main.ts
+      DATABASE_URL="$PG_URL/${DB_PREFIX}webhooks" $(entry webhooks-delivery services/webhooks/src/delivery-main.ts)
     launch gateway "$GATEWAY_PORT" PORT="$GATEWAY_PORT" METRICS_PORT="$METRICS_BASE_PORT" \
       IDENTITY_URL="$(local_url "$IDENTITY_PORT")" SCHEDULING_URL="$(local_url "$SCHEDULING_PORT")" \
       CRM_URL="$(local_url "$CRM_PORT")" REVENUE_URL="$(local_url "$REVENUE_PORT")" \
       ANALYTICS_URL="$(local_url "$ANALYTICS_PORT")" WEBHOOKS_URL="$(local_url "$WEBHOOKS_PORT")" \
-      node --import tsx gateway/src/main.ts
+      $(entry gateway gateway/src/main.ts)
     echo
     echo "Gateway: http://127.0.0.1:$GATEWAY_PORT/api/v1alpha1  (docs: http://127.0.0.1:$GATEWAY_PORT/docs)"
     echo "Sandbox keys: npx platform sandbox keys --admin-url http://127.0.0.1:$ADMIN_PORT"
