@@ -161,6 +161,16 @@ export const serviceConfig = {
   MIGRATE_ONLY: { description: "Apply migrations and exit", default: false, parse: parse.bool },
 } satisfies ConfigSpec;
 
+/** Settings of a service that calls other services. */
+export const serviceCallConfig = {
+  SERVICE_RPC_TIMEOUT_MS: {
+    description:
+      "Longest deadline of a call to another service; a call made while serving an RPC gets what remains of that RPC's deadline when that is shorter (504 upstream-timeout past it)",
+    default: 10_000,
+    parse: parse.int(100, 55_000),
+  },
+} satisfies ConfigSpec;
+
 /** The bearer secret of a service's admin plane (the CLI and the ingestion clients send it). */
 export const adminPlaneConfig = {
   PLATFORM_ADMIN_SECRET: {
