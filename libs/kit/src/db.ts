@@ -208,7 +208,6 @@ export function openPg({ url, schema, max = 10, logger, connectTimeoutMs = 5000 
     query: root.query,
     exec: root.exec,
     async tx(fn) {
-      const start = begin();
       const client = await pool.connect();
       // While checked out the client has no listener of the pool's: a connection lost now
       // (the outbox relay holds one across a Kafka publish) would be an unhandled 'error'
@@ -220,7 +219,8 @@ export function openPg({ url, schema, max = 10, logger, connectTimeoutMs = 5000 
       client.on("error", onError);
       let broken: unknown;
       try {
-        await client.query(start);
+        // After the wait for a connection, so the timeout is what remains now.
+        await client.query(begin());
         const result = await fn(on(client));
         // A write past its deadline rolls back: its caller answered 504, so a retry must find nothing done.
         checkCallDeadline();

@@ -110,24 +110,20 @@ export function inheritDeadline(transport: Transport, defaultTimeoutMs?: number)
     const own = timeoutMs === undefined ? defaultTimeoutMs : timeoutMs <= 0 ? undefined : timeoutMs;
     return own === undefined ? left : Math.min(own, left);
   };
+  // Rejected rather than thrown: a transport reports every failure through its promise.
+  const withBound = <R>(timeoutMs: number | undefined, go: (t: number | undefined) => Promise<R>): Promise<R> => {
+    let t: number | undefined;
+    try {
+      t = bound(timeoutMs);
+    } catch (err) {
+      return Promise.reject(err);
+    }
+    return go(t);
+  };
   return {
-    unary(method, signal, timeoutMs, header, input, contextValues) {
-      let t: number | undefined;
-      try {
-        t = bound(timeoutMs);
-      } catch (err) {
-        return Promise.reject(err);
-      }
-      return transport.unary(method, signal, t, header, input, contextValues);
-    },
-    stream(method, signal, timeoutMs, header, input, contextValues) {
-      let t: number | undefined;
-      try {
-        t = bound(timeoutMs);
-      } catch (err) {
-        return Promise.reject(err);
-      }
-      return transport.stream(method, signal, t, header, input, contextValues);
-    },
+    unary: (method, signal, timeoutMs, header, input, contextValues) =>
+      withBound(timeoutMs, (t) => transport.unary(method, signal, t, header, input, contextValues)),
+    stream: (method, signal, timeoutMs, header, input, contextValues) =>
+      withBound(timeoutMs, (t) => transport.stream(method, signal, t, header, input, contextValues)),
   };
 }
