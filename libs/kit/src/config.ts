@@ -159,10 +159,6 @@ export const serviceConfig = {
   },
   SANDBOX_ENABLED: { description: "Seed the sandbox on start when missing", default: true, parse: parse.bool },
   MIGRATE_ONLY: { description: "Apply migrations and exit", default: false, parse: parse.bool },
-} satisfies ConfigSpec;
-
-/** Settings of a service that calls other services. */
-export const serviceCallConfig = {
   SERVICE_RPC_TIMEOUT_MS: {
     description:
       "Longest deadline of a call to another service; a call made while serving an RPC gets what remains of that RPC's deadline when that is shorter (504 upstream-timeout past it)",

@@ -1,19 +1,10 @@
-import {
-  adminPlaneConfig,
-  type ConfigOf,
-  commonConfig,
-  loadConfig,
-  parse,
-  serviceCallConfig,
-  serviceConfig,
-} from "@platform/kit/config";
+import { adminPlaneConfig, type ConfigOf, commonConfig, loadConfig, parse, serviceConfig } from "@platform/kit/config";
 
 /** The analytics service's settings; `describeConfig(analyticsConfigSpec)` lists them. */
 export const analyticsConfigSpec = {
   ...commonConfig,
   ...serviceConfig,
   ...adminPlaneConfig,
-  ...serviceCallConfig,
   DATABASE_URL: {
     description: "Postgres URL of the analytics database (created when missing)",
     default: "postgres://postgres@127.0.0.1:5432/platform_analytics",
