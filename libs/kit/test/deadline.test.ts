@@ -58,6 +58,10 @@ const backRoutes = (router: ConnectRouter) =>
           await sleep(400);
         });
       }
+      if (req.service === "cut") {
+        // What pg throws when the transaction's statement_timeout cuts a query.
+        throw Object.assign(new Error("canceling statement due to statement timeout"), { code: "57014" });
+      }
       if (req.service === "background") {
         // Set off and left running: it outlives the call and its deadline.
         void sleep(400)
@@ -183,5 +187,9 @@ describe("work inside a service past its deadline", () => {
     await direct.check({ service: "read" });
     expect(seen.timeoutMs).toBeUndefined();
     expect(seen.queries).toBe(40);
+  });
+
+  it("answers a query cut by the transaction's statement_timeout as DeadlineExceeded, not internal", async () => {
+    await expect(callee(5000).check({ service: "cut" })).rejects.toMatchObject({ code: Code.DeadlineExceeded });
   });
 });
