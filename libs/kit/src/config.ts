@@ -159,6 +159,12 @@ export const serviceConfig = {
   },
   SANDBOX_ENABLED: { description: "Seed the sandbox on start when missing", default: true, parse: parse.bool },
   MIGRATE_ONLY: { description: "Apply migrations and exit", default: false, parse: parse.bool },
+  SERVICE_RPC_TIMEOUT_MS: {
+    description:
+      "Longest deadline of a call to another service; a call made while serving an RPC gets what remains of that RPC's deadline when that is shorter (504 upstream-timeout past it)",
+    default: 10_000,
+    parse: parse.int(100, 55_000),
+  },
 } satisfies ConfigSpec;
 
 /** The bearer secret of a service's admin plane (the CLI and the ingestion clients send it). */

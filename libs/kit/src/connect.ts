@@ -15,7 +15,8 @@ import { connectNodeAdapter, createConnectTransport } from "@connectrpc/connect-
 import { ProblemSchema } from "@platform/contracts/common";
 import type { Clock } from "./clock.js";
 import { CONTEXT_HEADER, type RequestContext, signContext, verifyContext } from "./context.js";
-import { isDatabaseUnavailable } from "./db.js";
+import { isDatabaseUnavailable, isStatementTimeout } from "./db.js";
+import { deadlineExceeded, deadlineInterceptor, inheritDeadline } from "./deadline.js";
 import { HEALTH_SERVICE } from "./health.js";
 import type { Logger } from "./logger.js";
 import { isProblemName, ProblemError, problem } from "./problems.js";
@@ -132,6 +133,8 @@ export function errorInterceptor(logger: Logger): Interceptor {
     } catch (err) {
       if (err instanceof ProblemError) throw problemToConnectError(err);
       if (err instanceof ConnectError) throw err;
+      // The transaction's statement_timeout (what was left of the call's deadline) cut a query.
+      if (isStatementTimeout(err)) throw deadlineExceeded();
       if (isDatabaseUnavailable(err)) {
         quiet.failure("rpc.database", err, "RPC failed: the database is unreachable or the connection was lost");
         throw problemToConnectError(
@@ -175,11 +178,11 @@ export function signingInterceptor(secret: string, clock: Clock, current: () => 
 
 /**
  * Call options for a service-to-service call on behalf of `ctx` (the caller's own signed
- * context, signed again now), so the callee answers for the caller's org only; its deadline
- * is `maxTimeoutMs` or the transport's.
+ * context, signed again now), so the callee answers for the caller's org only. Its deadline
+ * is what remains of the RPC being served, capped by `maxTimeoutMs` or else the transport's
+ * (`inheritDeadline`).
  */
 export function onBehalfOf(ctx: RequestContext, secret: string, clock: Clock, maxTimeoutMs?: number): CallOptions {
-  // Without `maxTimeoutMs` the transport's deadline applies (DEFAULT_RPC_TIMEOUT_MS).
   return {
     headers: { [CONTEXT_HEADER]: signContext(ctx, secret, clock) },
     ...(maxTimeoutMs !== undefined ? { timeoutMs: maxTimeoutMs } : {}),
@@ -195,15 +198,16 @@ export function adminClientInterceptor(secret: string): Interceptor {
 }
 
 /**
- * Deadline of a call that sets none of its own. Below the signed context's 60 s lifetime, so
- * a call can never outlive the context it carries.
+ * Deadline of a call that sets none of its own (services: SERVICE_RPC_TIMEOUT_MS). Below the
+ * signed context's 60 s lifetime, so a call can never outlive the context it carries.
  */
 export const DEFAULT_RPC_TIMEOUT_MS = 10_000;
 
 /**
  * Connect over HTTP/2 (cleartext inside the cluster) to a service. Every call has a deadline
- * (`timeoutMs`, or the call's own `timeoutMs`), sent to the callee in Connect's timeout
- * header so it stops working on a request its caller gave up on. Responses travel
+ * (`timeoutMs`, or the call's own `timeoutMs`; made while serving an RPC, at most what remains
+ * of that RPC's), sent to the callee in Connect's timeout header so it stops working on a
+ * request its caller gave up on. Responses travel
  * uncompressed, as gRPC's do by default: inside the cluster bandwidth is cheap and CPU is
  * not; gzip of a 1 MB availability answer (slot tokens are random and barely compress) cost
  * the service 30 ms and the gateway 6 ms of CPU per request.
@@ -213,14 +217,18 @@ export function httpTransport(
   interceptors: Interceptor[] = [],
   options: { timeoutMs?: number } = {},
 ): Transport {
-  return createConnectTransport({
-    baseUrl,
-    httpVersion: "2",
-    useBinaryFormat: true,
-    acceptCompression: [],
-    defaultTimeoutMs: options.timeoutMs ?? DEFAULT_RPC_TIMEOUT_MS,
-    interceptors: [clientTelemetryInterceptor(), ...interceptors],
-  });
+  const timeoutMs = options.timeoutMs ?? DEFAULT_RPC_TIMEOUT_MS;
+  return inheritDeadline(
+    createConnectTransport({
+      baseUrl,
+      httpVersion: "2",
+      useBinaryFormat: true,
+      acceptCompression: [],
+      defaultTimeoutMs: timeoutMs,
+      interceptors: [clientTelemetryInterceptor(), ...interceptors],
+    }),
+    timeoutMs,
+  );
 }
 
 /** The embedded runtime's transport: the same routes and interceptors, no network. */
@@ -229,10 +237,12 @@ export function inProcessTransport(
   serverInterceptors: Interceptor[],
   clientInterceptors: Interceptor[] = [],
 ): Transport {
-  return createRouterTransport(routes, {
-    router: { interceptors: [serverTelemetryInterceptor(), ...serverInterceptors] },
-    transport: { interceptors: [clientTelemetryInterceptor(), ...clientInterceptors], useBinaryFormat: true },
-  });
+  return inheritDeadline(
+    createRouterTransport(routes, {
+      router: { interceptors: [serverTelemetryInterceptor(), deadlineInterceptor(), ...serverInterceptors] },
+      transport: { interceptors: [clientTelemetryInterceptor(), ...clientInterceptors], useBinaryFormat: true },
+    }),
+  );
 }
 
 export interface RunningServer {
@@ -249,7 +259,7 @@ export async function serveConnect(opts: {
 }): Promise<RunningServer> {
   const handler = connectNodeAdapter({
     routes: opts.routes,
-    interceptors: [serverTelemetryInterceptor(), ...opts.interceptors],
+    interceptors: [serverTelemetryInterceptor(), deadlineInterceptor(), ...opts.interceptors],
   });
   const server = http2.createServer(handler);
   const sessions = new Set<http2.ServerHttp2Session>();

@@ -45,7 +45,13 @@ export function signContext(ctx: RequestContext, secret: string, clock: Clock): 
   return `${payload}.${mac(secret, payload).toString("base64url")}`;
 }
 
-/** Verifies a context header; anything missing, tampered or stale is 401 missing-trust-header. */
+/**
+ * Verifies a context header. Missing, malformed or not signed with `secret`: 401
+ * missing-trust-header (the call did not come through the gateway; the spec's condition for
+ * it). Genuine but older than its lifetime: 504 upstream-timeout, since it is the call's
+ * lateness, not its credentials, that is wrong (and the gateway turns a service's
+ * missing-trust-header into a 500). Issued in the future: 503 service-unavailable.
+ */
 export function verifyContext(header: string | null | undefined, secret: string, clock: Clock): RequestContext {
   const fail = () => problem("missing-trust-header", "The request did not come through the gateway.");
   if (!header) throw fail();
@@ -63,8 +69,9 @@ export function verifyContext(header: string | null | undefined, secret: string,
   }
   const age = clock.now().getTime() - (parsed.iat ?? 0);
   // A genuine context that aged out means the call reached the service (or the service
-  // reached it: a paused process) after its caller's deadline, not bad credentials: a 504
-  // the gateway passes on, never the 500 a forged or missing context is at the gateway.
+  // reached it: a paused process) after its caller's deadline, which is always shorter than
+  // the lifetime: a 504 the gateway passes on, never the 500 a forged or missing context is
+  // at the gateway.
   if (!(age < MAX_AGE_MS)) {
     throw problem("upstream-timeout", "The request reached the service after its deadline; retry with backoff.");
   }

@@ -1,6 +1,7 @@
 import { PGlite } from "@electric-sql/pglite";
 import { btree_gist } from "@electric-sql/pglite/contrib/btree_gist";
 import pg from "pg";
+import { callTimeLeftMs, checkCallDeadline } from "./deadline.js";
 import type { Logger } from "./logger.js";
 import { quietLog } from "./quiet-log.js";
 
@@ -148,6 +149,21 @@ export function isDatabaseUnavailable(err: unknown): boolean {
   return UNAVAILABLE_MESSAGES.test(err.message);
 }
 
+/** SQLSTATE query_canceled: here, a transaction's statement_timeout (its call's deadline) cut a query. */
+export function isStatementTimeout(err: unknown): boolean {
+  return err instanceof Error && (err as { code?: unknown }).code === "57014";
+}
+
+/**
+ * BEGIN, with a statement_timeout of what remains of the deadline of the RPC being served
+ * (in the same round trip), so a query that is still running at the deadline is cut there
+ * instead of running on for a caller that has already been answered 504.
+ */
+function begin(): string {
+  const left = callTimeLeftMs();
+  return left === undefined ? "BEGIN" : `BEGIN; SET LOCAL statement_timeout = ${left}`;
+}
+
 export function openPg({ url, schema, max = 10, logger, connectTimeoutMs = 5000 }: PgOptions): Db {
   checkSchema(schema);
   const types = {
@@ -173,9 +189,15 @@ export function openPg({ url, schema, max = 10, logger, connectTimeoutMs = 5000 
   pool.on("connect", (client) => {
     client.on("error", (err) => quiet?.failure("db.connection", err, "database: a connection was lost"));
   });
+  // Every query first checks the deadline of the RPC it serves: past it (or with the caller
+  // gone) the work stops with DeadlineExceeded rather than running on unseen.
   const on = (client: pg.Pool | pg.PoolClient): Queryable => ({
-    query: async <T>(sql: string, params?: unknown[]) => (await client.query(sql, params as unknown[])).rows as T[],
+    query: async <T>(sql: string, params?: unknown[]) => {
+      checkCallDeadline();
+      return (await client.query(sql, params as unknown[])).rows as T[];
+    },
     exec: async (sql: string) => {
+      checkCallDeadline();
       await client.query(sql);
     },
   });
@@ -197,8 +219,11 @@ export function openPg({ url, schema, max = 10, logger, connectTimeoutMs = 5000 
       client.on("error", onError);
       let broken: unknown;
       try {
-        await client.query("BEGIN");
+        // After the wait for a connection, so the timeout is what remains now.
+        await client.query(begin());
         const result = await fn(on(client));
+        // A write past its deadline rolls back: its caller answered 504, so a retry must find nothing done.
+        checkCallDeadline();
         await client.query("COMMIT");
         return result;
       } catch (err) {
@@ -229,22 +254,33 @@ export async function openPglite(dataDir?: string): Promise<PGlite> {
 /** A service's view of the shared embedded instance: its own schema, closed by the owner of the instance. */
 export function pgliteDb(instance: PGlite, schema: string): Db {
   checkSchema(schema);
+  // The same deadline checks as over pg; PGlite has no statement_timeout to cut a running query.
   return {
     schema,
     kind: "pglite",
-    query: async <T>(sql: string, params?: unknown[]) => (await instance.query<T>(sql, params)).rows,
+    query: async <T>(sql: string, params?: unknown[]) => {
+      checkCallDeadline();
+      return (await instance.query<T>(sql, params)).rows;
+    },
     exec: async (sql: string) => {
+      checkCallDeadline();
       await instance.exec(sql);
     },
     tx: (fn) =>
-      instance.transaction((t) =>
-        fn({
-          query: async <T>(sql: string, params?: unknown[]) => (await t.query<T>(sql, params)).rows,
+      instance.transaction(async (t) => {
+        const result = await fn({
+          query: async <T>(sql: string, params?: unknown[]) => {
+            checkCallDeadline();
+            return (await t.query<T>(sql, params)).rows;
+          },
           exec: async (sql: string) => {
+            checkCallDeadline();
             await t.exec(sql);
           },
-        }),
-      ),
+        });
+        checkCallDeadline();
+        return result;
+      }),
     async listen(channel, signal) {
       const unsubscribe = await instance.listen(checkChannel(channel), () => signal("notify"));
       signal("ready");

@@ -10,6 +10,7 @@ import { suppressTracing } from "@opentelemetry/core";
 import type { EventBus } from "./bus.js";
 import { type Clock, systemClock } from "./clock.js";
 import type { Db, Queryable } from "./db.js";
+import { outsideCall } from "./deadline.js";
 import type { EventEnvelope } from "./events.js";
 import { purgeExpired } from "./housekeeping.js";
 import type { Logger } from "./logger.js";
@@ -222,7 +223,8 @@ export function startOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
   function schedule(ms: number): void {
     if (stopped) return;
     clearTimeout(timer);
-    timer = setTimeout(tick, ms);
+    // notify() runs inside the RPC that committed: its rounds must not inherit that RPC's deadline.
+    timer = outsideCall(() => setTimeout(tick, ms));
     // Polling alone must not keep a process alive that is otherwise done.
     timer.unref();
   }

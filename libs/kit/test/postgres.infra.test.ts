@@ -1,10 +1,13 @@
+import { Code, createClient } from "@connectrpc/connect";
+import { Health, HealthCheckResponse_ServingStatus } from "@platform/contracts/health";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ManualClock } from "../src/clock.js";
+import { errorInterceptor, httpTransport, serveConnect } from "../src/connect.js";
 import { type Db, openPg } from "../src/db.js";
 import { hashRequest, runIdempotent } from "../src/idempotency.js";
 import { kitMigrations, migrate } from "../src/migrate.js";
 import { ProblemError } from "../src/problems.js";
-import { throwawayDatabase } from "./helpers.js";
+import { eventually, silentLogger, throwawayDatabase } from "./helpers.js";
 
 // Concurrency where only a real Postgres shows it: PGlite serialises every transaction.
 let database: Awaited<ReturnType<typeof throwawayDatabase>>;
@@ -68,5 +71,40 @@ describe("on a real Postgres", () => {
     ).catch((e: unknown) => e);
     expect(conflict).toBeInstanceOf(ProblemError);
     expect((conflict as ProblemError).problemName).toBe("idempotency-key-conflict");
+  });
+
+  it("cuts a query still running at the deadline of the RPC it serves (statement_timeout of what remains)", async () => {
+    const db = open("deadline", 2);
+    let seen: { code?: unknown; ms: number } | undefined;
+    const server = await serveConnect({
+      routes: (router) =>
+        router.service(Health, {
+          async check() {
+            const started = Date.now();
+            try {
+              await db.tx((q) => q.query("SELECT pg_sleep(5)"));
+            } catch (err) {
+              seen = { code: (err as { code?: unknown }).code, ms: Date.now() - started };
+              throw err;
+            }
+            return { status: HealthCheckResponse_ServingStatus.SERVING };
+          },
+        }),
+      interceptors: [errorInterceptor(silentLogger)],
+      port: 0,
+      host: "127.0.0.1",
+    });
+    try {
+      const client = createClient(Health, httpTransport(`http://127.0.0.1:${server.port}`, [], { timeoutMs: 500 }));
+      await expect(client.check({})).rejects.toMatchObject({ code: Code.DeadlineExceeded });
+      await eventually("the handler's query to end", () => seen, 5000);
+      // query_canceled by the transaction's statement_timeout, about when the caller gave up.
+      expect(seen?.code).toBe("57014");
+      expect(seen?.ms).toBeLessThan(2000);
+      // The connection went back to the pool usable, without the call's timeout.
+      expect(await db.tx((q) => q.query("SELECT current_setting('statement_timeout') AS t"))).toEqual([{ t: "0" }]);
+    } finally {
+      await server.close();
+    }
   });
 });

@@ -25,7 +25,7 @@ export async function start(
       seed: seedAnalyticsSandbox,
       async wire({ db, bus, clock, logger }) {
         const contacts = crmContacts({
-          transport: httpTransport(config.CRM_URL),
+          transport: httpTransport(config.CRM_URL, [], { timeoutMs: config.SERVICE_RPC_TIMEOUT_MS }),
           contextSecret: config.PLATFORM_CONTEXT_SECRET,
           clock,
           logger,

@@ -21,13 +21,18 @@ export function start(config: RevenueConfig, overrides: ServiceOverrides = {}): 
       migrations: revenueMigrations,
       seed: (db, clock, seed) => seedRevenueSandbox(db, clock, seed),
       async wire({ db, bus, clock, logger, onCommit }) {
+        const calls = { timeoutMs: config.SERVICE_RPC_TIMEOUT_MS };
         const { routes, adminRoutes } = build({
           db,
           clock,
           logger,
           cursorSecret: config.PLATFORM_CURSOR_SECRET,
-          crm: crmReferences(httpTransport(config.CRM_URL), config.PLATFORM_CONTEXT_SECRET, clock),
-          directory: identityDirectory(httpTransport(config.IDENTITY_URL), config.PLATFORM_CONTEXT_SECRET, clock),
+          crm: crmReferences(httpTransport(config.CRM_URL, [], calls), config.PLATFORM_CONTEXT_SECRET, clock),
+          directory: identityDirectory(
+            httpTransport(config.IDENTITY_URL, [], calls),
+            config.PLATFORM_CONTEXT_SECRET,
+            clock,
+          ),
           onCommit,
         });
         return {
