@@ -4,7 +4,13 @@ import type { DescService } from "@bufbuild/protobuf";
 import { type CallOptions, type Client, Code, ConnectError, createClient } from "@connectrpc/connect";
 import { ProblemSchema } from "@platform/contracts/common";
 import type { Clock } from "../src/clock.js";
-import { errorInterceptor, inProcessTransport, type Routes, signingInterceptor, trustInterceptor } from "../src/connect.js";
+import {
+  errorInterceptor,
+  inProcessTransport,
+  type Routes,
+  signingInterceptor,
+  trustInterceptor,
+} from "../src/connect.js";
 import { newId } from "../src/ids.js";
 import { createLogger, type Logger } from "../src/logger.js";
 
