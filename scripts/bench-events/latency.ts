@@ -16,7 +16,7 @@ import {
   seconds,
   startProc,
 } from "./context.js";
-import { deliveryEnv, listenInRange } from "./receivers.js";
+import { deliveryEnv, jsonReceiver, listenInRange } from "./receivers.js";
 
 // ---------------------------------------------------------------- API response → receiver
 
@@ -224,19 +224,11 @@ export async function apiLatency(): Promise<void> {
 /** A receiver that records when each deal.updated webhook arrived, by the deal's name. */
 export function startNameCapture(into: Map<string, number>, orgId: string) {
   let wrongOrg = 0;
-  const server = http.createServer({ keepAliveTimeout: 30_000 }, (req, res) => {
-    const chunks: Buffer[] = [];
-    req.on("data", (c: Buffer) => chunks.push(c));
-    req.on("end", () => {
-      const at = performance.now();
-      res.writeHead(204).end();
-      const body = JSON.parse(Buffer.concat(chunks).toString("utf8")) as {
-        data?: { deal?: { name?: string; orgId?: string } };
-      };
-      if (body.data?.deal?.orgId !== orgId) wrongOrg++;
-      const name = body.data?.deal?.name;
-      if (name && !into.has(name)) into.set(name, at);
-    });
+  const server = jsonReceiver((json, at) => {
+    const body = json as { data?: { deal?: { name?: string; orgId?: string } } };
+    if (body.data?.deal?.orgId !== orgId) wrongOrg++;
+    const name = body.data?.deal?.name;
+    if (name && !into.has(name)) into.set(name, at);
   });
   return {
     server,

@@ -25,6 +25,19 @@ export async function listenInRange(server: http.Server, port: number): Promise<
   throw new Error(`no free port from ${port} to ${portBase + 999}`);
 }
 
+/** An http server answering 204 to every request, handing each JSON body on with its arrival time. */
+export function jsonReceiver(onBody: (body: unknown, at: number) => void): http.Server {
+  return http.createServer({ keepAliveTimeout: 30_000 }, (req, res) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (c: Buffer) => chunks.push(c));
+    req.on("end", () => {
+      const at = performance.now();
+      res.writeHead(204).end();
+      onBody(JSON.parse(Buffer.concat(chunks).toString("utf8")), at);
+    });
+  });
+}
+
 /** Plain http receivers on consecutive ports; each knows the org its events must belong to. */
 export async function startReceivers(count: number, firstPort: number, orgOf: (i: number) => string) {
   const arrivals: Arrival[] = [];
@@ -34,22 +47,13 @@ export async function startReceivers(count: number, firstPort: number, orgOf: (i
   const servers: http.Server[] = [];
   const ports: number[] = [];
   for (let i = 0; i < count; i++) {
-    const server = http.createServer({ keepAliveTimeout: 30_000 }, (req, res) => {
-      const chunks: Buffer[] = [];
-      req.on("data", (c: Buffer) => chunks.push(c));
-      req.on("end", () => {
-        const at = performance.now();
-        res.writeHead(204).end();
-        const body = JSON.parse(Buffer.concat(chunks).toString("utf8")) as {
-          id: string;
-          data?: { orgId?: string; deal?: { orgId?: string } };
-        };
-        if ((body.data?.orgId ?? body.data?.deal?.orgId) !== orgOf(i)) wrongOrg++;
-        perReceiver[i] = (perReceiver[i] ?? 0) + 1;
-        const a = { id: body.id, at };
-        arrivals.push(a);
-        onArrival?.(a);
-      });
+    const server = jsonReceiver((json, at) => {
+      const body = json as { id: string; data?: { orgId?: string; deal?: { orgId?: string } } };
+      if ((body.data?.orgId ?? body.data?.deal?.orgId) !== orgOf(i)) wrongOrg++;
+      perReceiver[i] = (perReceiver[i] ?? 0) + 1;
+      const a = { id: body.id, at };
+      arrivals.push(a);
+      onArrival?.(a);
     });
     ports.push(await listenInRange(server, firstPort + i));
     servers.push(server);
