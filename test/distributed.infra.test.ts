@@ -9,7 +9,15 @@ import { Kafka, logLevel } from "kafkajs";
 import pg from "pg";
 import { createClient as createRedis } from "redis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { basePort, KAFKA_BROKERS, REDIS_URL, runId, type Stack, startStack } from "./support/processes.js";
+import {
+  basePort,
+  KAFKA_BROKERS,
+  REDIS_URL,
+  runId,
+  STACK_START_TIMEOUT_MS,
+  type Stack,
+  startStack,
+} from "./support/processes.js";
 
 // The distributed runtime for real: identity and two gateways as separate processes, a
 // database of their own on the machine's Postgres, shared Redis, the local Kafka broker.
@@ -97,7 +105,7 @@ beforeAll(async () => {
   const orgs = await admin.listOrganizations({});
   acmeOrgId = orgs.organizations.find((o) => o.name === "Acme Corp")?.id ?? "";
   expect(acmeOrgId).toMatch(/^org_/);
-});
+}, STACK_START_TIMEOUT_MS);
 
 afterAll(async () => {
   await stack?.stop();

@@ -8,7 +8,15 @@ import { adminClientInterceptor, httpTransport } from "@platform/kit/connect";
 import { eventually } from "@platform/kit/testing";
 import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { basePort, KAFKA_BROKERS, REDIS_URL, runId, type Stack, startStack } from "./support/processes.js";
+import {
+  basePort,
+  KAFKA_BROKERS,
+  REDIS_URL,
+  runId,
+  STACK_START_TIMEOUT_MS,
+  type Stack,
+  startStack,
+} from "./support/processes.js";
 
 // `platform listen` against the distributed runtime: identity, scheduling, the webhooks API,
 // the delivery worker (which fans events out into the event log) and a gateway as processes,
@@ -222,7 +230,7 @@ beforeAll(async () => {
       scopes: ["smart-scheduling:read", "smart-scheduling:write", "webhooks:read"],
     })
   ).key;
-});
+}, STACK_START_TIMEOUT_MS);
 
 afterAll(async () => {
   await stack?.stop();

@@ -3,7 +3,7 @@ import type { AddressInfo } from "node:net";
 import { eventually } from "@platform/kit/testing";
 import { sandboxKeysOffline, sandboxScheduleId } from "@platform/sandbox";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { basePort, KAFKA_BROKERS, runId, type Stack, startStack } from "./support/processes.js";
+import { basePort, KAFKA_BROKERS, runId, STACK_START_TIMEOUT_MS, type Stack, startStack } from "./support/processes.js";
 
 // One booking, one trace, across processes: every process exports its spans over OTLP/JSON
 // to a collector this test runs in memory. The trace must read gateway HTTP span → Connect
@@ -152,7 +152,7 @@ beforeAll(async () => {
       },
     ],
   });
-});
+}, STACK_START_TIMEOUT_MS);
 
 afterAll(async () => {
   await stack?.stop();

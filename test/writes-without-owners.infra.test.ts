@@ -5,7 +5,7 @@ import { adminClientInterceptor, httpTransport } from "@platform/kit/connect";
 import { eventually } from "@platform/kit/testing";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { basePort, KAFKA_BROKERS, runId, type Stack, startStack } from "./support/processes.js";
+import { basePort, KAFKA_BROKERS, runId, STACK_START_TIMEOUT_MS, type Stack, startStack } from "./support/processes.js";
 
 // A deal write needs only revenue's database: with crm-data and identity stopped, creates and
 // updates that name accounts, contacts and users revenue has seen (through crm-data's events on
@@ -102,7 +102,7 @@ beforeAll(async () => {
   );
   key = (await admin.listSandboxKeys({})).keys.find((k) => k.name === "acme-full")?.key ?? "";
   expect(key).not.toBe("");
-}, 180_000);
+}, STACK_START_TIMEOUT_MS);
 
 afterAll(() => stack?.stop());
 

@@ -91,6 +91,14 @@ export function basePort(offset: number): number {
   return base + offset + Math.floor(Math.random() * (window / 10)) * 10;
 }
 
+/**
+ * How long a test's beforeAll may take to start its stack: each process may take up to
+ * `StackOptions.timeoutMs` when the machine is loaded (several stacks and suites at once).
+ */
+export const STACK_START_TIMEOUT_MS = 400_000;
+/** How long one process of a stack may take to listen, unless the stack says otherwise. */
+const STACK_PROCESS_TIMEOUT_MS = 120_000;
+
 /** One process of a stack. */
 export interface StackProcess {
   name: string;
@@ -113,7 +121,7 @@ export interface StackOptions {
   env?: Record<string, string>;
   /** Starts every process at once instead of one after the other. */
   parallel?: boolean;
-  /** How long each process may take to listen. */
+  /** How long each process may take to listen (120 s when unset). */
   timeoutMs?: number;
 }
 
@@ -153,7 +161,7 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
       ...(p.database ? { DATABASE_URL: databaseUrl(p.database) } : {}),
       ...p.env,
     };
-    const proc = await startProcess(p.name, p.entry, env, p.port, opts.timeoutMs);
+    const proc = await startProcess(p.name, p.entry, env, p.port, opts.timeoutMs ?? STACK_PROCESS_TIMEOUT_MS);
     started.push(proc);
     byName.set(p.name, proc);
     return proc;

@@ -43,8 +43,9 @@ export type Method = "GET" | "POST" | "PATCH" | "DELETE";
 
 /** A response of the gateway to an injected request. */
 type InjectResponse = Awaited<ReturnType<EmbeddedPlatform["app"]["inject"]>>;
-/** A response body as the tests read it (light-my-request's `json()`: unchecked). */
-type Json = ReturnType<InjectResponse["json"]>;
+/** A response body as the tests read it: unchecked, as light-my-request's `json()` gives it. */
+// biome-ignore lint/suspicious/noExplicitAny: the tests assert on the body's shape themselves
+type Json = any;
 
 export interface ApiTest {
   readonly clock: ManualClock;
