@@ -12,15 +12,8 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { parseArgs } from "node:util";
 import { createClient } from "@connectrpc/connect";
-import {
-  analyticsReads,
-  type EmailEvent,
-  emailEventOf,
-  ingestEvents,
-  SENT_EMAIL_SORT_KEYS,
-} from "@platform/analytics/server";
+import { analyticsReads, SENT_EMAIL_SORT_KEYS } from "@platform/analytics/server";
 import { AnalyticsAdminService } from "@platform/contracts/analytics";
 import { IdentityAdminService } from "@platform/contracts/identity";
 import { gatewayConfigSpec } from "@platform/gateway/config";
@@ -30,25 +23,19 @@ import { createLogger } from "@platform/kit/logger";
 import { createEmbeddedPlatform } from "@platform/runtime/platform";
 import { sandboxUserId } from "@platform/sandbox";
 import autocannon from "autocannon";
-import { type GenerateOptions, generatedBlasts, generateEmailEvents } from "../cli/src/generate.js";
+import { generatedBlasts } from "../cli/src/generate.js";
+import { loadEmailEvents, suiteArgs } from "./bench-support.js";
 
-const { values } = parseArgs({
-  options: {
-    suite: { type: "string" },
+const values = suiteArgs(
+  {
     events: { type: "string", default: "1000000" },
     duration: { type: "string", default: "10" },
     connections: { type: "string", default: "10" },
     tokens: { type: "string", default: "400" },
     batch: { type: "string", default: "10000" },
-    help: { type: "boolean", short: "h" },
   },
-});
-if (values.help) {
-  console.log(
-    "usage: npm run bench -- --suite analytics [--events N] [--duration SECONDS] [--connections N] [--tokens N] [--batch N]",
-  );
-  process.exit(0);
-}
+  "usage: npm run bench -- --suite analytics [--events N] [--duration SECONDS] [--connections N] [--tokens N] [--batch N]",
+);
 const eventCount = Number(values.events);
 const duration = Number(values.duration);
 const connections = Number(values.connections);
@@ -77,38 +64,20 @@ if (!acme) throw new Error("sandbox has no acme-full token");
 const db = platform.dbs.analytics;
 if (!db) throw new Error("the embedded platform runs no analytics service");
 
-// The generator's mix gives about 2.3 events per email; it stops at exactly eventCount.
-const run: GenerateOptions = {
+const blastRecipients: number[] = [];
+const loadStart = performance.now();
+const { options: run, loaded } = await loadEmailEvents(db, {
   orgId: acme.orgId,
-  emails: Math.ceil(eventCount / 2),
-  days: 30,
-  blasts: 20,
-  seed: "bench",
-  now: new Date(),
+  events: eventCount,
   senders: ["acme-ae", "acme-sdr", "acme-owner"].map((label) => ({
     userId: sandboxUserId(SEED, label),
     displayName: label,
   })),
-  maxEvents: eventCount,
-};
-const blastRecipients: number[] = [];
-const loadStart = performance.now();
-let loaded = 0;
-let batch: EmailEvent[] = [];
-const flush = async () => {
-  await db.tx((q) => ingestEvents(q, batch));
-  loaded += batch.length;
-  batch = [];
-  const seconds = (performance.now() - loadStart) / 1000;
-  process.stderr.write(`\rloaded ${loaded.toLocaleString("en-US")} events (${(loaded / seconds).toFixed(0)}/s)`);
-};
-for (const e of generateEmailEvents(run, blastRecipients)) {
-  batch.push(emailEventOf(e));
-  if (batch.length >= batchSize) await flush();
-}
-if (batch.length > 0) await flush();
+  now: new Date(),
+  batch: batchSize,
+  blastRecipients,
+});
 const loadSeconds = (performance.now() - loadStart) / 1000;
-process.stderr.write("\n");
 await createClient(AnalyticsAdminService, adminTransport).upsertEmailBlasts({
   blasts: generatedBlasts(run, blastRecipients),
 });

@@ -1,24 +1,3 @@
-/**
- * npm run bench -- --suite availability — POST /smart-schedules/{id}/availability through the
- * gateway of a running distributed stack (scripts/stack.sh): 1, 5 and 20 hosts (the
- * `seedBenchSchedule` round robin, hosts in five zones working 08:00–18:00 every day) × 1, 7
- * and 30 days and the whole booking window (30 days). Per case: p50/p99 latency, response
- * bytes and slots, scheduling's CPU per request and per slot (from /proc, so the stack must
- * run on this machine), and the longest stall of scheduling's event loop, seen two ways:
- * the slowest answer of a Health/Check probe sent every 10 ms straight to scheduling, and
- * (when the service exports it) `nodejs_eventloop_delay_max` from its /metrics,
- * which `perf_hooks.monitorEventLoopDelay` feeds and each scrape resets.
- *
- * It reads the same variables as scripts/stack.sh (GATEWAY_PORT, ADMIN_PORT, SCHEDULING_PORT,
- * METRICS_BASE_PORT, PG_URL, STACK_DB_PREFIX, STACK_RUN_DIR, PLATFORM_ADMIN_SECRET), so run it
- * with the environment the stack was started with:
- *
- *   bash scripts/stack.sh start && npm run bench -- --suite availability [--duration 5] [--connections 2]
- *
- * Rate limits stay on (60 availability searches per minute per token): the load is spread
- * over freshly issued tokens of each org; a 429 fails the run.
- */
-import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { createClient } from "@connectrpc/connect";
 import { Health } from "@platform/contracts/health";
@@ -29,6 +8,7 @@ import { openPg } from "@platform/kit/db";
 import { newId } from "@platform/kit/ids";
 import { seedBenchSchedule } from "@platform/scheduling/server";
 import autocannon from "autocannon";
+import { cpuMsOf, stackPid } from "./bench-support.js";
 
 const { values } = parseArgs({
   options: {
@@ -70,16 +50,13 @@ const schedulingDbUrl = `${env.PG_URL ?? "postgres://postgres@127.0.0.1:5432"}/$
 const adminSecret = env.PLATFORM_ADMIN_SECRET ?? "dev-admin-secret-change-me";
 
 // stack.sh writes its supervisor's pid to <name>.pid and the process it runs to <name>.child.
-const pidOf = (name: string) => Number(readFileSync(`${runDir}/${name}.child`, "utf8").trim());
+const pidOf = (name: string) => {
+  const pid = stackPid(runDir, name, "child");
+  if (pid === undefined) throw new Error(`no running ${name} in ${runDir} (${name}.child)`);
+  return pid;
+};
 const schedulingPid = pidOf("scheduling");
 const gatewayPid = pidOf("gateway");
-
-/** CPU time (user + system) of a process so far, in ms, from /proc (clock ticks of 10 ms). */
-function cpuMs(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-  return (Number(fields[11]) + Number(fields[12])) * 10;
-}
 
 /** The event-loop delay maximum scheduling exports since the last scrape (ms), if it exports one. */
 async function scrapeLoopDelayMs(): Promise<number | undefined> {
@@ -190,8 +167,8 @@ async function runCase(setup: Setup, days: number | "window"): Promise<Row> {
 
   await scrapeLoopDelayMs(); // resets the exported maximum
   const stopProbe = probeLoop();
-  const cpu0 = cpuMs(schedulingPid);
-  const gw0 = cpuMs(gatewayPid);
+  const cpu0 = cpuMsOf(schedulingPid);
+  const gw0 = cpuMsOf(gatewayPid);
   const t0 = performance.now();
   const r = await autocannon({
     url,
@@ -205,8 +182,8 @@ async function runCase(setup: Setup, days: number | "window"): Promise<Row> {
       },
     ],
   });
-  const cpu = cpuMs(schedulingPid) - cpu0 - (idleCpuPerSecond * (performance.now() - t0)) / 1000;
-  const gwCpu = cpuMs(gatewayPid) - gw0 - (gatewayIdleCpuPerSecond * (performance.now() - t0)) / 1000;
+  const cpu = cpuMsOf(schedulingPid) - cpu0 - (idleCpuPerSecond * (performance.now() - t0)) / 1000;
+  const gwCpu = cpuMsOf(gatewayPid) - gw0 - (gatewayIdleCpuPerSecond * (performance.now() - t0)) / 1000;
   const probeMax = await stopProbe();
   const loopDelayMax = await scrapeLoopDelayMs();
   if (r.non2xx > 0 || r.errors > 0) {
@@ -234,11 +211,11 @@ async function runCase(setup: Setup, days: number | "window"): Promise<Row> {
 // availability's.
 const IDLE_SECONDS = 5;
 process.stderr.write(`measuring scheduling's idle CPU for ${IDLE_SECONDS}s…\n`);
-const idle0 = cpuMs(schedulingPid);
-const gatewayIdle0 = cpuMs(gatewayPid);
+const idle0 = cpuMsOf(schedulingPid);
+const gatewayIdle0 = cpuMsOf(gatewayPid);
 await new Promise((r) => setTimeout(r, IDLE_SECONDS * 1000));
-const idleCpuPerSecond = (cpuMs(schedulingPid) - idle0) / IDLE_SECONDS;
-const gatewayIdleCpuPerSecond = (cpuMs(gatewayPid) - gatewayIdle0) / IDLE_SECONDS;
+const idleCpuPerSecond = (cpuMsOf(schedulingPid) - idle0) / IDLE_SECONDS;
+const gatewayIdleCpuPerSecond = (cpuMsOf(gatewayPid) - gatewayIdle0) / IDLE_SECONDS;
 
 const rows: Row[] = [];
 for (const setup of setups) {

@@ -25,179 +25,38 @@
  *   environment: GATEWAY_PORT, IDENTITY_PORT, ADMIN_PORT, STACK_RUN_DIR, STACK_DB_PREFIX, PG_URL,
  *     PLATFORM_CONTEXT_SECRET, PLATFORM_ADMIN_SECRET (scripts/stack.sh's names and defaults)
  */
-import { type ChildProcess, execFileSync, spawn } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
+import { type ChildProcess, spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
 import http from "node:http";
-import net from "node:net";
 import { createHistogram, type RecordableHistogram } from "node:perf_hooks";
-import { parseArgs } from "node:util";
 import { createClient } from "@connectrpc/connect";
 import { IdentityAdminService, OrganizationService } from "@platform/contracts/identity";
 import { systemClock } from "@platform/kit/clock";
 import { adminClientInterceptor, httpTransport } from "@platform/kit/connect";
 import { CONTEXT_HEADER, signContext } from "@platform/kit/context";
 import autocannon from "autocannon";
-import pg from "pg";
 
-const { values } = parseArgs({
-  options: {
-    suite: { type: "string" },
-    duration: { type: "string", default: "10" },
-    rates: { type: "string", default: "500,1000,1500" },
-    connections: { type: "string", default: "10,50" },
-    tokens: { type: "string", default: "1000" },
-    rounds: { type: "string", default: "1" },
-    skip: { type: "string", default: "" },
-    help: { type: "boolean", short: "h" },
-  },
-});
-if (values.help) {
-  console.log(`usage: npm run bench -- --suite distributed [--duration SECONDS] [--rates 500,1000,1500]
-    [--connections 10,50] [--tokens 1000] [--rounds 1] [--skip closed,open,deals]
-Uses the stack on GATEWAY_PORT (default 8080) or starts one with scripts/stack.sh (and stops what it started).`);
-  process.exit(0);
-}
-const duration = Number(values.duration);
-const rates = values.rates.split(",").map(Number);
-const connectionCounts = values.connections.split(",").map(Number);
-const tokenCount = Number(values.tokens);
-const rounds = Math.max(1, Number(values.rounds));
-const skip = new Set(values.skip.split(",").filter(Boolean));
-
-const env = process.env;
-const port = (name: string, fallback: number) => Number(env[name] ?? fallback);
-const GATEWAY = `http://127.0.0.1:${port("GATEWAY_PORT", 8080)}`;
-const IDENTITY = `http://127.0.0.1:${port("IDENTITY_PORT", 7101)}`;
-const ADMIN = `http://127.0.0.1:${port("ADMIN_PORT", 8081)}`;
-const RUN_DIR = env.STACK_RUN_DIR ?? ".run";
-const DB_PREFIX = env.STACK_DB_PREFIX ?? "platform_";
-const PG_URL = env.PG_URL ?? "postgres://postgres@127.0.0.1:5432";
-const CONTEXT_SECRET = env.PLATFORM_CONTEXT_SECRET ?? "dev-context-secret-change-me-0123456789";
-const ADMIN_SECRET = env.PLATFORM_ADMIN_SECRET ?? "dev-admin-secret-change-me";
-const API = "/api/v1alpha1";
-const PROCESSES = [
-  "identity",
-  "scheduling",
-  "crm-data",
-  "revenue",
-  "analytics",
-  "webhooks",
-  "webhooks-delivery",
-  "gateway",
-];
-
-const log = (line: string) => process.stderr.write(`${line}\n`);
-
-// ---------------------------------------------------------------- the stack
-
-function portOpen(url: string): Promise<boolean> {
-  const { hostname, port } = new URL(url);
-  return new Promise((resolve) => {
-    const socket = net.connect(Number(port), hostname);
-    socket.once("connect", () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once("error", () => resolve(false));
-  });
-}
-
-/** The pid in `<run dir>/<name>.<kind>`: `pid` is stack.sh's supervisor, `child` the process it runs. */
-function pidOf(name: string, kind: "pid" | "child" = "pid"): number | undefined {
-  const file = `${RUN_DIR}/${name}.${kind}`;
-  if (!existsSync(file)) return undefined;
-  const pid = Number(readFileSync(file, "utf8").trim());
-  try {
-    process.kill(pid, 0);
-    return pid;
-  } catch {
-    return undefined;
-  }
-}
-
-const alreadyRunning = new Map(PROCESSES.map((n) => [n, pidOf(n)]));
-let startedStack = false;
-if (!(await portOpen(GATEWAY))) {
-  log(`no gateway on ${GATEWAY}; starting the stack (scripts/stack.sh start, run dir ${RUN_DIR})…`);
-  execFileSync("bash", ["scripts/stack.sh", "start"], { stdio: ["ignore", "inherit", "inherit"] });
-  startedStack = true;
-}
-
-async function stopWhatWeStarted(): Promise<void> {
-  if (!startedStack) return;
-  if ([...alreadyRunning.values()].every((pid) => pid === undefined)) {
-    execFileSync("bash", ["scripts/stack.sh", "stop"], { stdio: ["ignore", "inherit", "inherit"] });
-    return;
-  }
-  // Part of the stack ran before: stop only the processes this run added.
-  for (const name of PROCESSES) {
-    const pid = pidOf(name);
-    if (pid !== undefined && alreadyRunning.get(name) === undefined) {
-      process.kill(pid, "SIGTERM");
-      log(`${name}: stopped (pid ${pid})`);
-    }
-  }
-}
-
-// ---------------------------------------------------------------- CPU of each process
-
-const TICK_MS = 1000 / Number(execFileSync("getconf", ["CLK_TCK"]).toString().trim() || 100);
-
-/** utime + stime of a process in ms, or undefined when it is gone. */
-function cpuMs(pid: number): number | undefined {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    // The command name may hold spaces; fields count from after its closing parenthesis.
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    return (Number(fields[11]) + Number(fields[12])) * TICK_MS;
-  } catch {
-    return undefined;
-  }
-}
-
-const pgPool = new pg.Pool({ connectionString: `${PG_URL}/postgres`, max: 1 });
-pgPool.on("error", () => {});
-
-/** Postgres backends serving this stack's databases (their CPU is the database's share). */
-async function postgresPids(): Promise<number[]> {
-  const res = await pgPool.query<{ pid: number }>(
-    "SELECT pid FROM pg_stat_activity WHERE datname LIKE $1 AND pid <> pg_backend_pid()",
-    [`${DB_PREFIX.replace(/_/g, "\\_")}%`],
-  );
-  return res.rows.map((r) => r.pid);
-}
-
-/** CPU ms of each process; Postgres per backend pid, since connections come and go. */
-type CpuSample = Map<string, number>;
-
-let barePid: number | undefined;
-
-async function sampleCpu(): Promise<CpuSample> {
-  const sample: CpuSample = new Map();
-  for (const name of ["gateway", "identity", "crm-data", "revenue"]) {
-    const pid = pidOf(name, "child");
-    const ms = pid === undefined ? undefined : cpuMs(pid);
-    if (ms !== undefined) sample.set(name, ms);
-  }
-  for (const pid of await postgresPids()) sample.set(`postgres:${pid}`, cpuMs(pid) ?? 0);
-  if (barePid !== undefined) sample.set("bare", cpuMs(barePid) ?? 0);
-  const own = process.cpuUsage();
-  sample.set("load generator", (own.user + own.system) / 1000);
-  return sample;
-}
-
-function cpuPerRequest(before: CpuSample, after: CpuSample, requests: number): Record<string, number> {
-  const out: Record<string, number> = {};
-  if (requests === 0) return out;
-  for (const [key, ms] of after) {
-    // A backend that connected during the run counts from zero.
-    const start = before.get(key) ?? (key.startsWith("postgres:") ? 0 : undefined);
-    if (start === undefined) continue;
-    const name = key.startsWith("postgres:") ? "postgres" : key;
-    out[name] = (out[name] ?? 0) + (ms - start) / requests;
-  }
-  return out;
-}
+import {
+  ADMIN,
+  ADMIN_SECRET,
+  API,
+  CONTEXT_SECRET,
+  connectionCounts,
+  cpuPerRequest,
+  duration,
+  env,
+  GATEWAY,
+  IDENTITY,
+  log,
+  pgPool,
+  rates,
+  rounds,
+  sampleBare,
+  sampleCpu,
+  skip,
+  stopWhatWeStarted,
+  tokenCount,
+} from "./bench-distributed/stack.js";
 
 // ---------------------------------------------------------------- fixtures: tokens and ids
 
@@ -248,7 +107,7 @@ process.stdout.write(url + "\\n");`,
   ],
   { env: { ...env, BODY: me.body }, stdio: ["ignore", "pipe", "inherit"] },
 );
-barePid = bareServer.pid;
+sampleBare(bareServer.pid);
 const bareUrl = await new Promise<string>((resolve, reject) => {
   bareServer.stdout?.once("data", (d: Buffer) => resolve(d.toString().trim()));
   bareServer.once("exit", (code) => reject(new Error(`bare fastify exited with ${code}`)));

@@ -10,7 +10,8 @@ import ts from "typescript";
 //    @platform/contracts only);
 //  - anything outside a service importing it other than through its public entry points
 //    (the `exports` of its package.json: what its process and the composing code need);
-//    only the runtime, the CLI's tests, the root tests and scripts may do that.
+//    only the runtime, the CLI's tests, the root tests and scripts may do that;
+//  - production code (any src/ folder) importing @platform/kit/testing, the test helpers.
 // Usage: node --import tsx scripts/check-imports.ts   (run by `npm run lint`)
 
 const ROOT = resolve(dirname(new URL(import.meta.url).pathname), "..");
@@ -84,6 +85,10 @@ for (const top of ["services", "libs", "gateway", "runtime", "cli", "test", "scr
     const from = unitOf(file);
     const { importedFiles } = ts.preProcessFile(readFileSync(file, "utf8"), true, true);
     for (const { fileName: spec } of importedFiles) {
+      if (spec === "@platform/kit/testing" && relative(ROOT, file).split(sep).includes("src")) {
+        problems.push(`${relative(ROOT, file)}: "${spec}": production code may not import the test helpers`);
+        continue;
+      }
       let target: string | undefined;
       let subpath: string | undefined;
       const pkg = /^@platform\/([^/]+)(\/.*)?$/.exec(spec);

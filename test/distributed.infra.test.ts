@@ -1,4 +1,3 @@
-import { randomBytes } from "node:crypto";
 import { Code, ConnectError, createClient } from "@connectrpc/connect";
 import { ProblemSchema } from "@platform/contracts/common";
 import { IdentityAdminService, OrganizationService } from "@platform/contracts/identity";
@@ -10,15 +9,19 @@ import { Kafka, logLevel } from "kafkajs";
 import pg from "pg";
 import { createClient as createRedis } from "redis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { basePort, type Started, startProcess } from "./support/processes.js";
+import {
+  basePort,
+  KAFKA_BROKERS,
+  REDIS_URL,
+  runId,
+  STACK_START_TIMEOUT_MS,
+  type Stack,
+  startStack,
+} from "./support/processes.js";
 
 // The distributed runtime for real: identity and two gateways as separate processes, a
 // database of their own on the machine's Postgres, shared Redis, the local Kafka broker.
-const PG_URL = process.env.PG_URL ?? "postgres://postgres@127.0.0.1:5432";
-const REDIS_URL = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
-const KAFKA_BROKERS = process.env.KAFKA_BROKERS ?? "127.0.0.1:19092";
-const run = randomBytes(4).toString("hex");
-const dbName = `platform_it_${run}`;
+const run = runId();
 const rateLimitPrefix = `platform:it:${run}:`;
 const adminSecret = "it-admin-secret-0123456789";
 const contextSecret = "it-context-secret-0123456789";
@@ -32,10 +35,8 @@ const ports = {
   crm: port + 5,
   crmAdmin: port + 6,
 };
-const schedulingDb = `platform_it_sched_${run}`;
-const crmDb = `platform_it_crm_${run}`;
 
-const procs: Started[] = [];
+let stack: Stack | undefined;
 const admin = createClient(
   IdentityAdminService,
   httpTransport(`http://127.0.0.1:${ports.admin}`, [adminClientInterceptor(adminSecret)]),
@@ -51,8 +52,6 @@ function gatewayEnv(p: number): Record<string, string> {
     CRM_URL: `http://127.0.0.1:${ports.crm}`,
     REDIS_URL,
     RATE_LIMIT_PREFIX: rateLimitPrefix,
-    KAFKA_BROKERS,
-    PLATFORM_CONTEXT_SECRET: contextSecret,
     // Long enough that only the revocation event can explain a key dying within seconds.
     TOKEN_CACHE_TTL_MS: "600000",
   };
@@ -62,67 +61,54 @@ const get = (p: number, key: string, headers: Record<string, string> = {}) =>
   fetch(`http://127.0.0.1:${p}/api/v1alpha1/organizations/me`, { headers: { "X-Platform-Api-Key": key, ...headers } });
 
 beforeAll(async () => {
-  procs.push(
-    await startProcess(
-      "identity",
-      "services/identity/src/main.ts",
+  const service = { SANDBOX_SEED: `it-${run}` };
+  stack = await startStack({
+    name: "platform_it",
+    run,
+    env: { PLATFORM_CONTEXT_SECRET: contextSecret, KAFKA_BROKERS },
+    processes: [
       {
-        DATABASE_URL: `${PG_URL}/${dbName}`,
-        PORT: String(ports.identity),
-        ADMIN_PORT: String(ports.admin),
-        PLATFORM_ADMIN_SECRET: adminSecret,
-        PLATFORM_CONTEXT_SECRET: contextSecret,
-        KAFKA_BROKERS,
-        SANDBOX_SEED: `it-${run}`,
+        name: "identity",
+        entry: "services/identity/src/main.ts",
+        database: "identity",
+        port: ports.admin,
+        env: {
+          ...service,
+          PORT: String(ports.identity),
+          ADMIN_PORT: String(ports.admin),
+          PLATFORM_ADMIN_SECRET: adminSecret,
+        },
       },
-      ports.admin,
-    ),
-  );
-  procs.push(
-    await startProcess(
-      "scheduling",
-      "services/scheduling/src/main.ts",
       {
-        DATABASE_URL: `${PG_URL}/${schedulingDb}`,
-        PORT: String(ports.scheduling),
-        PLATFORM_CONTEXT_SECRET: contextSecret,
-        KAFKA_BROKERS,
-        SANDBOX_SEED: `it-${run}`,
+        name: "scheduling",
+        entry: "services/scheduling/src/main.ts",
+        database: "sched",
+        port: ports.scheduling,
+        env: { ...service, PORT: String(ports.scheduling) },
       },
-      ports.scheduling,
-    ),
-  );
-  procs.push(
-    await startProcess(
-      "crm-data",
-      "services/crm-data/src/main.ts",
       {
-        DATABASE_URL: `${PG_URL}/${crmDb}`,
-        PORT: String(ports.crm),
-        ADMIN_PORT: String(ports.crmAdmin),
-        PLATFORM_ADMIN_SECRET: adminSecret,
-        PLATFORM_CONTEXT_SECRET: contextSecret,
-        KAFKA_BROKERS,
-        SANDBOX_SEED: `it-${run}`,
+        name: "crm-data",
+        entry: "services/crm-data/src/main.ts",
+        database: "crm",
+        port: ports.crmAdmin,
+        env: {
+          ...service,
+          PORT: String(ports.crm),
+          ADMIN_PORT: String(ports.crmAdmin),
+          PLATFORM_ADMIN_SECRET: adminSecret,
+        },
       },
-      ports.crmAdmin,
-    ),
-  );
-  procs.push(await startProcess("gateway-a", "gateway/src/main.ts", gatewayEnv(ports.gatewayA), ports.gatewayA));
-  procs.push(await startProcess("gateway-b", "gateway/src/main.ts", gatewayEnv(ports.gatewayB), ports.gatewayB));
+      { name: "gateway-a", entry: "gateway/src/main.ts", port: ports.gatewayA, env: gatewayEnv(ports.gatewayA) },
+      { name: "gateway-b", entry: "gateway/src/main.ts", port: ports.gatewayB, env: gatewayEnv(ports.gatewayB) },
+    ],
+  });
   const orgs = await admin.listOrganizations({});
   acmeOrgId = orgs.organizations.find((o) => o.name === "Acme Corp")?.id ?? "";
   expect(acmeOrgId).toMatch(/^org_/);
-});
+}, STACK_START_TIMEOUT_MS);
 
 afterAll(async () => {
-  for (const p of procs.reverse()) await p.stop();
-  const client = new pg.Client({ connectionString: `${PG_URL}/postgres` });
-  await client.connect();
-  await client.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
-  await client.query(`DROP DATABASE IF EXISTS ${schedulingDb} WITH (FORCE)`);
-  await client.query(`DROP DATABASE IF EXISTS ${crmDb} WITH (FORCE)`);
-  await client.end();
+  await stack?.stop();
   const redis = await createRedis({ url: REDIS_URL }).connect();
   const keys = await redis.keys(`${rateLimitPrefix}*`);
   if (keys.length > 0) await redis.del(keys);
@@ -224,7 +210,7 @@ describe("distributed runtime", () => {
     });
     expect(res.status).toBe(201);
     const user = (await res.json()) as { id: string };
-    const client = new pg.Client({ connectionString: `${PG_URL}/${schedulingDb}` });
+    const client = new pg.Client({ connectionString: stack!.databaseUrl("sched") });
     await client.connect();
     try {
       const host = await eventually(

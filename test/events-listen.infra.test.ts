@@ -6,24 +6,27 @@ import { createClient } from "@connectrpc/connect";
 import { IdentityAdminService } from "@platform/contracts/identity";
 import { adminClientInterceptor, httpTransport } from "@platform/kit/connect";
 import { eventually } from "@platform/kit/testing";
-import pg from "pg";
 import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Started, startProcess } from "./support/processes.js";
+import {
+  basePort,
+  KAFKA_BROKERS,
+  REDIS_URL,
+  runId,
+  STACK_START_TIMEOUT_MS,
+  type Stack,
+  startStack,
+} from "./support/processes.js";
 
 // `platform listen` against the distributed runtime: identity, scheduling, the webhooks API,
 // the delivery worker (which fans events out into the event log) and a gateway as processes,
 // each service with its own database on the machine's Postgres, events through Kafka, the
 // stream's slots in Redis. The CLI runs as its own process and forwards to a local receiver.
-const PG_URL = process.env.PG_URL ?? "postgres://postgres@127.0.0.1:5432";
-const KAFKA_BROKERS = process.env.KAFKA_BROKERS ?? "127.0.0.1:19092";
-const REDIS_URL = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
-const run = randomBytes(4).toString("hex");
+const run = runId();
 const seed = `ev-it-${run}`;
-const dbs = { identity: `ev_it_identity_${run}`, scheduling: `ev_it_sched_${run}`, webhooks: `ev_it_webhooks_${run}` };
 const adminSecret = "ev-it-admin-secret-0123456789";
 const contextSecret = "ev-it-context-secret-0123456789";
-const port = 36_200 + Math.floor(Math.random() * 70) * 10;
+const port = basePort(3);
 const ports = {
   identity: port,
   admin: port + 1,
@@ -35,7 +38,7 @@ const ports = {
 const BOOKED = "scheduling.smartscheduler.booked";
 const API_URL = `http://127.0.0.1:${ports.gateway}/api/v1alpha1`;
 
-const procs: Started[] = [];
+let stack: Stack | undefined;
 let apiKey = "";
 
 interface Received {
@@ -153,58 +156,68 @@ beforeAll(async () => {
   await new Promise<void>((resolve) => receiver.listen(0, "127.0.0.1", resolve));
   receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/webhooks`;
 
-  const common = { PLATFORM_CONTEXT_SECRET: contextSecret, KAFKA_BROKERS, SANDBOX_SEED: seed };
-  procs.push(
-    await startProcess(
-      "identity",
-      "services/identity/src/main.ts",
-      {
-        ...common,
-        DATABASE_URL: `${PG_URL}/${dbs.identity}`,
-        PORT: String(ports.identity),
-        ADMIN_PORT: String(ports.admin),
-        PLATFORM_ADMIN_SECRET: adminSecret,
-      },
-      ports.admin,
-    ),
-  );
-  procs.push(
-    await startProcess(
-      "scheduling",
-      "services/scheduling/src/main.ts",
-      { ...common, DATABASE_URL: `${PG_URL}/${dbs.scheduling}`, PORT: String(ports.scheduling) },
-      ports.scheduling,
-    ),
-  );
-  const webhooksEnv = {
-    ...common,
-    DATABASE_URL: `${PG_URL}/${dbs.webhooks}`,
+  const service = { KAFKA_BROKERS, SANDBOX_SEED: seed };
+  const webhooks = {
+    ...service,
     PORT: String(ports.webhooks),
     DELIVERY_PORT: String(ports.delivery),
     WEBHOOKS_CONSUMER_GROUP: `webhooks-delivery-ev-it-${run}`,
   };
-  procs.push(await startProcess("webhooks", "services/webhooks/src/main.ts", webhooksEnv, ports.webhooks));
-  procs.push(
-    await startProcess("webhooks-delivery", "services/webhooks/src/delivery-main.ts", webhooksEnv, ports.delivery),
-  );
-  procs.push(
-    await startProcess(
-      "gateway",
-      "gateway/src/main.ts",
+  stack = await startStack({
+    name: "ev_it",
+    run,
+    env: { PLATFORM_CONTEXT_SECRET: contextSecret },
+    processes: [
       {
-        PORT: String(ports.gateway),
-        HOST: "127.0.0.1",
-        IDENTITY_URL: `http://127.0.0.1:${ports.identity}`,
-        SCHEDULING_URL: `http://127.0.0.1:${ports.scheduling}`,
-        WEBHOOKS_URL: `http://127.0.0.1:${ports.webhooks}`,
-        PLATFORM_CONTEXT_SECRET: contextSecret,
-        REDIS_URL,
-        RATE_LIMIT_PREFIX: `platform:ev-it:${run}:`,
-        EVENTS_STREAM_POLL_MS: "200",
+        name: "identity",
+        entry: "services/identity/src/main.ts",
+        database: "identity",
+        port: ports.admin,
+        env: {
+          ...service,
+          PORT: String(ports.identity),
+          ADMIN_PORT: String(ports.admin),
+          PLATFORM_ADMIN_SECRET: adminSecret,
+        },
       },
-      ports.gateway,
-    ),
-  );
+      {
+        name: "scheduling",
+        entry: "services/scheduling/src/main.ts",
+        database: "sched",
+        port: ports.scheduling,
+        env: { ...service, PORT: String(ports.scheduling) },
+      },
+      {
+        name: "webhooks",
+        entry: "services/webhooks/src/main.ts",
+        database: "webhooks",
+        port: ports.webhooks,
+        env: webhooks,
+      },
+      {
+        name: "webhooks-delivery",
+        entry: "services/webhooks/src/delivery-main.ts",
+        database: "webhooks",
+        port: ports.delivery,
+        env: webhooks,
+      },
+      {
+        name: "gateway",
+        entry: "gateway/src/main.ts",
+        port: ports.gateway,
+        env: {
+          PORT: String(ports.gateway),
+          HOST: "127.0.0.1",
+          IDENTITY_URL: `http://127.0.0.1:${ports.identity}`,
+          SCHEDULING_URL: `http://127.0.0.1:${ports.scheduling}`,
+          WEBHOOKS_URL: `http://127.0.0.1:${ports.webhooks}`,
+          REDIS_URL,
+          RATE_LIMIT_PREFIX: `platform:ev-it:${run}:`,
+          EVENTS_STREAM_POLL_MS: "200",
+        },
+      },
+    ],
+  });
   const admin = createClient(
     IdentityAdminService,
     httpTransport(`http://127.0.0.1:${ports.admin}`, [adminClientInterceptor(adminSecret)]),
@@ -217,15 +230,11 @@ beforeAll(async () => {
       scopes: ["smart-scheduling:read", "smart-scheduling:write", "webhooks:read"],
     })
   ).key;
-});
+}, STACK_START_TIMEOUT_MS);
 
 afterAll(async () => {
-  for (const p of procs.reverse()) await p.stop();
+  await stack?.stop();
   await new Promise((resolve) => receiver?.close(resolve));
-  const client = new pg.Client({ connectionString: `${PG_URL}/postgres` });
-  await client.connect();
-  for (const name of Object.values(dbs)) await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-  await client.end();
 });
 
 describe("platform listen on the distributed runtime", () => {

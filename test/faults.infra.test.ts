@@ -1,4 +1,3 @@
-import { randomBytes } from "node:crypto";
 import { createClient } from "@connectrpc/connect";
 import { IdentityAdminService } from "@platform/contracts/identity";
 import { adminClientInterceptor, httpTransport } from "@platform/kit/connect";
@@ -6,7 +5,7 @@ import { eventually } from "@platform/kit/testing";
 import { sandboxAccountId, sandboxOrgId } from "@platform/sandbox";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Started, sleep, startProcess } from "./support/processes.js";
+import { basePort, KAFKA_BROKERS, PG_URL, runId, type Stack, sleep, startStack } from "./support/processes.js";
 
 // The distributed runtime under the faults production brings: every service (and the
 // webhook delivery worker) as its own process on its own database, the gateway in front.
@@ -14,13 +13,11 @@ import { type Started, sleep, startProcess } from "./support/processes.js";
 //    (pg_terminate_backend) while writes and reads run through the gateway.
 // 2. A service frozen with SIGSTOP: its routes answer 504 at their deadline, others do not notice.
 // Uses KAFKA_BROKERS (its own broker when other stacks share the machine's: consumer groups are fixed names).
-const PG_URL = process.env.PG_URL ?? "postgres://postgres@127.0.0.1:5432";
-const KAFKA_BROKERS = process.env.KAFKA_BROKERS ?? "127.0.0.1:19092";
-const run = randomBytes(4).toString("hex");
+const run = runId();
 const seed = `faults-${run}`;
 const adminSecret = "faults-admin-secret-0123456789";
 const contextSecret = "faults-context-secret-0123456789";
-const base = Number(process.env.FAULTS_BASE_PORT ?? 20_000 + Math.floor(Math.random() * 400) * 10);
+const base = Number(process.env.FAULTS_BASE_PORT ?? basePort(0));
 const ports = {
   identity: base,
   identityAdmin: base + 1,
@@ -36,22 +33,18 @@ const ports = {
   gateway: base + 11,
 };
 const services = ["identity", "scheduling", "crm", "revenue", "analytics", "webhooks"] as const;
-const dbName = (s: string) => `platform_faults_${s}_${run}`;
 const url = (p: number) => `http://127.0.0.1:${p}`;
 // Deadlines the loaded test machine meets with room to spare, short enough to wait for.
 const READ_DEADLINE_MS = 6_000;
 const WRITE_DEADLINE_MS = 8_000;
 
-const procs: Started[] = [];
-const byName = new Map<string, Started>();
+let stack: Stack | undefined;
 const admin = createClient(
   IdentityAdminService,
   httpTransport(url(ports.identityAdmin), [adminClientInterceptor(adminSecret)]),
 );
 const account = sandboxAccountId(seed, "analytical");
 const keys: string[] = [];
-
-const common = { PLATFORM_CONTEXT_SECRET: contextSecret, KAFKA_BROKERS, SANDBOX_SEED: seed };
 
 function api(method: string, path: string, key: string, body?: unknown, headers: Record<string, string> = {}) {
   return fetch(`${url(ports.gateway)}/api/v1alpha1${path}`, {
@@ -69,120 +62,112 @@ function api(method: string, path: string, key: string, body?: unknown, headers:
 const START_TIMEOUT_MS = 240_000;
 
 beforeAll(async () => {
-  const starting = [
-    startProcess(
-      "identity",
-      "services/identity/src/main.ts",
+  const service = { KAFKA_BROKERS, SANDBOX_SEED: seed };
+  stack = await startStack({
+    name: "platform_faults",
+    run,
+    env: { PLATFORM_CONTEXT_SECRET: contextSecret },
+    parallel: true,
+    timeoutMs: START_TIMEOUT_MS,
+    processes: [
       {
-        ...common,
-        DATABASE_URL: `${PG_URL}/${dbName("identity")}`,
-        PORT: String(ports.identity),
-        ADMIN_PORT: String(ports.identityAdmin),
-        PLATFORM_ADMIN_SECRET: adminSecret,
+        name: "identity",
+        entry: "services/identity/src/main.ts",
+        database: "identity",
+        port: ports.identityAdmin,
+        env: {
+          ...service,
+          PORT: String(ports.identity),
+          ADMIN_PORT: String(ports.identityAdmin),
+          PLATFORM_ADMIN_SECRET: adminSecret,
+        },
       },
-      ports.identityAdmin,
-      START_TIMEOUT_MS,
-    ),
-    startProcess(
-      "scheduling",
-      "services/scheduling/src/main.ts",
-      { ...common, DATABASE_URL: `${PG_URL}/${dbName("scheduling")}`, PORT: String(ports.scheduling) },
-      ports.scheduling,
-      START_TIMEOUT_MS,
-    ),
-    startProcess(
-      "crm-data",
-      "services/crm-data/src/main.ts",
       {
-        ...common,
-        DATABASE_URL: `${PG_URL}/${dbName("crm")}`,
-        PORT: String(ports.crm),
-        ADMIN_PORT: String(ports.crmAdmin),
-        PLATFORM_ADMIN_SECRET: adminSecret,
+        name: "scheduling",
+        entry: "services/scheduling/src/main.ts",
+        database: "scheduling",
+        port: ports.scheduling,
+        env: { ...service, PORT: String(ports.scheduling) },
       },
-      ports.crmAdmin,
-      START_TIMEOUT_MS,
-    ),
-    startProcess(
-      "revenue",
-      "services/revenue/src/main.ts",
       {
-        ...common,
-        DATABASE_URL: `${PG_URL}/${dbName("revenue")}`,
-        PORT: String(ports.revenue),
-        ADMIN_PORT: String(ports.revenueAdmin),
-        PLATFORM_ADMIN_SECRET: adminSecret,
-        CRM_URL: url(ports.crm),
-        IDENTITY_URL: url(ports.identity),
+        name: "crm-data",
+        entry: "services/crm-data/src/main.ts",
+        database: "crm",
+        port: ports.crmAdmin,
+        env: {
+          ...service,
+          PORT: String(ports.crm),
+          ADMIN_PORT: String(ports.crmAdmin),
+          PLATFORM_ADMIN_SECRET: adminSecret,
+        },
       },
-      ports.revenueAdmin,
-      START_TIMEOUT_MS,
-    ),
-    startProcess(
-      "analytics",
-      "services/analytics/src/main.ts",
       {
-        ...common,
-        DATABASE_URL: `${PG_URL}/${dbName("analytics")}`,
-        PORT: String(ports.analytics),
-        ADMIN_PORT: String(ports.analyticsAdmin),
-        PLATFORM_ADMIN_SECRET: adminSecret,
-        CRM_URL: url(ports.crm),
+        name: "revenue",
+        entry: "services/revenue/src/main.ts",
+        database: "revenue",
+        port: ports.revenueAdmin,
+        env: {
+          ...service,
+          PORT: String(ports.revenue),
+          ADMIN_PORT: String(ports.revenueAdmin),
+          PLATFORM_ADMIN_SECRET: adminSecret,
+          CRM_URL: url(ports.crm),
+          IDENTITY_URL: url(ports.identity),
+        },
       },
-      ports.analyticsAdmin,
-      START_TIMEOUT_MS,
-    ),
-    startProcess(
-      "webhooks",
-      "services/webhooks/src/main.ts",
-      { ...common, DATABASE_URL: `${PG_URL}/${dbName("webhooks")}`, PORT: String(ports.webhooks) },
-      ports.webhooks,
-      START_TIMEOUT_MS,
-    ),
-    startProcess(
-      "webhooks-delivery",
-      "services/webhooks/src/delivery-main.ts",
       {
-        ...common,
-        DATABASE_URL: `${PG_URL}/${dbName("webhooks")}`,
-        DELIVERY_PORT: String(ports.delivery),
-        WEBHOOKS_CONSUMER_GROUP: `faults-delivery-${run}`,
-        WEBHOOKS_POLL_MS: "100",
+        name: "analytics",
+        entry: "services/analytics/src/main.ts",
+        database: "analytics",
+        port: ports.analyticsAdmin,
+        env: {
+          ...service,
+          PORT: String(ports.analytics),
+          ADMIN_PORT: String(ports.analyticsAdmin),
+          PLATFORM_ADMIN_SECRET: adminSecret,
+          CRM_URL: url(ports.crm),
+        },
       },
-      ports.delivery,
-      START_TIMEOUT_MS,
-    ),
-    startProcess(
-      "gateway",
-      "gateway/src/main.ts",
       {
-        PORT: String(ports.gateway),
-        HOST: "127.0.0.1",
-        PLATFORM_CONTEXT_SECRET: contextSecret,
-        IDENTITY_URL: url(ports.identity),
-        SCHEDULING_URL: url(ports.scheduling),
-        CRM_URL: url(ports.crm),
-        REVENUE_URL: url(ports.revenue),
-        ANALYTICS_URL: url(ports.analytics),
-        WEBHOOKS_URL: url(ports.webhooks),
-        UPSTREAM_READ_TIMEOUT_MS: String(READ_DEADLINE_MS),
-        UPSTREAM_WRITE_TIMEOUT_MS: String(WRITE_DEADLINE_MS),
-        // Resolved keys are cached briefly, so identity's database is asked during the faults too.
-        TOKEN_CACHE_TTL_MS: "500",
+        name: "webhooks",
+        entry: "services/webhooks/src/main.ts",
+        database: "webhooks",
+        port: ports.webhooks,
+        env: { ...service, PORT: String(ports.webhooks) },
       },
-      ports.gateway,
-      START_TIMEOUT_MS,
-    ),
-  ];
-  const settled = await Promise.allSettled(starting);
-  for (const r of settled) {
-    if (r.status === "fulfilled") {
-      procs.push(r.value);
-      byName.set(r.value.name, r.value);
-    }
-  }
-  const failed = settled.find((r) => r.status === "rejected");
-  if (failed) throw (failed as PromiseRejectedResult).reason;
+      {
+        name: "webhooks-delivery",
+        entry: "services/webhooks/src/delivery-main.ts",
+        database: "webhooks",
+        port: ports.delivery,
+        env: {
+          ...service,
+          DELIVERY_PORT: String(ports.delivery),
+          WEBHOOKS_CONSUMER_GROUP: `faults-delivery-${run}`,
+          WEBHOOKS_POLL_MS: "100",
+        },
+      },
+      {
+        name: "gateway",
+        entry: "gateway/src/main.ts",
+        port: ports.gateway,
+        env: {
+          PORT: String(ports.gateway),
+          HOST: "127.0.0.1",
+          IDENTITY_URL: url(ports.identity),
+          SCHEDULING_URL: url(ports.scheduling),
+          CRM_URL: url(ports.crm),
+          REVENUE_URL: url(ports.revenue),
+          ANALYTICS_URL: url(ports.analytics),
+          WEBHOOKS_URL: url(ports.webhooks),
+          UPSTREAM_READ_TIMEOUT_MS: String(READ_DEADLINE_MS),
+          UPSTREAM_WRITE_TIMEOUT_MS: String(WRITE_DEADLINE_MS),
+          // Resolved keys are cached briefly, so identity's database is asked during the faults too.
+          TOKEN_CACHE_TTL_MS: "500",
+        },
+      },
+    ],
+  });
   // Several tokens: the write tier allows 20 writes a minute per token.
   const acme = sandboxOrgId(seed, "acme");
   // Each role has tokens of its own, so no token nears its per-minute limit however fast the
@@ -207,26 +192,20 @@ beforeAll(async () => {
   );
 }, 400_000);
 
-afterAll(async () => {
-  for (const p of procs.reverse()) {
-    // A process left frozen by a failed assertion must be able to take its SIGTERM.
-    p.proc.kill("SIGCONT");
-    await p.stop();
-  }
-  const client = new pg.Client({ connectionString: `${PG_URL}/postgres` });
-  await client.connect();
-  for (const s of services) await client.query(`DROP DATABASE IF EXISTS ${dbName(s)} WITH (FORCE)`);
-  await client.end();
-});
+afterAll(() => stack?.stop());
 
 function deal(name: string) {
   return { name, accountId: account, stage: "Discovery" };
 }
 
-const dead = () => procs.filter((p) => p.proc.exitCode !== null || p.proc.signalCode !== null).map((p) => p.name);
+const procs = () => stack?.processes ?? [];
+const dead = () =>
+  procs()
+    .filter((p) => p.proc.exitCode !== null || p.proc.signalCode !== null)
+    .map((p) => p.name);
 /** The last lines of the processes that exited, for the failure message. */
 const lastWords = () =>
-  procs
+  procs()
     .filter((p) => p.proc.exitCode !== null || p.proc.signalCode !== null)
     .map((p) => `${p.name} (${p.proc.exitCode ?? p.proc.signalCode}):\n${p.output().slice(-3000)}`)
     .join("\n\n");
@@ -273,7 +252,7 @@ describe("database connections terminated under load", () => {
       const killed = await killer.query(
         `SELECT pg_terminate_backend(pid) FROM pg_stat_activity
          WHERE datname = ANY($1) AND pid <> pg_backend_pid()`,
-        [services.map(dbName)],
+        [services.map((s) => stack!.database(s))],
       );
       terminated += killed.rowCount ?? 0;
       await sleep(200);
@@ -321,7 +300,7 @@ describe("database connections terminated under load", () => {
     }
 
     // The outbox relay reconnected by itself: everything written is published.
-    const revenue = new pg.Client({ connectionString: `${PG_URL}/${dbName("revenue")}` });
+    const revenue = new pg.Client({ connectionString: stack!.databaseUrl("revenue") });
     await revenue.connect();
     try {
       // Never two deals for one Idempotency-Key, whatever the faults did to the first attempt.
@@ -349,7 +328,7 @@ describe("database connections terminated under load", () => {
 
 describe("a service frozen by SIGSTOP", () => {
   it("answers its routes 504 upstream-timeout at their deadline, other routes normally; a timed-out write retried with its key is applied once", async () => {
-    const revenue = byName.get("revenue")!;
+    const revenue = stack!.get("revenue");
     const key = `frozen-${run}`;
     revenue.proc.kill("SIGSTOP");
     try {
@@ -393,7 +372,7 @@ describe("a service frozen by SIGSTOP", () => {
     const again = await api("POST", "/deals", keys[29]!, deal(key), { "idempotency-key": key });
     expect(again.status).toBe(201);
     expect(((await again.json()) as { id: string }).id).toBe(retry.id);
-    const db = new pg.Client({ connectionString: `${PG_URL}/${dbName("revenue")}` });
+    const db = new pg.Client({ connectionString: stack!.databaseUrl("revenue") });
     await db.connect();
     try {
       const { rows } = await db.query("SELECT count(*)::int AS n FROM revenue.deals WHERE name = $1", [key]);

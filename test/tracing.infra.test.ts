@@ -1,11 +1,9 @@
-import { randomBytes } from "node:crypto";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { eventually } from "@platform/kit/testing";
 import { sandboxKeysOffline, sandboxScheduleId } from "@platform/sandbox";
-import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { basePort, type Started, startProcess } from "./support/processes.js";
+import { basePort, KAFKA_BROKERS, runId, STACK_START_TIMEOUT_MS, type Stack, startStack } from "./support/processes.js";
 
 // One booking, one trace, across processes: every process exports its spans over OTLP/JSON
 // to a collector this test runs in memory. The trace must read gateway HTTP span → Connect
@@ -13,9 +11,7 @@ import { basePort, type Started, startProcess } from "./support/processes.js";
 // span continuing the same trace from the row's stored traceparent; and the webhook
 // delivery worker's delivery span continuing it again, up to the receiver's POST.
 
-const PG_URL = process.env.PG_URL ?? "postgres://postgres@127.0.0.1:5432";
-const KAFKA_BROKERS = process.env.KAFKA_BROKERS ?? "127.0.0.1:19092";
-const run = randomBytes(4).toString("hex");
+const run = runId();
 const seed = `tr-${run}`;
 const contextSecret = "tr-context-secret-0123456789";
 const port = basePort(7);
@@ -27,8 +23,7 @@ const ports = {
   webhooks: port + 4,
   delivery: port + 5,
 };
-const dbs = [`platform_tr_id_${run}`, `platform_tr_sched_${run}`, `platform_tr_wh_${run}`];
-const procs: Started[] = [];
+let stack: Stack | undefined;
 
 interface OtlpSpan {
   traceId: string;
@@ -108,71 +103,61 @@ beforeAll(async () => {
     });
   });
   await new Promise<void>((resolve) => receiver.listen(0, "127.0.0.1", resolve));
-  const common = { PLATFORM_CONTEXT_SECRET: contextSecret, SANDBOX_SEED: seed, KAFKA_BROKERS, ...telemetryEnv() };
-  procs.push(
-    await startProcess(
-      "identity",
-      "services/identity/src/main.ts",
-      { ...common, DATABASE_URL: `${PG_URL}/${dbs[0]}`, PORT: String(ports.identity), ADMIN_PORT: String(ports.admin) },
-      ports.identity,
-    ),
-  );
-  procs.push(
-    await startProcess(
-      "scheduling",
-      "services/scheduling/src/main.ts",
-      { ...common, DATABASE_URL: `${PG_URL}/${dbs[1]}`, PORT: String(ports.scheduling) },
-      ports.scheduling,
-    ),
-  );
   // Private targets allowed: the receiver is this test's plain-HTTP server on 127.0.0.1.
-  const webhooksEnv = {
-    ...common,
-    DATABASE_URL: `${PG_URL}/${dbs[2]}`,
-    WEBHOOKS_ALLOW_PRIVATE_TARGETS: "true",
-    WEBHOOKS_POLL_MS: "100",
-  };
-  procs.push(
-    await startProcess(
-      "webhooks",
-      "services/webhooks/src/main.ts",
-      { ...webhooksEnv, PORT: String(ports.webhooks) },
-      ports.webhooks,
-    ),
-  );
-  procs.push(
-    await startProcess(
-      "webhooks-delivery",
-      "services/webhooks/src/delivery-main.ts",
-      { ...webhooksEnv, DELIVERY_PORT: String(ports.delivery), WEBHOOKS_CONSUMER_GROUP: `tr-delivery-${run}` },
-      ports.delivery,
-    ),
-  );
-  procs.push(
-    await startProcess(
-      "gateway",
-      "gateway/src/main.ts",
+  const webhooks = { WEBHOOKS_ALLOW_PRIVATE_TARGETS: "true", WEBHOOKS_POLL_MS: "100" };
+  stack = await startStack({
+    name: "platform_tr",
+    run,
+    env: { PLATFORM_CONTEXT_SECRET: contextSecret, SANDBOX_SEED: seed, KAFKA_BROKERS, ...telemetryEnv() },
+    processes: [
       {
-        ...common,
-        PORT: String(ports.gateway),
-        HOST: "127.0.0.1",
-        IDENTITY_URL: `http://127.0.0.1:${ports.identity}`,
-        SCHEDULING_URL: `http://127.0.0.1:${ports.scheduling}`,
-        WEBHOOKS_URL: `http://127.0.0.1:${ports.webhooks}`,
+        name: "identity",
+        entry: "services/identity/src/main.ts",
+        database: "id",
+        port: ports.identity,
+        env: { PORT: String(ports.identity), ADMIN_PORT: String(ports.admin) },
       },
-      ports.gateway,
-    ),
-  );
-});
+      {
+        name: "scheduling",
+        entry: "services/scheduling/src/main.ts",
+        database: "sched",
+        port: ports.scheduling,
+        env: { PORT: String(ports.scheduling) },
+      },
+      {
+        name: "webhooks",
+        entry: "services/webhooks/src/main.ts",
+        database: "wh",
+        port: ports.webhooks,
+        env: { ...webhooks, PORT: String(ports.webhooks) },
+      },
+      {
+        name: "webhooks-delivery",
+        entry: "services/webhooks/src/delivery-main.ts",
+        database: "wh",
+        port: ports.delivery,
+        env: { ...webhooks, DELIVERY_PORT: String(ports.delivery), WEBHOOKS_CONSUMER_GROUP: `tr-delivery-${run}` },
+      },
+      {
+        name: "gateway",
+        entry: "gateway/src/main.ts",
+        port: ports.gateway,
+        env: {
+          PORT: String(ports.gateway),
+          HOST: "127.0.0.1",
+          IDENTITY_URL: `http://127.0.0.1:${ports.identity}`,
+          SCHEDULING_URL: `http://127.0.0.1:${ports.scheduling}`,
+          WEBHOOKS_URL: `http://127.0.0.1:${ports.webhooks}`,
+        },
+      },
+    ],
+  });
+}, STACK_START_TIMEOUT_MS);
 
 afterAll(async () => {
-  for (const p of procs.reverse()) await p.stop();
+  await stack?.stop();
   await new Promise((resolve) => collector?.close(resolve));
   await new Promise((resolve) => receiver?.close(resolve));
-  const client = new pg.Client({ connectionString: `${PG_URL}/postgres` });
-  await client.connect();
-  for (const db of dbs) await client.query(`DROP DATABASE IF EXISTS ${db} WITH (FORCE)`);
-  await client.end();
 });
 
 describe("end-to-end tracing", () => {

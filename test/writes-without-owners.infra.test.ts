@@ -5,15 +5,13 @@ import { adminClientInterceptor, httpTransport } from "@platform/kit/connect";
 import { eventually } from "@platform/kit/testing";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { basePort, type Started, startProcess } from "./support/processes.js";
+import { basePort, KAFKA_BROKERS, runId, STACK_START_TIMEOUT_MS, type Stack, startStack } from "./support/processes.js";
 
 // A deal write needs only revenue's database: with crm-data and identity stopped, creates and
 // updates that name accounts, contacts and users revenue has seen (through crm-data's events on
 // Kafka, or one read-through) still succeed. An id revenue has never seen is still answered by
 // its owner while the owner is up, with the spec's 404.
-const PG_URL = process.env.PG_URL ?? "postgres://postgres@127.0.0.1:5432";
-const KAFKA_BROKERS = process.env.KAFKA_BROKERS ?? "127.0.0.1:19092";
-const run = randomBytes(4).toString("hex");
+const run = runId();
 const adminSecret = "it-admin-secret-0123456789";
 const contextSecret = "it-context-secret-0123456789";
 const port = basePort(5);
@@ -26,27 +24,10 @@ const ports = {
   revenueAdmin: port + 5,
   gateway: port + 6,
 };
-const dbs = { identity: `owners_it_id_${run}`, crm: `owners_it_crm_${run}`, revenue: `owners_it_rev_${run}` };
 const common = { PLATFORM_CONTEXT_SECRET: contextSecret, PLATFORM_ADMIN_SECRET: adminSecret, KAFKA_BROKERS };
 
-let identity: Started | undefined;
-let crm: Started | undefined;
-const others: Started[] = [];
+let stack: Stack | undefined;
 let key = "";
-
-const startIdentity = () =>
-  startProcess(
-    "identity",
-    "services/identity/src/main.ts",
-    {
-      ...common,
-      DATABASE_URL: `${PG_URL}/${dbs.identity}`,
-      PORT: String(ports.identity),
-      ADMIN_PORT: String(ports.admin),
-      SANDBOX_SEED: `it-${run}`,
-    },
-    ports.identity,
-  );
 
 const api = (path: string, init: { method?: string; body?: unknown; idempotencyKey?: string } = {}) =>
   fetch(`http://127.0.0.1:${ports.gateway}/api/v1alpha1${path}`, {
@@ -67,67 +48,63 @@ async function json<T>(res: Response): Promise<T> {
 }
 
 beforeAll(async () => {
-  identity = await startIdentity();
-  crm = await startProcess(
-    "crm-data",
-    "services/crm-data/src/main.ts",
-    {
-      ...common,
-      DATABASE_URL: `${PG_URL}/${dbs.crm}`,
-      PORT: String(ports.crm),
-      ADMIN_PORT: String(ports.crmAdmin),
-      SANDBOX_SEED: `it-${run}`,
-    },
-    ports.crm,
-  );
-  others.push(
-    await startProcess(
-      "revenue",
-      "services/revenue/src/main.ts",
+  stack = await startStack({
+    name: "owners_it",
+    run,
+    env: common,
+    processes: [
       {
-        ...common,
-        DATABASE_URL: `${PG_URL}/${dbs.revenue}`,
-        PORT: String(ports.revenue),
-        ADMIN_PORT: String(ports.revenueAdmin),
-        CRM_URL: `http://127.0.0.1:${ports.crm}`,
-        IDENTITY_URL: `http://127.0.0.1:${ports.identity}`,
-        SANDBOX_SEED: `it-${run}`,
+        name: "identity",
+        entry: "services/identity/src/main.ts",
+        database: "id",
+        port: ports.identity,
+        env: { PORT: String(ports.identity), ADMIN_PORT: String(ports.admin), SANDBOX_SEED: `it-${run}` },
       },
-      ports.revenue,
-    ),
-  );
-  others.push(
-    await startProcess(
-      "gateway",
-      "gateway/src/main.ts",
       {
-        ...common,
-        PORT: String(ports.gateway),
-        HOST: "127.0.0.1",
-        IDENTITY_URL: `http://127.0.0.1:${ports.identity}`,
-        CRM_URL: `http://127.0.0.1:${ports.crm}`,
-        REVENUE_URL: `http://127.0.0.1:${ports.revenue}`,
-        // In-memory rate limits; the key stays cached while identity is down.
-        TOKEN_CACHE_TTL_MS: "600000",
+        name: "crm-data",
+        entry: "services/crm-data/src/main.ts",
+        database: "crm",
+        port: ports.crm,
+        env: { PORT: String(ports.crm), ADMIN_PORT: String(ports.crmAdmin), SANDBOX_SEED: `it-${run}` },
       },
-      ports.gateway,
-    ),
-  );
+      {
+        name: "revenue",
+        entry: "services/revenue/src/main.ts",
+        database: "rev",
+        port: ports.revenue,
+        env: {
+          PORT: String(ports.revenue),
+          ADMIN_PORT: String(ports.revenueAdmin),
+          CRM_URL: `http://127.0.0.1:${ports.crm}`,
+          IDENTITY_URL: `http://127.0.0.1:${ports.identity}`,
+          SANDBOX_SEED: `it-${run}`,
+        },
+      },
+      {
+        name: "gateway",
+        entry: "gateway/src/main.ts",
+        port: ports.gateway,
+        env: {
+          PORT: String(ports.gateway),
+          HOST: "127.0.0.1",
+          IDENTITY_URL: `http://127.0.0.1:${ports.identity}`,
+          CRM_URL: `http://127.0.0.1:${ports.crm}`,
+          REVENUE_URL: `http://127.0.0.1:${ports.revenue}`,
+          // In-memory rate limits; the key stays cached while identity is down.
+          TOKEN_CACHE_TTL_MS: "600000",
+        },
+      },
+    ],
+  });
   const admin = createClient(
     IdentityAdminService,
     httpTransport(`http://127.0.0.1:${ports.admin}`, [adminClientInterceptor(adminSecret)]),
   );
   key = (await admin.listSandboxKeys({})).keys.find((k) => k.name === "acme-full")?.key ?? "";
   expect(key).not.toBe("");
-}, 180_000);
+}, STACK_START_TIMEOUT_MS);
 
-afterAll(async () => {
-  for (const p of [...others.reverse(), crm, identity]) await p?.stop();
-  const client = new pg.Client({ connectionString: `${PG_URL}/postgres` });
-  await client.connect();
-  for (const db of Object.values(dbs)) await client.query(`DROP DATABASE IF EXISTS ${db} WITH (FORCE)`);
-  await client.end();
-});
+afterAll(() => stack?.stop());
 
 describe("deal writes with crm-data and identity stopped", () => {
   it("create and update with known ids; unknown ids get the owner's 404 while it is up", async () => {
@@ -160,7 +137,7 @@ describe("deal writes with crm-data and identity stopped", () => {
 
     // crm-data's sandbox accounts reach revenue through its events on Kafka; users and the
     // default owner (the org's administrator) through one read-through each.
-    const revenueDb = new pg.Client({ connectionString: `${PG_URL}/${dbs.revenue}` });
+    const revenueDb = new pg.Client({ connectionString: stack!.databaseUrl("rev") });
     await revenueDb.connect();
     try {
       await eventually(
@@ -177,8 +154,8 @@ describe("deal writes with crm-data and identity stopped", () => {
     expect((await write("POST", "/deals", { name: "Warm-up", accountId, stage })).status).toBe(201);
     expect((await write("POST", "/deals", { name: "Warm-up", accountId, stage, ownerId })).status).toBe(201);
 
-    await crm?.stop();
-    await identity?.stop();
+    await stack!.get("crm-data").stop();
+    await stack!.get("identity").stop();
 
     const created = await write("POST", "/deals", {
       name: "Written while crm-data and identity are down",
@@ -202,7 +179,7 @@ describe("deal writes with crm-data and identity stopped", () => {
     expect(stranger.status).toBe(503);
 
     // Back up, the owner answers unknown ids again.
-    identity = await startIdentity();
+    await stack!.restart("identity");
     expect((await unknown({ ownerId: "usr_0000000000000000000001zz" })).type).toMatch(/user-not-found$/);
   }, 240_000);
 });

@@ -1,60 +1,36 @@
 import { create, toJson } from "@bufbuild/protobuf";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
-import { createClient } from "@connectrpc/connect";
 import { EmailEventKind, EmailEventRecordedSchema } from "@platform/contracts/events/email";
 import { IdentityAdminService } from "@platform/contracts/identity";
-import { gatewayConfigSpec } from "@platform/gateway/config";
-import { ManualClock } from "@platform/kit/clock";
-import { loadConfig } from "@platform/kit/config";
-import { adminClientInterceptor, httpTransport } from "@platform/kit/connect";
 import { EVENT_TYPES, TOPICS } from "@platform/kit/events";
-import { createLogger } from "@platform/kit/logger";
 import { toBusMessage } from "@platform/kit/outbox";
 import { sandboxAccountId, sandboxOrgId } from "@platform/sandbox";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { createEmbeddedPlatform, type EmbeddedPlatform } from "../src/platform.js";
+import type { EmbeddedPlatform } from "../src/platform.js";
+import { type ApiResponse, apiTest, CLOSE_TIMEOUT_MS, START_TIMEOUT_MS } from "./support/platform.js";
 
 // GET /accounts/{id}/related: the gateway composes crm-data (account, contacts, activity) and
 // revenue (deals) into one bundle, each part capped with hasMore.
-const DOCS = "https://docs.related-test.example";
-const API = "/api/v1alpha1";
 const SEED = "related-test";
-const ADMIN_SECRET = "related-test-admin-secret";
-const clock = new ManualClock(new Date("2026-03-02T10:00:00Z"));
 const ANALYTICAL = sandboxAccountId(SEED, "analytical");
-
+const t = apiTest({ name: SEED, admin: true });
+const { clock, problemType } = t;
 let platform: EmbeddedPlatform;
-let key: string;
 
-const get = (url: string, k = key) =>
-  platform.app.inject({ method: "GET", url: `${API}${url}`, headers: { "x-platform-api-key": k } });
-async function ok(url: string) {
-  const res = await get(url);
-  expect(res.statusCode, res.body).toBe(200);
-  return res.json();
-}
-function expectProblem(res: Awaited<ReturnType<typeof get>>, status: number, name: string) {
+const get = (url: string, apiKey?: string) => t.call("GET", url, { apiKey });
+const ok = (url: string) => t.ok(url);
+function expectProblem(res: ApiResponse, status: number, name: string) {
   expect(res.statusCode, res.body).toBe(status);
   expect(res.headers["content-type"]).toContain("application/problem+json");
-  expect(res.json().type).toBe(`${DOCS}/platform-api/errors/${name}`);
+  expect(res.json().type).toBe(problemType(name));
   return res.json();
 }
 
 beforeAll(async () => {
-  platform = await createEmbeddedPlatform({
-    clock,
-    logger: createLogger("related-test", "silent"),
-    gateway: loadConfig(gatewayConfigSpec, { PLATFORM_DOCS_URL: DOCS, LOG_LEVEL: "silent" }),
-    sandboxSeed: SEED,
-    seedSandbox: true,
-    adminSecret: ADMIN_SECRET,
-    adminPort: 0,
-  });
-  key = (await platform.sandboxKeys()).find((k) => k.name === "acme-full")?.key ?? "";
-  await platform.drainOutbox();
-  await platform.bus.idle();
-});
-afterAll(() => platform.close());
+  platform = await t.start();
+  await t.settle();
+}, START_TIMEOUT_MS);
+afterAll(() => t.close(), CLOSE_TIMEOUT_MS);
 beforeEach(() => clock.advance(61_000));
 
 describe("GET /accounts/{id}/related", () => {
@@ -124,11 +100,9 @@ describe("GET /accounts/{id}/related", () => {
       "A hundred days ago",
     );
 
-    const created = await platform.app.inject({
-      method: "POST",
-      url: `${API}/deals`,
-      headers: { "x-platform-api-key": key, "content-type": "application/json", "idempotency-key": "related-2nd" },
-      payload: { name: "Analytical Engines: second deal", accountId: ANALYTICAL, stage: "Discovery" },
+    const created = await t.call("POST", "/deals", {
+      headers: { "idempotency-key": "related-2nd" },
+      body: { name: "Analytical Engines: second deal", accountId: ANALYTICAL, stage: "Discovery" },
     });
     expect(created.statusCode, created.body).toBe(201);
     const one = await ok(`/accounts/${ANALYTICAL}/related?dealsLimit=1&activityLimit=1`);
@@ -164,10 +138,7 @@ describe("GET /accounts/{id}/related", () => {
   });
 
   it("needs accounts:read", async () => {
-    const admin = createClient(
-      IdentityAdminService,
-      httpTransport(`http://127.0.0.1:${platform.admin?.port}`, [adminClientInterceptor(ADMIN_SECRET)]),
-    );
+    const admin = t.adminClient(IdentityAdminService);
     const { key: contactsOnly } = await admin.createToken({
       orgId: sandboxOrgId(SEED, "acme"),
       scopes: ["contacts:read"],

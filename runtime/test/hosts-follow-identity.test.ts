@@ -50,6 +50,8 @@ beforeAll(async () => {
     gateway: loadConfig(gatewayConfigSpec, { LOG_LEVEL: "silent" }),
     sandboxSeed: "hosts-test",
     seedSandbox: true,
+    // Unused: the admin plane stays closed (no adminPort).
+    adminSecret: "hosts-test-admin",
   });
   key = (await platform.sandboxKeys()).find((k) => k.name === "acme-full")?.key ?? "";
   // Seeding every context on a loaded machine can outlast the default hook timeout.

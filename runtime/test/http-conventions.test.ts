@@ -7,7 +7,7 @@ import { sandboxAccountId } from "@platform/sandbox";
 import type { LightMyRequestResponse } from "fastify";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createEmbeddedPlatform, type EmbeddedPlatform } from "../src/platform.js";
-import { startReceiver } from "./webhook-receiver.js";
+import { startReceiver } from "./support/webhook-receiver.js";
 
 // HTTP as integrators' tools expect it, through the gateway of the embedded platform: HEAD,
 // conditional GETs, compression, strict query strings, bound cursors, idempotency conflicts

@@ -1,68 +1,29 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createClient } from "@connectrpc/connect";
 import { IdentityAdminService } from "@platform/contracts/identity";
-import { gatewayConfigSpec } from "@platform/gateway/config";
-import { ManualClock } from "@platform/kit/clock";
-import { loadConfig } from "@platform/kit/config";
-import { adminClientInterceptor, httpTransport } from "@platform/kit/connect";
-import { createLogger } from "@platform/kit/logger";
 import { ALL_SCOPES } from "@platform/kit/scopes";
 import { eventually } from "@platform/kit/testing";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { createEmbeddedPlatform, type EmbeddedPlatform } from "../src/platform.js";
+import type { EmbeddedPlatform } from "../src/platform.js";
+import { API, apiTest, CLOSE_TIMEOUT_MS, START_TIMEOUT_MS } from "./support/platform.js";
 
 // The identity context end to end on the embedded platform: gateway → identity → PGlite.
-const DOCS = "https://docs.identity-test.example";
-const API = "/api/v1alpha1";
-const ADMIN_SECRET = "identity-api-test-admin";
 const dataDir = mkdtempSync(join(tmpdir(), "platform-identity-api-"));
-const clock = new ManualClock(new Date("2026-03-02T10:00:00Z"));
-
+const t = apiTest({ name: "identity-api-test", admin: true, platform: { dataDir } });
+const { call, problemType, keys, clock } = t;
 let platform: EmbeddedPlatform;
-let keys: Record<string, string>;
 let orgs: Record<string, string>;
-let n = 0;
-
-type Init = { key?: string; headers?: Record<string, string>; body?: unknown };
-function call(method: "GET" | "POST" | "PATCH", url: string, init: Init = {}) {
-  return platform.app.inject({
-    method,
-    url: `${API}${url}`,
-    headers: {
-      "x-platform-api-key": init.key ?? keys["acme-full"]!,
-      ...(init.body !== undefined ? { "content-type": "application/json" } : {}),
-      ...(method !== "GET" ? { "idempotency-key": `k-${++n}` } : {}),
-      ...init.headers,
-    },
-    ...(init.body !== undefined ? { payload: JSON.stringify(init.body) } : {}),
-  });
-}
-const problemType = (name: string) => `${DOCS}/platform-api/errors/${name}`;
 
 beforeAll(async () => {
-  platform = await createEmbeddedPlatform({
-    dataDir,
-    clock,
-    logger: createLogger("identity-api-test", "silent"),
-    gateway: loadConfig(gatewayConfigSpec, { PLATFORM_DOCS_URL: DOCS, LOG_LEVEL: "silent" }),
-    sandboxSeed: "identity-api-test",
-    seedSandbox: true,
-    adminSecret: ADMIN_SECRET,
-    adminPort: 0,
-  });
-  keys = Object.fromEntries((await platform.sandboxKeys()).map((k) => [k.name, k.key]));
-  const admin = createClient(
-    IdentityAdminService,
-    httpTransport(`http://127.0.0.1:${platform.admin?.port}`, [adminClientInterceptor(ADMIN_SECRET)]),
-  );
+  platform = await t.start();
+  const admin = t.adminClient(IdentityAdminService);
   orgs = Object.fromEntries((await admin.listOrganizations({})).organizations.map((o) => [o.name, o.id]));
-});
+}, START_TIMEOUT_MS);
 afterAll(async () => {
-  await platform.close();
+  await t.close();
   rmSync(dataDir, { recursive: true, force: true });
-});
+}, CLOSE_TIMEOUT_MS);
 // Fresh rate-limit windows: this file makes more than 20 writes.
 beforeEach(() => clock.advance(61_000));
 
@@ -97,7 +58,7 @@ describe("PATCH /organizations/{orgId}", () => {
       call("PATCH", `/organizations/${orgs["Acme Corp"]}`, {
         body,
         headers: { "if-match": etag },
-        ...(key ? { key } : {}),
+        ...(key ? { apiKey: key } : {}),
       });
     expect((await at({ primaryEmailDomain: "evil.example" })).json().type).toBe(
       problemType("email-domain-not-verified"),
@@ -205,7 +166,7 @@ describe("users", () => {
   });
 
   it("gives the same 404 for another org's user and an unknown one", async () => {
-    const umbrellaUsers = await call("GET", "/users", { key: keys["umbrella-full"] });
+    const umbrellaUsers = await call("GET", "/users", { apiKey: keys["umbrella-full"] });
     const foreign = umbrellaUsers.json().items[0].id as string;
     const a = await call("GET", `/users/${foreign}`);
     const b = await call("GET", "/users/usr_0000000000000000000000zz");
@@ -266,7 +227,7 @@ describe("users", () => {
 
 describe("partner delegation", () => {
   it("lists managed organizations with the effective grants", async () => {
-    const res = await call("GET", "/partner/managed-organizations?sort=name", { key: keys["northwind-partner"] });
+    const res = await call("GET", "/partner/managed-organizations?sort=name", { apiKey: keys["northwind-partner"] });
     expect(res.statusCode).toBe(200);
     const names = res.json().items.map((o: { name: string }) => o.name);
     expect(names).toEqual(["Globex", "Initech"]);
@@ -288,7 +249,7 @@ describe("partner delegation", () => {
       ].sort(),
     );
     const acting = await call("GET", "/partner/managed-organizations", {
-      key: keys["northwind-partner"],
+      apiKey: keys["northwind-partner"],
       headers: { "x-platform-acting-on": orgs.Globex! },
     });
     expect(acting.statusCode).toBe(400);
@@ -297,17 +258,14 @@ describe("partner delegation", () => {
 
   it("writes to the child and records the delegated request in the audit log", async () => {
     const res = await call("POST", "/users", {
-      key: keys["northwind-partner"],
+      apiKey: keys["northwind-partner"],
       headers: { "x-platform-acting-on": orgs.Initech! },
       body: { email: "delegated@initech.example", role: "User" },
     });
     expect(res.statusCode).toBe(201);
     expect(res.json().orgId).toBe(orgs.Initech);
     expect(res.headers["platform-acting-on"]).toBe(orgs.Initech);
-    const admin = createClient(
-      IdentityAdminService,
-      httpTransport(`http://127.0.0.1:${platform.admin?.port}`, [adminClientInterceptor(ADMIN_SECRET)]),
-    );
+    const admin = t.adminClient(IdentityAdminService);
     const entry = await eventually("the audit entry", async () => {
       await platform.drainOutbox();
       await platform.bus.idle();

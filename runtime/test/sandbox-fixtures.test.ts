@@ -70,6 +70,8 @@ beforeAll(async () => {
     gateway: loadConfig(gatewayConfigSpec, { PLATFORM_DOCS_URL: DOCS, LOG_LEVEL: "silent" }),
     sandboxSeed: SEED,
     seedSandbox: true,
+    // Unused: the admin plane stays closed (no adminPort).
+    adminSecret: "fixtures-test-admin",
   });
   keys = new Map((await platform.sandboxKeys()).map((k) => [k.name, k.key]));
   // Seeding every context on a loaded machine can outlast the default hook timeout.

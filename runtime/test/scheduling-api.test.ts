@@ -1,38 +1,16 @@
-import { gatewayConfigSpec } from "@platform/gateway/config";
-import { ManualClock } from "@platform/kit/clock";
-import { loadConfig } from "@platform/kit/config";
 import { TOPICS } from "@platform/kit/events";
-import { createLogger } from "@platform/kit/logger";
 import { decodeEvent } from "@platform/kit/outbox";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { createEmbeddedPlatform, type EmbeddedPlatform } from "../src/platform.js";
+import type { EmbeddedPlatform } from "../src/platform.js";
+import { apiTest, CLOSE_TIMEOUT_MS, START_TIMEOUT_MS } from "./support/platform.js";
 
 // Smart scheduling end to end on the embedded platform: gateway → scheduling → PGlite,
 // events through the outbox and the in-process bus.
-const DOCS = "https://docs.scheduling-test.example";
-const API = "/api/v1alpha1";
-const clock = new ManualClock(new Date("2026-03-02T10:00:00Z"));
-
+const t = apiTest({ name: "scheduling-api-test" });
+const { call, problemType, clock } = t;
 let platform: EmbeddedPlatform;
-let key: string;
-let n = 0;
 const events: { type: string; subject?: string; data: unknown }[] = [];
 
-type Init = { headers?: Record<string, string>; body?: unknown };
-function call(method: "GET" | "POST" | "PATCH" | "DELETE", url: string, init: Init = {}) {
-  return platform.app.inject({
-    method,
-    url: `${API}${url}`,
-    headers: {
-      "x-platform-api-key": key,
-      ...(init.body !== undefined ? { "content-type": "application/json" } : {}),
-      ...(method === "POST" || method === "PATCH" ? { "idempotency-key": `k-${++n}` } : {}),
-      ...init.headers,
-    },
-    ...(init.body !== undefined ? { payload: JSON.stringify(init.body) } : {}),
-  });
-}
-const problemType = (name: string) => `${DOCS}/platform-api/errors/${name}`;
 const attendee = { firstName: "Ada", lastName: "Lovelace", email: "ada@example.com", phone: "+14155550123" };
 const surveyResponses = { "What would you like to discuss?": "Pricing" };
 
@@ -54,15 +32,7 @@ async function firstSlot(scheduleId: string, formValues: Record<string, unknown>
 }
 
 beforeAll(async () => {
-  platform = await createEmbeddedPlatform({
-    clock,
-    logger: createLogger("scheduling-api-test", "silent"),
-    gateway: loadConfig(gatewayConfigSpec, { PLATFORM_DOCS_URL: DOCS, LOG_LEVEL: "silent" }),
-    sandboxSeed: "scheduling-api-test",
-    seedSandbox: true,
-    adminSecret: "scheduling-api-test-admin",
-  });
-  key = (await platform.sandboxKeys()).find((k) => k.name === "acme-full")!.key;
+  platform = await t.start();
   await platform.bus.subscribe({
     groupId: "test-observer",
     topics: [TOPICS.scheduling],
@@ -72,8 +42,8 @@ beforeAll(async () => {
       events.push({ type: e.type, subject: e.subject, data: e.data });
     },
   });
-});
-afterAll(() => platform.close());
+}, START_TIMEOUT_MS);
+afterAll(() => t.close(), CLOSE_TIMEOUT_MS);
 beforeEach(() => clock.advance(61_000));
 
 describe("smart scheduling", () => {

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Db, isDatabaseUnavailable } from "../src/db.js";
 import { checkDeadline } from "../src/deadline.js";
 import { quietLog } from "../src/quiet-log.js";
-import { capturingLogger } from "../src/testing.js";
+import { capturingLogger } from "../test-support/testing.js";
 import { kitPglite } from "./helpers.js";
 
 describe("quietLog", () => {

@@ -33,7 +33,7 @@ export function within<T>(what: string, promise: Promise<T>, ms = 10_000): Promi
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
-export { eventually } from "../src/testing.js";
+export { eventually } from "../test-support/testing.js";
 
 /** A database of its own on the real Postgres (POSTGRES_URL), dropped by `drop()`. */
 export async function throwawayDatabase(prefix: string): Promise<{ url: string; drop(): Promise<void> }> {

@@ -1,11 +1,18 @@
-// Helpers for tests in every package; nothing in production code imports this module.
+// Helpers for tests in every package, exported as @platform/kit/testing. It lives outside src/
+// so it ships with no production build; scripts/check-imports.ts fails any src/ file that imports it.
 import type { DescService } from "@bufbuild/protobuf";
 import { type CallOptions, type Client, Code, ConnectError, createClient } from "@connectrpc/connect";
 import { ProblemSchema } from "@platform/contracts/common";
-import type { Clock } from "./clock.js";
-import { errorInterceptor, inProcessTransport, type Routes, signingInterceptor, trustInterceptor } from "./connect.js";
-import { newId } from "./ids.js";
-import { createLogger, type Logger } from "./logger.js";
+import type { Clock } from "../src/clock.js";
+import {
+  errorInterceptor,
+  inProcessTransport,
+  type Routes,
+  signingInterceptor,
+  trustInterceptor,
+} from "../src/connect.js";
+import { newId } from "../src/ids.js";
+import { createLogger, type Logger } from "../src/logger.js";
 
 /** Polls until `check` returns a value other than undefined, or fails after `timeoutMs`. */
 export async function eventually<T>(

@@ -1,0 +1,126 @@
+// The distributed bench's settings, the stack it measures (started by scripts/stack.sh when
+// none answers; only what it started is stopped) and the CPU of that stack's processes.
+import { execFileSync } from "node:child_process";
+import pg from "pg";
+
+import { cpuMs, portOpen, stackPid, suiteArgs } from "../bench-support.js";
+
+export const values = suiteArgs(
+  {
+    duration: { type: "string", default: "10" },
+    rates: { type: "string", default: "500,1000,1500" },
+    connections: { type: "string", default: "10,50" },
+    tokens: { type: "string", default: "1000" },
+    rounds: { type: "string", default: "1" },
+    skip: { type: "string", default: "" },
+  },
+  `usage: npm run bench -- --suite distributed [--duration SECONDS] [--rates 500,1000,1500]
+    [--connections 10,50] [--tokens 1000] [--rounds 1] [--skip closed,open,deals]
+Uses the stack on GATEWAY_PORT (default 8080) or starts one with scripts/stack.sh (and stops what it started).`,
+);
+export const duration = Number(values.duration);
+export const rates = values.rates.split(",").map(Number);
+export const connectionCounts = values.connections.split(",").map(Number);
+export const tokenCount = Number(values.tokens);
+export const rounds = Math.max(1, Number(values.rounds));
+export const skip = new Set(values.skip.split(",").filter(Boolean));
+
+export const env = process.env;
+export const port = (name: string, fallback: number) => Number(env[name] ?? fallback);
+export const GATEWAY = `http://127.0.0.1:${port("GATEWAY_PORT", 8080)}`;
+export const IDENTITY = `http://127.0.0.1:${port("IDENTITY_PORT", 7101)}`;
+export const ADMIN = `http://127.0.0.1:${port("ADMIN_PORT", 8081)}`;
+export const RUN_DIR = env.STACK_RUN_DIR ?? ".run";
+export const DB_PREFIX = env.STACK_DB_PREFIX ?? "platform_";
+export const PG_URL = env.PG_URL ?? "postgres://postgres@127.0.0.1:5432";
+export const CONTEXT_SECRET = env.PLATFORM_CONTEXT_SECRET ?? "dev-context-secret-change-me-0123456789";
+export const ADMIN_SECRET = env.PLATFORM_ADMIN_SECRET ?? "dev-admin-secret-change-me";
+export const API = "/api/v1alpha1";
+export const PROCESSES = [
+  "identity",
+  "scheduling",
+  "crm-data",
+  "revenue",
+  "analytics",
+  "webhooks",
+  "webhooks-delivery",
+  "gateway",
+];
+
+export const log = (line: string) => process.stderr.write(`${line}\n`);
+
+// ---------------------------------------------------------------- the stack
+
+export const alreadyRunning = new Map(PROCESSES.map((n) => [n, stackPid(RUN_DIR, n, "pid")]));
+export let startedStack = false;
+if (!(await portOpen(GATEWAY))) {
+  log(`no gateway on ${GATEWAY}; starting the stack (scripts/stack.sh start, run dir ${RUN_DIR})…`);
+  execFileSync("bash", ["scripts/stack.sh", "start"], { stdio: ["ignore", "inherit", "inherit"] });
+  startedStack = true;
+}
+
+export async function stopWhatWeStarted(): Promise<void> {
+  if (!startedStack) return;
+  if ([...alreadyRunning.values()].every((pid) => pid === undefined)) {
+    execFileSync("bash", ["scripts/stack.sh", "stop"], { stdio: ["ignore", "inherit", "inherit"] });
+    return;
+  }
+  // Part of the stack ran before: stop only the processes this run added.
+  for (const name of PROCESSES) {
+    const pid = stackPid(RUN_DIR, name, "pid");
+    if (pid !== undefined && alreadyRunning.get(name) === undefined) {
+      process.kill(pid, "SIGTERM");
+      log(`${name}: stopped (pid ${pid})`);
+    }
+  }
+}
+
+// ---------------------------------------------------------------- CPU of each process
+
+export const pgPool = new pg.Pool({ connectionString: `${PG_URL}/postgres`, max: 1 });
+pgPool.on("error", () => {});
+
+/** Postgres backends serving this stack's databases (their CPU is the database's share). */
+export async function postgresPids(): Promise<number[]> {
+  const res = await pgPool.query<{ pid: number }>(
+    "SELECT pid FROM pg_stat_activity WHERE datname LIKE $1 AND pid <> pg_backend_pid()",
+    [`${DB_PREFIX.replace(/_/g, "\\_")}%`],
+  );
+  return res.rows.map((r) => r.pid);
+}
+
+/** CPU ms of each process; Postgres per backend pid, since connections come and go. */
+export type CpuSample = Map<string, number>;
+
+let barePid: number | undefined;
+/** The bare route's process, sampled with the stack's. */
+export function sampleBare(pid: number | undefined): void {
+  barePid = pid;
+}
+
+export async function sampleCpu(): Promise<CpuSample> {
+  const sample: CpuSample = new Map();
+  for (const name of ["gateway", "identity", "crm-data", "revenue"]) {
+    const pid = stackPid(RUN_DIR, name, "child");
+    const ms = pid === undefined ? undefined : cpuMs(pid);
+    if (ms !== undefined) sample.set(name, ms);
+  }
+  for (const pid of await postgresPids()) sample.set(`postgres:${pid}`, cpuMs(pid) ?? 0);
+  if (barePid !== undefined) sample.set("bare", cpuMs(barePid) ?? 0);
+  const own = process.cpuUsage();
+  sample.set("load generator", (own.user + own.system) / 1000);
+  return sample;
+}
+
+export function cpuPerRequest(before: CpuSample, after: CpuSample, requests: number): Record<string, number> {
+  const out: Record<string, number> = {};
+  if (requests === 0) return out;
+  for (const [key, ms] of after) {
+    // A backend that connected during the run counts from zero.
+    const start = before.get(key) ?? (key.startsWith("postgres:") ? 0 : undefined);
+    if (start === undefined) continue;
+    const name = key.startsWith("postgres:") ? "postgres" : key;
+    out[name] = (out[name] ?? 0) + (ms - start) / requests;
+  }
+  return out;
+}

@@ -1,0 +1,125 @@
+// The events bench's settings, its report, and the databases and processes it creates
+// (scripts/bench-events.ts runs the phases).
+import { type ChildProcess, spawn } from "node:child_process";
+import { createLogger } from "@platform/kit/logger";
+import pg from "pg";
+import { cpuMsOf, portOpen, sleep, suiteArgs } from "../bench-support.js";
+
+export const values = suiteArgs(
+  {
+    phases: { type: "string", default: "drain,relay,idle,restart,latency,analytics" },
+    events: { type: "string", default: "1000000" },
+    small: { type: "string", default: "10000" },
+    attempts: { type: "string", default: "10000" },
+    rate: { type: "string", default: "100" },
+    seconds: { type: "string", default: "15" },
+    cap: { type: "string", default: "32" },
+    caps20: { type: "string", default: "8" },
+    concurrency: { type: "string", default: "128" },
+    "port-base": { type: "string", default: "37000" },
+    "db-prefix": { type: "string", default: process.env.STACK_DB_PREFIX ?? "pipe_" },
+    "cpu-prof": { type: "string" },
+    "drain-timeout": { type: "string", default: "180" },
+  },
+  "usage: npm run bench -- --suite events [--phases drain,drain1,drain20,relay,idle,restart,latency,analytics]\n" +
+    "  [--attempts N] [--rate N] [--seconds N] [--cap N] [--caps20 N] [--concurrency N] [--port-base P]\n" +
+    "  [--db-prefix X] [--events N] [--small N] [--drain-timeout S] [--cpu-prof DIR]",
+);
+export const phases = new Set(values.phases.split(","));
+export const attemptCount = Number(values.attempts);
+export const rate = Number(values.rate);
+export const seconds = Number(values.seconds);
+export const portBase = Number(values["port-base"]);
+export const prefix = values["db-prefix"];
+export const PG_URL = process.env.PG_URL ?? "postgres://postgres@127.0.0.1:5432";
+export const KAFKA_BROKERS = process.env.KAFKA_BROKERS ?? `127.0.0.1:${process.env.KAFKA_PORT ?? "19092"}`;
+export const CONTEXT_SECRET = "bench-events-context-secret-0123456789";
+export const ADMIN_SECRET = "bench-events-admin-secret-0123456789";
+export const run = Date.now().toString(36);
+export const logger = createLogger("bench-events", "error");
+export const results: string[] = [];
+export const report = (line: string) => {
+  results.push(line);
+  process.stderr.write(`${line}\n`);
+};
+
+// ---------------------------------------------------------------- helpers
+
+export const fmt = (n: number) => n.toFixed(1);
+
+export async function freshDatabase(name: string): Promise<string> {
+  const admin = new pg.Client({ connectionString: `${PG_URL}/postgres` });
+  await admin.connect();
+  await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.end();
+  created.push(name);
+  return `${PG_URL}/${name}`;
+}
+export const created: string[] = [];
+export async function dropDatabases(): Promise<void> {
+  const admin = new pg.Client({ connectionString: `${PG_URL}/postgres` });
+  await admin.connect();
+  for (const name of created) await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+  await admin.end();
+}
+
+export interface Proc {
+  name: string;
+  child: ChildProcess;
+  startedAt: number;
+  readyAt: number;
+  log: () => string;
+  stop: (signal?: NodeJS.Signals) => Promise<void>;
+}
+export const procs = new Set<Proc>();
+
+/** Starts `node --import tsx entry` and waits until it listens on `port`. */
+export async function startProc(name: string, entry: string, env: Record<string, string>, port: number): Promise<Proc> {
+  const profile =
+    values["cpu-prof"] && name.startsWith("webhooks-delivery")
+      ? ["--cpu-prof", `--cpu-prof-dir=${values["cpu-prof"]}`]
+      : [];
+  const startedAt = performance.now();
+  const child = spawn(process.execPath, [...profile, "--import", "tsx", entry], {
+    env: { ...process.env, LOG_LEVEL: "warn", PLATFORM_CONTEXT_SECRET: CONTEXT_SECRET, KAFKA_BROKERS, ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let out = "";
+  child.stdout?.on("data", (d) => {
+    out = (out + d).slice(-20_000);
+  });
+  child.stderr?.on("data", (d) => {
+    out = (out + d).slice(-20_000);
+  });
+  const proc: Proc = {
+    name,
+    child,
+    startedAt,
+    readyAt: 0,
+    log: () => out,
+    stop: (signal = "SIGTERM") =>
+      new Promise<void>((resolve) => {
+        procs.delete(proc);
+        if (child.exitCode !== null || child.signalCode !== null) return resolve();
+        const force = setTimeout(() => child.kill("SIGKILL"), 15_000);
+        child.once("exit", () => {
+          clearTimeout(force);
+          resolve();
+        });
+        child.kill(signal);
+      }),
+  };
+  procs.add(proc);
+  const deadline = Date.now() + 90_000;
+  while (!(await portOpen(port))) {
+    if (child.exitCode !== null) throw new Error(`${name} exited with ${child.exitCode}:\n${out}`);
+    if (Date.now() > deadline) throw new Error(`${name} did not listen on ${port} within 90 s:\n${out}`);
+    await sleep(50);
+  }
+  proc.readyAt = performance.now();
+  return proc;
+}
+
+/** CPU seconds (user + system) a process has used so far. */
+export const cpuSeconds = (pid: number) => cpuMsOf(pid) / 1000;

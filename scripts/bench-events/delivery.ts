@@ -1,0 +1,197 @@
+import { openPg } from "@platform/kit/db";
+import { KafkaBus } from "@platform/kit/kafka-bus";
+import { kitMigrations, migrate } from "@platform/kit/migrate";
+import { toBusMessage } from "@platform/kit/outbox";
+import { webhooksMigrations } from "@platform/webhooks/server";
+import { sleep } from "../bench-support.js";
+import {
+  attemptCount,
+  cpuSeconds,
+  freshDatabase,
+  KAFKA_BROKERS,
+  logger,
+  portBase,
+  prefix,
+  report,
+  run,
+  startProc,
+  values,
+} from "./context.js";
+import { deliveryEnv, insertSubscriptions, startReceivers } from "./receivers.js";
+
+// ---------------------------------------------------------------- drain
+
+export async function drain(endpoints: number, cap: number): Promise<void> {
+  const url = await freshDatabase(`${prefix}bench_wh_drain${endpoints}`);
+  const db = openPg({ url, schema: "webhooks" });
+  await migrate(db, [kitMigrations, webhooksMigrations]);
+  const orgOf = (i: number) => `org_bench${i}`;
+  const receivers = await startReceivers(endpoints, portBase + 100, orgOf);
+  const subs = await insertSubscriptions(
+    db,
+    Array.from({ length: endpoints }, (_, i) => receivers.url(i)),
+    orgOf,
+  );
+  // The backlog: one event per attempt, spread round-robin over the subscriptions.
+  await db.query(
+    `INSERT INTO webhooks.events (id, org_id, type, data, occurred_at)
+     SELECT 'evt_' || g, 'org_bench' || (g % $2), 'revenue.deal.created',
+            jsonb_build_object('orgId', 'org_bench' || (g % $2),
+              'deal', jsonb_build_object('id', 'deal_' || g, 'name', 'Bench deal ' || g, 'stage', 'qualification')),
+            now()
+       FROM generate_series(1, $1) g`,
+    [attemptCount, endpoints],
+  );
+  await db.query(
+    `INSERT INTO webhooks.attempts (id, subscription_id, event_id, attempt, trigger, status, scheduled_at, retry_step, created_at)
+     SELECT 'wd_bench' || g, ($3::text[])[(g % $2) + 1], 'evt_' || g, 1, 'event', 'pending', now(), 1, now()
+       FROM generate_series(1, $1) g`,
+    [attemptCount, endpoints, subs],
+  );
+  await db.exec("VACUUM ANALYZE webhooks.attempts");
+  const port = portBase + 10;
+  const done = new Promise<void>((resolve) =>
+    receivers.watch(() => {
+      if (receivers.arrivals.length >= attemptCount) resolve();
+    }),
+  );
+  const worker = await startProc(
+    `webhooks-delivery-drain${endpoints}`,
+    "services/webhooks/src/delivery-main.ts",
+    deliveryEnv(url, {
+      DELIVERY_PORT: String(port),
+      PORT: String(port + 1),
+      WEBHOOKS_PER_ENDPOINT_CONCURRENCY: String(cap),
+    }),
+    port,
+  );
+  const cpu0 = cpuSeconds(worker.child.pid as number);
+  const timeout = sleep(Number(values["drain-timeout"]) * 1000).then(() => "timeout");
+  if ((await Promise.race([done, timeout])) === "timeout") {
+    report(`drain ${endpoints}: timed out with ${receivers.arrivals.length}/${attemptCount} delivered`);
+  }
+  const cpu = cpuSeconds(worker.child.pid as number) - cpu0;
+  const first = receivers.arrivals[0]?.at ?? 0;
+  const last = receivers.arrivals.at(-1)?.at ?? 0;
+  // Settlement may trail the last arrival by a batch.
+  let persisted = 0;
+  for (let i = 0; i < 100; i++) {
+    const [row] = await db.query<{ n: number }>(
+      "SELECT count(*)::int AS n FROM webhooks.attempts WHERE status = 'succeeded'",
+    );
+    persisted = row?.n ?? 0;
+    if (persisted >= attemptCount) break;
+    await sleep(100);
+  }
+  await worker.stop();
+  const seconds = (last - first) / 1000;
+  const uniq = new Set(receivers.arrivals.map((a) => a.id)).size;
+  report(
+    `drain to ${endpoints} endpoint(s), cap ${cap}/endpoint, concurrency ${values.concurrency}: ` +
+      `${receivers.arrivals.length} deliveries (${uniq} distinct) in ${seconds.toFixed(2)} s = ` +
+      `**${((receivers.arrivals.length - 1) / seconds).toFixed(0)}/s**; ${persisted} attempts persisted as succeeded; ` +
+      `wrong-org deliveries ${receivers.wrongOrg()}; delivery process CPU ${cpu.toFixed(1)} s ` +
+      `(${((cpu / seconds) * 100).toFixed(0)} % of a core); first delivery ${((first - worker.readyAt) / 1000).toFixed(2)} s after ready`,
+  );
+  await receivers.close();
+  await db.close();
+}
+
+// ---------------------------------------------------------------- idle CPU
+
+export async function idleCpu(): Promise<void> {
+  const url = await freshDatabase(`${prefix}bench_wh_idle`);
+  const api = await startProc(
+    "webhooks",
+    "services/webhooks/src/main.ts",
+    { DATABASE_URL: url, PORT: String(portBase + 20), SANDBOX_ENABLED: "false" },
+    portBase + 20,
+  );
+  const worker = await startProc(
+    "webhooks-delivery-idle",
+    "services/webhooks/src/delivery-main.ts",
+    deliveryEnv(url, { DELIVERY_PORT: String(portBase + 21), PORT: String(portBase + 22) }),
+    portBase + 21,
+  );
+  await sleep(5000);
+  const window = 30;
+  const before = [api, worker].map((p) => cpuSeconds(p.child.pid as number));
+  await sleep(window * 1000);
+  const used = [api, worker].map((p, i) => cpuSeconds(p.child.pid as number) - (before[i] ?? 0));
+  report(
+    `idle for ${window} s: webhooks API process ${(((used[0] ?? 0) / window) * 100).toFixed(2)} % of a core ` +
+      `(${(used[0] ?? 0).toFixed(2)} s CPU), delivery process ${(((used[1] ?? 0) / window) * 100).toFixed(2)} % ` +
+      `(${(used[1] ?? 0).toFixed(2)} s CPU)`,
+  );
+  await worker.stop();
+  await api.stop();
+}
+
+// ---------------------------------------------------------------- restart to first delivery
+
+export async function restart(): Promise<void> {
+  const url = await freshDatabase(`${prefix}bench_wh_restart`);
+  const db = openPg({ url, schema: "webhooks" });
+  await migrate(db, [kitMigrations, webhooksMigrations]);
+  const orgOf = () => "org_bench_restart";
+  const receivers = await startReceivers(1, portBase + 150, orgOf);
+  await insertSubscriptions(db, [receivers.url(0)], orgOf);
+  const bus = new KafkaBus({ brokers: KAFKA_BROKERS.split(","), clientId: "bench-restart", logger });
+  let n = 0;
+  let publishing = true;
+  // Events keep coming, 20 a second, throughout.
+  const publisher = (async () => {
+    while (publishing) {
+      const id = `evt_restart_${run}_${n++}`;
+      const envelope = {
+        id,
+        type: "revenue.deal.created",
+        source: "revenue",
+        time: new Date().toISOString(),
+        data: { orgId: orgOf(), deal: { id: `deal_${n}`, name: "Restart" } },
+      };
+      await bus.publish("platform.revenue.v1", [toBusMessage(envelope, orgOf())]).catch(() => {});
+      await sleep(50);
+    }
+  })();
+  const port = portBase + 30;
+  const env = deliveryEnv(url, { DELIVERY_PORT: String(port), PORT: String(port + 1) });
+  const entry = "services/webhooks/src/delivery-main.ts";
+  let worker = await startProc("webhooks-delivery-restart", entry, env, port);
+  const firstAfter = async (since: number) => {
+    for (;;) {
+      const hit = receivers.arrivals.find((a) => a.at > since);
+      if (hit) return hit.at;
+      await sleep(5);
+    }
+  };
+  await firstAfter(worker.readyAt);
+  for (const signal of ["SIGTERM", "SIGKILL", "SIGTERM"] as const) {
+    await sleep(2000);
+    await worker.stop(signal);
+    const down = performance.now();
+    await sleep(1000);
+    worker = await startProc("webhooks-delivery-restart", entry, env, port);
+    const first = await Promise.race([firstAfter(worker.startedAt), sleep(90_000).then(() => Number.NaN)]);
+    report(
+      `restart after ${signal === "SIGTERM" ? "a graceful stop (SIGTERM)" : "kill -9"}: first delivery ` +
+        `**${((first - worker.startedAt) / 1000).toFixed(2)} s** after the process started ` +
+        `(${((first - worker.readyAt) / 1000).toFixed(2)} s after it listened; process start-up ` +
+        `${((worker.readyAt - worker.startedAt) / 1000).toFixed(2)} s; ${((first - down) / 1000).toFixed(2)} s after the old one stopped)`,
+    );
+  }
+  publishing = false;
+  await publisher;
+  // Nothing lost: every event published reaches the receiver (at least once).
+  const published = n;
+  const deadline = Date.now() + 60_000;
+  while (Date.now() < deadline && new Set(receivers.arrivals.map((a) => a.id)).size < published) await sleep(200);
+  const got = new Set(receivers.arrivals.map((a) => a.id)).size;
+  report(
+    `restart: ${got}/${published} events delivered after the three restarts (duplicates ${receivers.arrivals.length - got}), wrong-org ${receivers.wrongOrg()}`,
+  );
+  await worker.stop();
+  await bus.close();
+  await receivers.close();
+  await db.close();
+}

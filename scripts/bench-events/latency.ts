@@ -1,0 +1,242 @@
+import http from "node:http";
+import { createClient } from "@connectrpc/connect";
+import { IdentityAdminService } from "@platform/contracts/identity";
+import { adminClientInterceptor, httpTransport } from "@platform/kit/connect";
+import { pct, sleep } from "../bench-support.js";
+import {
+  ADMIN_SECRET,
+  fmt,
+  freshDatabase,
+  portBase,
+  prefix,
+  procs,
+  rate,
+  report,
+  run,
+  seconds,
+  startProc,
+} from "./context.js";
+import { deliveryEnv, jsonReceiver, listenInRange } from "./receivers.js";
+
+// ---------------------------------------------------------------- API response → receiver
+
+/** A port of the bench's range nothing listens on now, from `from` up. */
+export async function freePort(from: number): Promise<number> {
+  const probe = http.createServer();
+  const port = await listenInRange(probe, from);
+  await new Promise<void>((r) => probe.close(() => r()));
+  return port;
+}
+
+export async function apiLatency(): Promise<void> {
+  let next = portBase + 40;
+  const port = async () => {
+    const p = await freePort(next);
+    next = p + 1;
+    return p;
+  };
+  const p = {
+    identity: await port(),
+    admin: await port(),
+    crm: await port(),
+    crmAdmin: await port(),
+    revenue: await port(),
+    revenueAdmin: await port(),
+    webhooks: await port(),
+    delivery: await port(),
+    gateway: await port(),
+  };
+  const seed = `bench-events-${run}`;
+  const dbs = {
+    identity: await freshDatabase(`${prefix}bench_identity`),
+    crm: await freshDatabase(`${prefix}bench_crm`),
+    revenue: await freshDatabase(`${prefix}bench_revenue`),
+    webhooks: await freshDatabase(`${prefix}bench_webhooks`),
+  };
+  const common = { SANDBOX_SEED: seed };
+  const local = (port: number) => `http://127.0.0.1:${port}`;
+  await startProc(
+    "identity",
+    "services/identity/src/main.ts",
+    {
+      ...common,
+      DATABASE_URL: dbs.identity,
+      PORT: String(p.identity),
+      ADMIN_PORT: String(p.admin),
+      PLATFORM_ADMIN_SECRET: ADMIN_SECRET,
+    },
+    p.admin,
+  );
+  await startProc(
+    "crm-data",
+    "services/crm-data/src/main.ts",
+    {
+      ...common,
+      DATABASE_URL: dbs.crm,
+      PORT: String(p.crm),
+      ADMIN_PORT: String(p.crmAdmin),
+      PLATFORM_ADMIN_SECRET: ADMIN_SECRET,
+    },
+    p.crm,
+  );
+  await startProc(
+    "revenue",
+    "services/revenue/src/main.ts",
+    {
+      ...common,
+      DATABASE_URL: dbs.revenue,
+      PORT: String(p.revenue),
+      ADMIN_PORT: String(p.revenueAdmin),
+      PLATFORM_ADMIN_SECRET: ADMIN_SECRET,
+      CRM_URL: local(p.crm),
+      IDENTITY_URL: local(p.identity),
+    },
+    p.revenue,
+  );
+  const whEnv = deliveryEnv(dbs.webhooks, { ...common, PORT: String(p.webhooks), DELIVERY_PORT: String(p.delivery) });
+  await startProc("webhooks", "services/webhooks/src/main.ts", whEnv, p.webhooks);
+  await startProc("webhooks-delivery-latency", "services/webhooks/src/delivery-main.ts", whEnv, p.delivery);
+  await startProc(
+    "gateway",
+    "gateway/src/main.ts",
+    {
+      PORT: String(p.gateway),
+      HOST: "127.0.0.1",
+      METRICS_PORT: "0",
+      IDENTITY_URL: local(p.identity),
+      CRM_URL: local(p.crm),
+      REVENUE_URL: local(p.revenue),
+      WEBHOOKS_URL: local(p.webhooks),
+    },
+    p.gateway,
+  );
+  const admin = createClient(
+    IdentityAdminService,
+    httpTransport(local(p.admin), [adminClientInterceptor(ADMIN_SECRET)]),
+  );
+  const orgs = await admin.listOrganizations({});
+  const acme = orgs.organizations.find((o) => o.name === "Acme Corp")?.id ?? "";
+  const total = rate * seconds;
+  // Writes are limited to 20 a minute per token: enough tokens that none is refused.
+  const keys: string[] = [];
+  for (let i = 0; i < Math.ceil(total / 15) + 2; i++) {
+    keys.push(
+      (
+        await admin.createToken({
+          orgId: acme,
+          name: `bench-${i}`,
+          scopes: ["deals:read", "deals:write", "webhooks:write"],
+        })
+      ).key,
+    );
+  }
+  const api = (method: string, path: string, key: string, body?: unknown) =>
+    fetch(`${local(p.gateway)}/api/v1alpha1${path}`, {
+      method,
+      headers: {
+        "X-Platform-Api-Key": key,
+        "content-type": "application/json",
+        "idempotency-key": `${run}-${Math.random().toString(36).slice(2)}`,
+      },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+  const deals = (await (await api("GET", "/deals?limit=20", keys[0] as string)).json()) as {
+    items: { id: string; stage?: string }[];
+  };
+  await sleep(3000);
+  const responded = new Map<string, { scheduled: number; response: number }>();
+  const fromResponse: number[] = [];
+  const fromSchedule: number[] = [];
+  const responseTimes: number[] = [];
+  let errors = 0;
+  const sends: Promise<void>[] = [];
+  const arrivalsByName = new Map<string, number>();
+  const receiverNames = startNameCapture(arrivalsByName, acme);
+  const namesPort = await listenInRange(receiverNames.server, portBase + 161);
+  const sub = await api("POST", "/webhook-subscriptions", keys[0] as string, {
+    endpointUrl: `http://127.0.0.1:${namesPort}/names`,
+    events: ["revenue.deal.updated"],
+  });
+  if (sub.status !== 201) throw new Error(`subscription: ${sub.status} ${await sub.text()}`);
+  // Warm-up: one PATCH per deal, discarded; closed deals (409 deal-closed) are left out.
+  const open: string[] = [];
+  const warmNames: string[] = [];
+  for (const [i, d] of deals.items.entries()) {
+    const r = await api("PATCH", `/deals/${d.id}`, keys[(i + 1) % keys.length] as string, { name: `Warm ${run} ${i}` });
+    await r.arrayBuffer();
+    if (r.status === 200) {
+      open.push(d.id);
+      warmNames.push(`Warm ${run} ${i}`);
+    } else if (r.status !== 409) throw new Error(`PATCH /deals: ${r.status}`);
+  }
+  if (open.length === 0) throw new Error("the sandbox has no open deal");
+  // The delivery's consumer group starts at the topic's beginning: wait until it has caught up
+  // with what earlier runs left there (the warm-up's webhooks arrived) before measuring.
+  const caughtUp = Date.now() + 180_000;
+  while (Date.now() < caughtUp && !warmNames.every((n) => arrivalsByName.has(n))) await sleep(200);
+  report(
+    `latency: the delivery caught up ${warmNames.every((n) => arrivalsByName.has(n)) ? "" : "NOT "}before the measurement`,
+  );
+  const start = performance.now() + 100;
+  for (let i = 0; i < total; i++) {
+    const scheduled = start + (i * 1000) / rate;
+    const wait = scheduled - performance.now();
+    if (wait > 0) await sleep(wait);
+    const name = `Bench ${run} ${i}`;
+    const key = keys[i % keys.length] as string;
+    const deal = open[i % open.length] as string;
+    sends.push(
+      api("PATCH", `/deals/${deal}`, key, { name }).then(
+        async (res) => {
+          const response = performance.now();
+          await res.arrayBuffer();
+          if (res.status !== 200) errors++;
+          responseTimes.push(response - scheduled);
+          responded.set(name, { scheduled, response });
+        },
+        () => {
+          errors++;
+        },
+      ),
+    );
+  }
+  await Promise.all(sends);
+  const deadline = Date.now() + 30_000;
+  while (Date.now() < deadline && arrivalsByName.size < total - errors) await sleep(100);
+  for (const [name, at] of arrivalsByName) {
+    const r = responded.get(name);
+    if (!r) continue;
+    fromResponse.push(at - r.response);
+    fromSchedule.push(at - r.scheduled);
+  }
+  for (const list of [fromResponse, fromSchedule, responseTimes]) list.sort((a, b) => a - b);
+  report(
+    `API → receiver, PATCH /deals at ${rate}/s for ${seconds} s (open loop; ${errors} errors): ` +
+      `${fromResponse.length}/${total} webhooks matched, wrong-org ${receiverNames.wrongOrg()}; API response → receiver p50 **${fmt(pct(fromResponse, 50))} ms**, ` +
+      `p99 **${fmt(pct(fromResponse, 99))} ms**; scheduled send → receiver p50 ${fmt(pct(fromSchedule, 50))} ms, ` +
+      `p99 ${fmt(pct(fromSchedule, 99))} ms; API response time (from schedule) p50 ${fmt(pct(responseTimes, 50))} ms, ` +
+      `p99 ${fmt(pct(responseTimes, 99))} ms`,
+  );
+  await receiverNames.close();
+  for (const proc of [...procs].reverse()) await proc.stop();
+}
+
+/** A receiver that records when each deal.updated webhook arrived, by the deal's name. */
+export function startNameCapture(into: Map<string, number>, orgId: string) {
+  let wrongOrg = 0;
+  const server = jsonReceiver((json, at) => {
+    const body = json as { data?: { deal?: { name?: string; orgId?: string } } };
+    if (body.data?.deal?.orgId !== orgId) wrongOrg++;
+    const name = body.data?.deal?.name;
+    if (name && !into.has(name)) into.set(name, at);
+  });
+  return {
+    server,
+    wrongOrg: () => wrongOrg,
+    close: () =>
+      new Promise<void>((r) => {
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
+  };
+}
