@@ -1,10 +1,10 @@
-import type { CustomFields } from "./domain/custom-fields.js";
-import type { Outcome } from "./domain/deal-schema.js";
-import type { JsonValue } from "./domain/field-values.js";
-import type { InsightType } from "./domain/insight-types.js";
-import type { AnswerSourceType, QnaState } from "./domain/qna-state.js";
+import type { CustomFields } from "./custom-fields.js";
+import type { Outcome } from "./deal-schema.js";
+import type { JsonValue } from "./field-values.js";
+import type { InsightType } from "./insight-types.js";
+import type { AnswerSourceType, QnaState } from "./qna-state.js";
 
-export type { DealSchemaRecord, Stage } from "./domain/deal-schema.js";
+export type { DealSchemaRecord, Stage } from "./deal-schema.js";
 
 export interface DealRecord {
   id: string;
@@ -94,4 +94,24 @@ export interface MeetingRecord {
   /** Booked from a preview slot token: referenceable, but never linked to deals. */
   preview: boolean;
   attendeeEmails: string[];
+}
+
+/** An account of crm-data as revenue knows it. */
+export interface AccountRef {
+  id: string;
+  name: string;
+}
+
+/** A contact of crm-data as revenue knows it (email lower-cased). */
+export interface ContactRef {
+  id: string;
+  accountId: string;
+  displayName: string;
+  email: string;
+}
+
+/** A user of identity as revenue knows them. */
+export interface UserRef {
+  userId: string;
+  displayName: string;
 }

@@ -4,6 +4,7 @@ import { OrganizationService, UserService } from "@platform/contracts/identity";
 import type { Clock } from "@platform/kit/clock";
 import { onBehalfOf } from "@platform/kit/connect";
 import type { RequestContext } from "@platform/kit/context";
+import type { ContactRef } from "../domain/model.js";
 
 // What revenue asks other contexts, always on behalf of the caller: each call carries the
 // caller's context, signed now, so crm-data and identity answer for the caller's org only.
@@ -11,12 +12,7 @@ import type { RequestContext } from "@platform/kit/context";
 /** ReferenceService's per-call cap. */
 const BATCH = 100;
 
-export interface ContactRef {
-  id: string;
-  accountId: string;
-  displayName: string;
-  email: string;
-}
+export type { ContactRef } from "../domain/model.js";
 
 /** crm-data's answers about accounts, contacts and transcripts. */
 export interface CrmReferences {

@@ -2,11 +2,11 @@ import type { ServiceImpl } from "@connectrpc/connect";
 import type { RevenueAdminService } from "@platform/contracts/revenue";
 import { parseId } from "@platform/kit/ids";
 import { problem } from "@platform/kit/problems";
+import type { Store } from "../store/index.js";
 import { schemaMessage } from "./proto.js";
-import type { RevenueStore } from "./store/revenue.store.js";
 
 /** The admin plane: deal schemas, read-only (they are configured by the platform team, not the API). */
-export function adminHandlers(deps: { store: RevenueStore }): ServiceImpl<typeof RevenueAdminService> {
+export function adminHandlers(deps: { store: Store }): ServiceImpl<typeof RevenueAdminService> {
   const { store } = deps;
   return {
     async listDealSchemas(req) {

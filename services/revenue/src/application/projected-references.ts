@@ -1,7 +1,7 @@
 import type { Clock } from "@platform/kit/clock";
 import type { Db } from "@platform/kit/db";
+import { referenceStore } from "../store/references.store.js";
 import type { CrmReferences, Directory } from "./references.js";
-import { referenceQueries } from "./store/references.store.js";
 
 // What a write references in other contexts, answered from revenue's own projections
 // (store/references.store.ts, fed by crm-data's and identity's events), so a deal or Q&A
@@ -12,7 +12,7 @@ import { referenceQueries } from "./store/references.store.js";
 
 /** crm-data's accounts and contacts, from the projection first. */
 export function projectedCrm(db: Db, owner: CrmReferences, clock: Clock): CrmReferences {
-  const refs = referenceQueries(db);
+  const refs = referenceStore(db);
   return {
     async account(ctx, id) {
       const orgId = ctx.orgId ?? "";
@@ -37,7 +37,7 @@ export function projectedCrm(db: Db, owner: CrmReferences, clock: Clock): CrmRef
 
 /** identity's users and each organization's administrator, from the projection first. */
 export function projectedDirectory(db: Db, owner: Directory, clock: Clock): Directory {
-  const refs = referenceQueries(db);
+  const refs = referenceStore(db);
   return {
     async user(ctx, userId) {
       const orgId = ctx.orgId ?? "";
