@@ -28,7 +28,7 @@ const notFound = (id: string) => problem("event-not-found", `Event ${id} was not
 
 /** GET /events, GET /events/{id} and the polls behind GET /events/stream, of the caller's org. */
 export function eventLogHandlers(deps: EventLogDeps): ServiceImpl<typeof EventLogService> {
-  const { db } = deps;
+  const store = eventLogStore(deps.db);
   const cursors = createCursorCodec(deps.cursorSecret);
 
   return {
@@ -41,7 +41,7 @@ export function eventLogHandlers(deps: EventLogDeps): ServiceImpl<typeof EventLo
       // Bound to the endpoint and the org as well as the sort: another list's or org's cursor is invalid-cursor.
       const sort = { field: "createdAt", descending: true, key: `events:${orgId}:-createdAt` };
       const page = await keysetPage(cursors, EVENT_SORT_KEYS, sort, req, (query) =>
-        eventLogStore(db).list(
+        store.listLoggedEvents(
           orgId,
           { types, ...(createdAfter ? { createdAfter } : {}), ...(createdBefore ? { createdBefore } : {}) },
           query,
@@ -53,7 +53,7 @@ export function eventLogHandlers(deps: EventLogDeps): ServiceImpl<typeof EventLo
     async getEvent(req, ctx) {
       const { orgId } = apiContext(ctx);
       const id = parseId("evt_", req.eventId, "eventId");
-      const found = await eventLogStore(db).find(orgId, id);
+      const found = await store.findLoggedEvent(orgId, id);
       if (!found) throw notFound(id);
       return { event: eventMessage(found) };
     },
@@ -62,10 +62,9 @@ export function eventLogHandlers(deps: EventLogDeps): ServiceImpl<typeof EventLo
       const { orgId } = apiContext(ctx);
       const types = checkEventTypes(req.types);
       const limit = req.limit <= 0 ? DEFAULT_POLL : Math.min(MAX_POLL, req.limit);
-      const store = eventLogStore(db);
       // The head first, in its own statement: every event up to it has committed (see the
       // migration), so reading up to it in a later statement skips nothing.
-      const head = await store.head(orgId);
+      const head = await store.logHead(orgId);
       let after: number;
       if (req.afterPosition !== undefined) after = Number(req.afterPosition);
       else if (req.afterEventId !== "") {
@@ -75,12 +74,12 @@ export function eventLogHandlers(deps: EventLogDeps): ServiceImpl<typeof EventLo
             `Last-Event-ID '${req.afterEventId}' is not an event of this organization's log (events are kept 30 days).`,
           );
         if (!/^evt_[0-9a-z]{24}$/.test(req.afterEventId)) throw invalid();
-        const known = await store.find(orgId, req.afterEventId);
+        const known = await store.findLoggedEvent(orgId, req.afterEventId);
         if (!known) throw invalid();
         after = known.position;
       } else after = head;
       if (after >= head) return { events: [], position: BigInt(Math.max(after, head)), caughtUp: true };
-      const events = await store.after(orgId, after, head, types, limit);
+      const events = await store.loggedEventsAfter(orgId, after, head, types, limit);
       const full = events.length === limit;
       // A full page ends at its last event; otherwise every event up to the head was seen (some filtered out).
       const position = full ? (events.at(-1)?.position ?? head) : head;

@@ -1,4 +1,4 @@
-import type { PayloadVersion } from "./domain/payload.js";
+import type { PayloadVersion } from "./payload.js";
 
 export type DisabledReason = "disabled-by-user" | "endpoint-gone" | "failing";
 

@@ -15,7 +15,7 @@ export async function purgeEventLog(db: Db, clock: Clock): Promise<number> {
   const before = new Date(clock.now().getTime() - EVENT_LOG_RETENTION_DAYS * DAY_MS);
   let total = 0;
   for (;;) {
-    const n = await eventLogStore(db).purge(before, BATCH);
+    const n = await eventLogStore(db).purgeLoggedEvents(before, BATCH);
     total += n;
     if (n < BATCH) return total;
   }
