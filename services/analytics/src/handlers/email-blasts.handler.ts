@@ -7,11 +7,13 @@ import { isId, parseId } from "@platform/kit/ids";
 import { keysetPage } from "@platform/kit/keyset";
 import { parseSort } from "@platform/kit/pagination";
 import { problem } from "@platform/kit/problems";
-import { ACTIONS } from "./domain/delivery.js";
-import { periodDays, periodStart } from "./domain/period.js";
-import { percentage, rankingScores, ratesOf, topLimit } from "./domain/rates.js";
+import { ACTIONS } from "../domain/delivery.js";
+import { periodDays, periodStart } from "../domain/period.js";
+import { percentage, rankingScores, ratesOf, topLimit } from "../domain/rates.js";
+import { BLAST_SORT_KEYS } from "../store/blast.store.js";
+import type { TxStore } from "../store/index.js";
+import { DELIVERY_SORT_KEYS } from "../store/sent-email.store.js";
 import { blastDetailMessage, blastRecipientMessage, blastRowMessage, topBlastMessage } from "./proto.js";
-import { type AnalyticsReads, BLAST_SORT_KEYS, DELIVERY_SORT_KEYS } from "./store/reads.store.js";
 
 const BLAST_SORTS = ["sentAt", "openRate", "clickRate", "replyRate", "engagementScore", "recipientCount"];
 const RECIPIENT_SORTS = ["lastReplyAt", "lastOpenAt", "replies", "opens", "sentAt"];
@@ -25,7 +27,7 @@ function ownerOf(raw: string): string {
 
 /** Email blasts of the caller's org. */
 export function emailBlastHandlers(deps: {
-  reads: AnalyticsReads;
+  reads: TxStore;
   clock: Clock;
   cursors: CursorCodec;
 }): ServiceImpl<typeof EmailBlastService> {

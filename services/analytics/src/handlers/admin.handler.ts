@@ -1,13 +1,11 @@
 import type { ServiceImpl } from "@connectrpc/connect";
 import type { AnalyticsAdminService } from "@platform/contracts/analytics";
 import type { Clock } from "@platform/kit/clock";
-import type { Db } from "@platform/kit/db";
 import type { Logger } from "@platform/kit/logger";
 import { problem } from "@platform/kit/problems";
-import { blastMetadataOf } from "./domain/blast-metadata.js";
-import { emailEventOf } from "./domain/email-event.js";
-import { upsertBlasts } from "./store/blasts.store.js";
-import { ingestEvents } from "./store/ingest.store.js";
+import { blastMetadataOf } from "../domain/blast-metadata.js";
+import { emailEventOf } from "../domain/email-event.js";
+import type { Store } from "../store/index.js";
 
 /** The largest batch IngestEmailEvents takes: one transaction should stay short. */
 export const MAX_INGEST_BATCH = 5_000;
@@ -15,11 +13,11 @@ const MAX_BLAST_BATCH = 1_000;
 
 /** The admin plane: the email-sending system's feed of events and blast metadata, behind the admin secret. */
 export function adminHandlers(deps: {
-  db: Db;
+  store: Store;
   clock: Clock;
   logger: Logger;
 }): ServiceImpl<typeof AnalyticsAdminService> {
-  const { db, clock, logger } = deps;
+  const { store, clock, logger } = deps;
   return {
     async ingestEmailEvents(req) {
       if (req.events.length > MAX_INGEST_BATCH) {
@@ -28,7 +26,7 @@ export function adminHandlers(deps: {
         });
       }
       const events = req.events.map((e, i) => emailEventOf(e, `events[${i}]`));
-      const result = await db.tx((q) => ingestEvents(q, events));
+      const result = await store.tx((w) => w.ingestEvents(events));
       logger.debug({ ...result }, "email events ingested");
       return result;
     },
@@ -42,7 +40,7 @@ export function adminHandlers(deps: {
       if (ids.size !== blasts.length) {
         throw problem("invalid-field", "A blast id appears more than once in the request.", { field: "blasts" });
       }
-      const upserted = await db.tx((q) => upsertBlasts(q, blasts, clock.now()));
+      const upserted = await store.tx((w) => w.upsertBlasts(blasts, clock.now()));
       logger.info({ upserted }, "email blasts upserted");
       return { upserted };
     },

@@ -1,15 +1,10 @@
 import type { Queryable, Row } from "@platform/kit/db";
 import { type Keyed, keyset, type PageQuery, params, positionValue, type SortKey } from "@platform/kit/keyset";
 import type { Action, Delivery } from "../domain/delivery.js";
-import type { BlastRecord, SentEmailRecord } from "../model.js";
-import { toBlast, toDelivery, toSentEmail } from "./rows.js";
+import type { SentEmailRecord } from "../domain/model.js";
+import { toDelivery, toSentEmail } from "./rows.js";
 
 // Every read is answered from the rollups, through an index on (org, sort key, id).
-
-/** round_half_up(1000 × part / successful), as domain/rates.ts computes it. */
-const rateSql = (part: string) =>
-  `COALESCE((2000 * b.${part} + b.successful_sent) / NULLIF(2 * b.successful_sent, 0), 0)`;
-const ENGAGEMENT_SQL = `((2 * ${rateSql("unique_opens")} + 3 * ${rateSql("unique_clicks")} + 5 * ${rateSql("unique_replies")} + 5) / 10)`;
 
 export const SENT_EMAIL_SORT_KEYS: Record<string, SortKey> = {
   sentAt: { expr: "e.sent_at", type: "timestamptz", nullable: false },
@@ -28,16 +23,6 @@ export const DELIVERY_SORT_KEYS: Record<string, SortKey> = {
   replies: { expr: "d.replies", type: "int", nullable: false },
   opens: { expr: "d.opens", type: "int", nullable: false },
   sentAt: { expr: "d.sent_at", type: "timestamptz", nullable: true },
-};
-
-/** Rates sort in integer tenths of a percent, exactly the one-decimal value shown. */
-export const BLAST_SORT_KEYS: Record<string, SortKey> = {
-  sentAt: { expr: "b.sent_at", type: "timestamptz", nullable: true },
-  openRate: { expr: rateSql("unique_opens"), type: "int", nullable: false },
-  clickRate: { expr: rateSql("unique_clicks"), type: "int", nullable: false },
-  replyRate: { expr: rateSql("unique_replies"), type: "int", nullable: false },
-  engagementScore: { expr: ENGAGEMENT_SQL, type: "int", nullable: false },
-  recipientCount: { expr: "b.recipient_count", type: "int", nullable: false },
 };
 
 export interface RecipientSummary {
@@ -65,26 +50,49 @@ export interface DeliveryQuery extends PageQuery {
   search: string;
 }
 
-export interface BlastFilter {
-  since: Date;
-  ownerUserId: string;
-}
-
-export interface BlastTotals {
-  totalBlasts: number;
-  totalRecipients: number;
-  successfulSent: number;
-  uniqueOpens: number;
-  uniqueClicks: number;
-  uniqueReplies: number;
-  totalOpens: number;
-  totalClicks: number;
-  totalReplies: number;
+/** Sent emails, their recipients (deliveries) and the org's engagement over time. */
+export interface SentEmailStore {
+  /** Unique recipients successfully sent to since `since`, and how many of them opened, clicked, replied since. */
+  recipientSummary(orgId: string, since: Date): Promise<RecipientSummary>;
+  /** The org's actions per day since `since`. */
+  orgActivity(orgId: string, since: Date, actions: readonly Action[]): Promise<ActivityRow[]>;
+  /** One keyset page of the org's sent emails. */
+  listSentEmails(orgId: string, query: SentEmailQuery): Promise<Keyed<SentEmailRecord>[]>;
+  /** Only a sent email: one that only failed before sending, or has no SEND yet, is not found. */
+  findSentEmail(orgId: string, id: string): Promise<SentEmailRecord | undefined>;
+  /** The recipient rows of one sent email (`sentEmailId`) or of one blast (`blastId`). */
+  listDeliveries(
+    of: { sentEmailId: string } | { blastId: string; orgId: string },
+    query: DeliveryQuery,
+  ): Promise<Keyed<Delivery>[]>;
 }
 
 const ACTION_ORDER = "array_position(ARRAY['sends','opens','clicks','replies'], action)";
 
-export function analyticsReads(q: Queryable) {
+/**
+ * The daily activity rows of `table` since `since`; `owner` is the row's key columns and
+ * values (the org, and for a blast's activity the blast).
+ */
+export async function dailyActivity(
+  q: Queryable,
+  table: string,
+  owner: Record<string, string>,
+  since: Date,
+  actions: readonly Action[],
+): Promise<ActivityRow[]> {
+  const p = params();
+  const where = Object.entries(owner).map(([column, value]) => `${column} = ${p.add(value)}`);
+  const rows = await q.query<{ day: string; action: Action; count: number }>(
+    `SELECT to_char(day, 'YYYY-MM-DD') AS day, action, count FROM analytics.${table}
+      WHERE ${where.join(" AND ")} AND day >= ${p.add(since.toISOString().slice(0, 10))}::date
+        AND action = ANY(${p.add(actions)}::text[]) AND count > 0
+      ORDER BY day, ${ACTION_ORDER}`,
+    p.values,
+  );
+  return rows.map((r): ActivityRow => ({ date: r.day, action: r.action, count: Number(r.count) }));
+}
+
+export function sentEmailStore(q: Queryable): SentEmailStore {
   const recipientsOf = async (ids: string[]): Promise<Map<string, string[]>> => {
     const rows = await q.query<{ sent_email_id: string; recipient_email: string }>(
       `SELECT sent_email_id, recipient_email FROM analytics.deliveries
@@ -96,28 +104,7 @@ export function analyticsReads(q: Queryable) {
     return map;
   };
 
-  /** `owner`: the row's key columns and values (the org, and for a blast's activity the blast). */
-  const activity = async (table: string, owner: Record<string, string>, since: Date, actions: readonly Action[]) => {
-    const p = params();
-    const where = Object.entries(owner).map(([column, value]) => `${column} = ${p.add(value)}`);
-    const rows = await q.query<{ day: string; action: Action; count: number }>(
-      `SELECT to_char(day, 'YYYY-MM-DD') AS day, action, count FROM analytics.${table}
-        WHERE ${where.join(" AND ")} AND day >= ${p.add(since.toISOString().slice(0, 10))}::date
-          AND action = ANY(${p.add(actions)}::text[]) AND count > 0
-        ORDER BY day, ${ACTION_ORDER}`,
-      p.values,
-    );
-    return rows.map((r): ActivityRow => ({ date: r.day, action: r.action, count: Number(r.count) }));
-  };
-
-  const blastWhere = (orgId: string, f: BlastFilter, p: ReturnType<typeof params>) => {
-    const where = [`b.org_id = ${p.add(orgId)}`, "b.described_at IS NOT NULL"];
-    if (f.ownerUserId !== "") where.push(`b.owner_user_id = ${p.add(f.ownerUserId)}`);
-    return where;
-  };
-
   return {
-    /** Unique recipients successfully sent to since `since`, and how many of them opened, clicked, replied since. */
     async recipientSummary(orgId: string, since: Date): Promise<RecipientSummary> {
       // From the per-day rollup (migration 003), never the recipients themselves: at most four
       // rows per day of the period, however many recipients or events there are. A period
@@ -139,11 +126,7 @@ export function analyticsReads(q: Queryable) {
       };
     },
 
-    orgActivity: (orgId: string, since: Date, actions: readonly Action[]) =>
-      activity("daily_activity", { org_id: orgId }, since, actions),
-
-    blastActivity: (orgId: string, blastId: string, since: Date, actions: readonly Action[]) =>
-      activity("blast_daily_activity", { org_id: orgId, blast_id: blastId }, since, actions),
+    orgActivity: (orgId, since, actions) => dailyActivity(q, "daily_activity", { org_id: orgId }, since, actions),
 
     async listSentEmails(orgId: string, query: SentEmailQuery): Promise<Keyed<SentEmailRecord>[]> {
       const p = params();
@@ -170,7 +153,6 @@ export function analyticsReads(q: Queryable) {
       }));
     },
 
-    /** Only a sent email: one that only failed before sending, or has no SEND yet, is not found. */
     async findSentEmail(orgId: string, id: string): Promise<SentEmailRecord | undefined> {
       const [row] = await q.query(
         "SELECT * FROM analytics.sent_emails WHERE org_id = $1 AND id = $2 AND sent_at IS NOT NULL",
@@ -180,7 +162,6 @@ export function analyticsReads(q: Queryable) {
       return toSentEmail(row, (await recipientsOf([id])).get(id) ?? []);
     },
 
-    /** The recipient rows of one sent email (`sentEmailId`) or of one blast (`blastId`). */
     async listDeliveries(
       of: { sentEmailId: string } | { blastId: string; orgId: string },
       query: DeliveryQuery,
@@ -209,73 +190,5 @@ export function analyticsReads(q: Queryable) {
       );
       return rows.map((r) => ({ item: toDelivery(r), position: [positionValue(r.sort_value), String(r.row_id)] }));
     },
-
-    async findBlast(orgId: string, id: string): Promise<BlastRecord | undefined> {
-      const [row] = await q.query(
-        "SELECT * FROM analytics.blasts WHERE org_id = $1 AND id = $2 AND described_at IS NOT NULL",
-        [orgId, id],
-      );
-      return row && toBlast(row);
-    },
-
-    /** Totals over the blasts sent since `since`. */
-    async blastTotals(orgId: string, f: BlastFilter): Promise<BlastTotals> {
-      const p = params();
-      const where = [...blastWhere(orgId, f, p), `b.sent_at >= ${p.add(f.since)}`];
-      const [r] = await q.query<Row>(
-        `SELECT count(*) AS blasts, sum(recipient_count) AS recipients, sum(successful_sent) AS successful,
-                sum(unique_opens) AS uo, sum(unique_clicks) AS uc, sum(unique_replies) AS ur,
-                sum(total_opens) AS o, sum(total_clicks) AS c, sum(total_replies) AS r
-           FROM analytics.blasts b WHERE ${where.join(" AND ")}`,
-        p.values,
-      );
-      const n = (v: unknown) => Number(v ?? 0);
-      return {
-        totalBlasts: n(r?.blasts),
-        totalRecipients: n(r?.recipients),
-        successfulSent: n(r?.successful),
-        uniqueOpens: n(r?.uo),
-        uniqueClicks: n(r?.uc),
-        uniqueReplies: n(r?.ur),
-        totalOpens: n(r?.o),
-        totalClicks: n(r?.c),
-        totalReplies: n(r?.r),
-      };
-    },
-
-    /** The blasts sent since `since`, best engagement first (ties: more recipients reached, then id). */
-    async topBlasts(orgId: string, f: BlastFilter, limit: number): Promise<BlastRecord[]> {
-      const p = params();
-      const where = [...blastWhere(orgId, f, p), `b.sent_at >= ${p.add(f.since)}`];
-      const rows = await q.query(
-        `SELECT b.* FROM analytics.blasts b WHERE ${where.join(" AND ")}
-          ORDER BY ${ENGAGEMENT_SQL} DESC, b.successful_sent DESC, b.id LIMIT ${p.add(limit)}`,
-        p.values,
-      );
-      return rows.map(toBlast);
-    },
-
-    /** Blasts sent since `since` and blasts not sent yet (no sentAt: drafts, scheduled, …). */
-    async listBlasts(
-      orgId: string,
-      f: BlastFilter & { search: string },
-      query: PageQuery,
-    ): Promise<Keyed<BlastRecord>[]> {
-      const p = params();
-      const where = [...blastWhere(orgId, f, p), `(b.sent_at >= ${p.add(f.since)} OR b.sent_at IS NULL)`];
-      if (f.search !== "") {
-        const s = p.add(f.search);
-        where.push(`(strpos(lower(b.name), ${s}) > 0 OR strpos(lower(b.template_name), ${s}) > 0)`);
-      }
-      const page = keyset(query.sort.key, "b.id", query.sort.descending, query.after, p);
-      const rows = await q.query(
-        `SELECT b.*, ${query.sort.key.expr} AS sort_value FROM analytics.blasts b
-          WHERE ${[...where, page.where].join(" AND ")} ORDER BY ${page.orderBy} LIMIT ${p.add(query.limit)}`,
-        p.values,
-      );
-      return rows.map((r) => ({ item: toBlast(r), position: [positionValue(r.sort_value), String(r.id)] }));
-    },
   };
 }
-
-export type AnalyticsReads = ReturnType<typeof analyticsReads>;

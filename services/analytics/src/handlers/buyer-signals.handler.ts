@@ -7,12 +7,13 @@ import { parseId } from "@platform/kit/ids";
 import { keysetPage } from "@platform/kit/keyset";
 import { parseSort } from "@platform/kit/pagination";
 import { problem } from "@platform/kit/problems";
-import type { ContactResolver } from "./contacts.js";
-import { ACTIONS, type Action } from "./domain/delivery.js";
-import { periodDays, periodStart } from "./domain/period.js";
-import { percentage } from "./domain/rates.js";
+import type { ContactResolver } from "../application/contacts.js";
+import { ACTIONS, type Action } from "../domain/delivery.js";
+import { periodDays, periodStart } from "../domain/period.js";
+import { percentage } from "../domain/rates.js";
+import type { TxStore } from "../store/index.js";
+import { DELIVERY_SORT_KEYS, SENT_EMAIL_SORT_KEYS } from "../store/sent-email.store.js";
 import { recipientSignalMessage, sentEmailMessage } from "./proto.js";
-import { type AnalyticsReads, DELIVERY_SORT_KEYS, SENT_EMAIL_SORT_KEYS } from "./store/reads.store.js";
 
 const SENT_EMAIL_SORTS = ["sentAt", "lastReplyAt", "lastOpenAt", "lastClickAt", "replies", "opens", "clicks"];
 const SIGNAL_SORTS = ["lastReplyAt", "lastOpenAt", "replies", "opens"];
@@ -41,7 +42,7 @@ function emailTypeOf(raw: string): (typeof EMAIL_TYPES)[number] {
 
 /** Buyer signals of the caller's org. */
 export function buyerSignalsHandlers(deps: {
-  reads: AnalyticsReads;
+  reads: TxStore;
   clock: Clock;
   cursors: CursorCodec;
   contacts: ContactResolver;

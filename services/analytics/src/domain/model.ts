@@ -1,4 +1,4 @@
-import type { UniqueCounts } from "./domain/rates.js";
+import type { UniqueCounts } from "./rates.js";
 
 /** The spec's blast status values; Sent is terminal. */
 export const BLAST_STATUSES = [
@@ -35,8 +35,8 @@ export interface SentEmailRecord {
   lastOpenLocation: string | null;
 }
 
-/** A described blast with the counters ingestion maintains. */
-export interface BlastRecord extends UniqueCounts {
+/** What describes a blast, as the sending system gives it. */
+interface BlastDescription {
   id: string;
   orgId: string;
   name: string;
@@ -44,24 +44,19 @@ export interface BlastRecord extends UniqueCounts {
   subject: string;
   ownerUserId: string;
   ownerDisplayName: string;
-  status: string;
   sentAt: Date | null;
   recipientCount: number;
+}
+
+/** A described blast with the counters ingestion maintains (its status as stored). */
+export interface BlastRecord extends UniqueCounts, BlastDescription {
+  status: string;
   totalOpens: number;
   totalClicks: number;
   totalReplies: number;
 }
 
 /** Blast metadata as the sending system gives it (UpsertEmailBlasts). */
-export interface BlastMetadata {
-  id: string;
-  orgId: string;
-  name: string;
-  templateName: string;
-  subject: string;
-  ownerUserId: string;
-  ownerDisplayName: string;
+export interface BlastMetadata extends BlastDescription {
   status: BlastStatus;
-  sentAt: Date | null;
-  recipientCount: number;
 }
