@@ -1,4 +1,6 @@
+import type { ConsumedMessage } from "./bus.js";
 import type { Db, Queryable } from "./db.js";
+import type { Logger } from "./logger.js";
 
 /**
  * Runs `fn` for an event at most once per consumer: the event id is recorded in the same
@@ -23,4 +25,24 @@ export async function consumeOnce(
     await fn(q);
     return true;
   });
+}
+
+/**
+ * What `read` makes of a consumed message, or undefined when it throws: an unreadable or
+ * invalid message is logged (with where it sits) and skipped, since redelivering it would
+ * only block its partition. Errors after the read (a database failure) are not caught here:
+ * they leave the message uncommitted, so it comes again.
+ */
+export function readOrSkip<T>(
+  logger: Logger,
+  message: ConsumedMessage,
+  read: (m: ConsumedMessage) => T,
+  msg = "unreadable event skipped",
+): T | undefined {
+  try {
+    return read(message);
+  } catch (err) {
+    logger.error({ err, topic: message.topic, partition: message.partition, offset: message.offset }, msg);
+    return undefined;
+  }
 }

@@ -1,4 +1,4 @@
 // What `npm run bench -- --suite events` times in-process: the summary's read against real
 // Postgres at two data sizes, without reaching into src/.
 export { periodStart } from "./domain/period.js";
-export { analyticsReads } from "./store/reads.store.js";
+export { txStore as analyticsReads } from "./store/index.js";

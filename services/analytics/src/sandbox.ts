@@ -3,9 +3,8 @@ import type { Db } from "@platform/kit/db";
 import { seededRandom } from "@platform/kit/random";
 import { sandboxBlastId, sandboxOrgId, sandboxUserId } from "@platform/sandbox";
 import type { EmailEvent, EmailEventKindName } from "./domain/email-event.js";
-import type { BlastMetadata, BlastStatus } from "./model.js";
-import { upsertBlasts } from "./store/blasts.store.js";
-import { ingestEvents } from "./store/ingest.store.js";
+import type { BlastMetadata, BlastStatus } from "./domain/model.js";
+import { txStore } from "./store/index.js";
 
 // The sandbox's email activity: three weeks of Acme's emails relative to the clock, drawn
 // from a PRNG seeded with the sandbox seed (the same seed, the same story), plus blasts in
@@ -222,8 +221,8 @@ export async function seedAnalyticsSandbox(db: Db, clock: Clock, seed: string): 
   if (present) return false;
   const story = sandboxStory(seed, clock.now());
   await db.tx(async (q) => {
-    await upsertBlasts(q, story.blasts, clock.now());
-    await ingestEvents(q, story.events);
+    await txStore(q).upsertBlasts(story.blasts, clock.now());
+    await txStore(q).ingestEvents(story.events);
   });
   return true;
 }

@@ -6,20 +6,21 @@ import { createCursorCodec } from "@platform/kit/cursor";
 import type { Db } from "@platform/kit/db";
 import type { Logger } from "@platform/kit/logger";
 import type { MigrationSource } from "@platform/kit/migrate";
-import { adminHandlers } from "./admin.handler.js";
-import { buyerSignalsHandlers } from "./buyer-signals.handler.js";
-import { type ContactResolver, noContacts } from "./contacts.js";
-import { emailBlastHandlers } from "./email-blasts.handler.js";
-import { analyticsReads } from "./store/reads.store.js";
+import { type ContactResolver, noContacts } from "./application/contacts.js";
+import { adminHandlers } from "./handlers/admin.handler.js";
+import { buyerSignalsHandlers } from "./handlers/buyer-signals.handler.js";
+import { emailBlastHandlers } from "./handlers/email-blasts.handler.js";
+import { pgStore } from "./store/index.js";
 
-export { type ContactResolver, crmContacts, noContacts } from "./contacts.js";
+export { type ContactResolver, crmContacts, noContacts } from "./application/contacts.js";
 export { sentEmailId } from "./domain/delivery.js";
 export { type EmailEvent, emailEventOf } from "./domain/email-event.js";
 export { INGEST_GROUP, startAnalyticsConsumers } from "./events/subscriptions.js";
 export { ANALYTICS_SANDBOX, seedAnalyticsSandbox } from "./sandbox.js";
-export { type IngestResult, ingestEvents } from "./store/ingest.store.js";
 // The benchmark reads the store directly (scripts/bench-analytics.ts).
-export { analyticsReads, SENT_EMAIL_SORT_KEYS } from "./store/reads.store.js";
+export { txStore as analyticsReads } from "./store/index.js";
+export { type IngestResult, ingestEvents } from "./store/ingest.store.js";
+export { SENT_EMAIL_SORT_KEYS } from "./store/sent-email.store.js";
 
 /** The service's schema: every table is `analytics.<table>`. */
 export const ANALYTICS_SCHEMA = "analytics";
@@ -45,16 +46,16 @@ export interface AnalyticsDeps {
  * interceptor) and `adminRoutes` for the admin plane (behind the admin secret).
  */
 export function build(deps: AnalyticsDeps): { routes: Routes; adminRoutes: Routes } {
-  const reads = analyticsReads(deps.db);
+  const store = pgStore(deps.db);
   const cursors = createCursorCodec(deps.cursorSecret);
-  const shared = { reads, clock: deps.clock, cursors };
+  const shared = { reads: store, clock: deps.clock, cursors };
   return {
     routes: (router) => {
       router.service(BuyerSignalsService, buyerSignalsHandlers({ ...shared, contacts: deps.contacts ?? noContacts }));
       router.service(EmailBlastService, emailBlastHandlers(shared));
     },
     adminRoutes: (router) => {
-      router.service(AnalyticsAdminService, adminHandlers(deps));
+      router.service(AnalyticsAdminService, adminHandlers({ store, clock: deps.clock, logger: deps.logger }));
     },
   };
 }

@@ -1,7 +1,7 @@
 import { httpTransport } from "@platform/kit/connect";
 import { type RunningService, type ServiceOverrides, startService } from "@platform/kit/service-runtime";
+import { crmContacts } from "./application/contacts.js";
 import type { AnalyticsConfig } from "./config.js";
-import { crmContacts } from "./contacts.js";
 import { startAnalyticsConsumers } from "./events/subscriptions.js";
 import { seedAnalyticsSandbox } from "./sandbox.js";
 import { ANALYTICS_SCHEMA, analyticsMigrations, build } from "./server.js";

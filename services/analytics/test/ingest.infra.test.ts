@@ -15,7 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { emailEventOf } from "../src/domain/email-event.js";
 import { startAnalyticsConsumers } from "../src/events/subscriptions.js";
 import { analyticsMigrations } from "../src/server.js";
-import { upsertBlasts } from "../src/store/blasts.store.js";
+import { blastStore } from "../src/store/blast.store.js";
 import { ingestEvents } from "../src/store/ingest.store.js";
 
 // The Kafka path on real infrastructure: EmailEventRecorded envelopes published twice on
@@ -215,7 +215,7 @@ describe("email event ingestion on Postgres and Kafka", () => {
     });
     const now = new Date();
     const results = await Promise.allSettled(
-      orgs.map((orgId) => db.tx((q) => upsertBlasts(q, [metadata(orgId)], now))),
+      orgs.map((orgId) => db.tx((q) => blastStore(q).upsertBlasts([metadata(orgId)], now))),
     );
     expect(results.filter((r) => r.status === "fulfilled")).toHaveLength(1);
     const refused = results.find((r) => r.status === "rejected");

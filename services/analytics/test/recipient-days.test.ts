@@ -7,8 +7,8 @@ import { kitMigrations, migrate } from "@platform/kit/migrate";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { EmailEvent } from "../src/domain/email-event.js";
 import { analyticsMigrations } from "../src/server.js";
+import { txStore } from "../src/store/index.js";
 import { ingestEvents } from "../src/store/ingest.store.js";
-import { analyticsReads } from "../src/store/reads.store.js";
 import { emailEvent } from "./builders.js";
 
 // The summary reads the per-day rollup (migration 003); it must say exactly what counting the
@@ -69,7 +69,7 @@ describe("the summary's per-day rollup", () => {
     const all = events(7, 1200);
     // Batches in an order that is not time order: later sends first, bounces after their sends.
     for (let i = 0; i < all.length; i += 97) await db.tx((q) => ingestEvents(q, all.slice(i, i + 97)));
-    const reads = analyticsReads(db);
+    const reads = txStore(db);
     let nonEmpty = 0;
     for (const orgId of ORGS) {
       for (let d = 0; d <= 21; d++) {
@@ -96,7 +96,7 @@ describe("the summary's per-day rollup", () => {
       expect(await migrate(oldDb, [kitMigrations, analyticsMigrations])).toContain("analytics/003_recipient_days.sql");
       // And ingesting after it keeps it exact.
       await oldDb.tx((q) => ingestEvents(q, events(13, 200)));
-      const reads = analyticsReads(oldDb);
+      const reads = txStore(oldDb);
       const saved = db;
       db = oldDb;
       try {

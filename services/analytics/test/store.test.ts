@@ -8,11 +8,12 @@ import { kitMigrations, migrate } from "@platform/kit/migrate";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { ACTIONS, sentEmailId } from "../src/domain/delivery.js";
 import type { EmailEvent } from "../src/domain/email-event.js";
-import type { BlastMetadata } from "../src/model.js";
+import type { BlastMetadata } from "../src/domain/model.js";
 import { analyticsMigrations } from "../src/server.js";
-import { upsertBlasts } from "../src/store/blasts.store.js";
+import { BLAST_SORT_KEYS, blastStore } from "../src/store/blast.store.js";
+import { txStore } from "../src/store/index.js";
 import { ingestEvents } from "../src/store/ingest.store.js";
-import { analyticsReads, BLAST_SORT_KEYS, DELIVERY_SORT_KEYS, SENT_EMAIL_SORT_KEYS } from "../src/store/reads.store.js";
+import { DELIVERY_SORT_KEYS, SENT_EMAIL_SORT_KEYS } from "../src/store/sent-email.store.js";
 import { emailEvent } from "./builders.js";
 
 // The store on PGlite: what ingestion writes, read back the way the handlers read it.
@@ -122,8 +123,8 @@ const TABLES = [
 let pglite: PGlite;
 let db: Db;
 const ingest = (events: readonly EmailEvent[], into = db) => into.tx((q) => ingestEvents(q, events));
-const describeBlasts = (blasts: BlastMetadata[]) => db.tx((q) => upsertBlasts(q, blasts, NOW));
-const reads = () => analyticsReads(db);
+const describeBlasts = (blasts: BlastMetadata[]) => db.tx((q) => blastStore(q).upsertBlasts(blasts, NOW));
+const reads = () => txStore(db);
 
 /**
  * Every rollup row, comparable across runs: no recording time, no activity row at zero and

@@ -1,8 +1,8 @@
 import type { Stage } from "./domain/deal-schema.js";
 import type { FieldDefinition, FieldType, JsonValue } from "./domain/field-values.js";
 import type { InsightType } from "./domain/insight-types.js";
+import type { Importance } from "./domain/model.js";
 import type { QnaState } from "./domain/qna-state.js";
-import type { Importance } from "./model.js";
 
 // The sandbox's revenue data (see sandbox.ts for how it is seeded), on the CRM records
 // crm-data seeds (accounts and contacts by their agreed keys) and scheduling's sandbox

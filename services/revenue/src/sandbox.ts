@@ -15,7 +15,7 @@ import {
 } from "@platform/sandbox";
 import { stageOf } from "./domain/deal-schema.js";
 import { INSIGHT_PREFIX, type InsightType } from "./domain/insight-types.js";
-import type { DealRecord, InsightItemRecord, InsightRecordRow, QnaRecord } from "./model.js";
+import type { DealRecord, InsightItemRecord, InsightRecordRow, QnaRecord } from "./domain/model.js";
 import {
   REVENUE_SANDBOX,
   SANDBOX_CUSTOM_FIELDS,
@@ -23,7 +23,7 @@ import {
   SANDBOX_STAGES,
   type SandboxDeal,
 } from "./sandbox-data.js";
-import { revenueQueries } from "./store/revenue.store.js";
+import { txStore } from "./store/index.js";
 
 export * from "./sandbox-data.js";
 
@@ -70,7 +70,7 @@ export async function seedRevenueSandbox(db: Db, _clock: Clock, seed: string): P
   const epoch = new Date(SANDBOX.epoch).getTime();
   return db.tx(async (q) => {
     if (db.kind === "pg") await q.query("SELECT pg_advisory_xact_lock(hashtext('revenue:sandbox'))");
-    const w = revenueQueries(q);
+    const w = txStore(q);
     if (await w.findSchemaById(sandboxSchemaId(seed, "acme"))) return false;
 
     for (const org of SANDBOX.organizations) {

@@ -6,16 +6,16 @@ import { createCursorCodec } from "@platform/kit/cursor";
 import type { Db } from "@platform/kit/db";
 import type { Logger } from "@platform/kit/logger";
 import type { MigrationSource } from "@platform/kit/migrate";
-import { adminHandlers } from "./admin.handler.js";
-import { dealHandlers } from "./deal.handler.js";
-import { insightHandlers } from "./insight.handler.js";
-import { projectedCrm, projectedDirectory } from "./projected-references.js";
-import { qnaHandlers } from "./qna.handler.js";
-import type { CrmReferences, Directory } from "./references.js";
-import { pgRevenueStore } from "./store/revenue.store.js";
+import { projectedCrm, projectedDirectory } from "./application/projected-references.js";
+import type { CrmReferences, Directory } from "./application/references.js";
+import { adminHandlers } from "./handlers/admin.handler.js";
+import { dealHandlers } from "./handlers/deal.handler.js";
+import { insightHandlers } from "./handlers/insight.handler.js";
+import { qnaHandlers } from "./handlers/qna.handler.js";
+import { pgStore } from "./store/index.js";
 
+export { type CrmReferences, crmReferences, type Directory, identityDirectory } from "./application/references.js";
 export { startRevenueConsumers } from "./events/subscriptions.js";
-export { type CrmReferences, crmReferences, type Directory, identityDirectory } from "./references.js";
 export * from "./sandbox.js";
 
 /** The service's schema: every table is `revenue.<table>`. */
@@ -43,7 +43,7 @@ export interface RevenueDeps {
 
 /** The revenue service's Connect routes (behind the trust interceptor) and its admin plane (behind the admin secret). */
 export function build(deps: RevenueDeps): { routes: Routes; adminRoutes: Routes } {
-  const store = pgRevenueStore(deps.db);
+  const store = pgStore(deps.db);
   // Writes find what they reference in revenue's own projections; crm and directory are the
   // owners, asked only for ids the projections have not seen.
   const crm = projectedCrm(deps.db, deps.crm, deps.clock);

@@ -1,8 +1,8 @@
 import { httpTransport } from "@platform/kit/connect";
 import { type RunningService, type ServiceOverrides, startService } from "@platform/kit/service-runtime";
+import { crmReferences, identityDirectory } from "./application/references.js";
 import type { RevenueConfig } from "./config.js";
 import { startRevenueConsumers } from "./events/subscriptions.js";
-import { crmReferences, identityDirectory } from "./references.js";
 import { seedRevenueSandbox } from "./sandbox.js";
 import { build, REVENUE_SCHEMA, revenueMigrations } from "./server.js";
 

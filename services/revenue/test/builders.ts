@@ -18,12 +18,12 @@ import { createLogger } from "@platform/kit/logger";
 import { kitMigrations, migrate } from "@platform/kit/migrate";
 import { problem } from "@platform/kit/problems";
 import { type CallerOptions, callerOf as kitCallerOf } from "@platform/kit/testing";
+import { crmReferences, identityDirectory } from "../src/application/references.js";
 import type { DealSchemaRecord } from "../src/domain/deal-schema.js";
-import type { MeetingRecord } from "../src/model.js";
-import { crmReferences, identityDirectory } from "../src/references.js";
+import type { MeetingRecord } from "../src/domain/model.js";
 import { SANDBOX_CUSTOM_FIELDS, SANDBOX_INSIGHT_FIELDS, SANDBOX_STAGES } from "../src/sandbox-data.js";
 import { build, REVENUE_SCHEMA, revenueMigrations } from "../src/server.js";
-import { revenueQueries } from "../src/store/revenue.store.js";
+import { txStore } from "../src/store/index.js";
 
 export const CONTEXT_SECRET = "test-context-secret-0123456789";
 export const CURSOR_SECRET = "test-cursor-secret-0123456789";
@@ -207,7 +207,7 @@ export async function createTestRevenue(migratedDb?: Db): Promise<TestRevenue> {
       attendeeEmails: [],
       ...m,
     };
-    await revenueQueries(db).upsertMeeting(meeting, clock.now());
+    await txStore(db).upsertMeeting(meeting, clock.now());
     return meeting;
   };
   return {
@@ -229,7 +229,7 @@ export async function createTestRevenue(migratedDb?: Db): Promise<TestRevenue> {
     async givenOrg() {
       const orgId = newId("org_");
       const schema = aSchema(orgId);
-      await revenueQueries(db).insertSchema(schema);
+      await txStore(db).insertSchema(schema);
       const accountId = newId("acct_");
       const otherAccountId = newId("acct_");
       crm.accounts.set(accountId, { orgId, name: "Analytical Engines Ltd" });

@@ -1,7 +1,7 @@
 import { DealService } from "@platform/contracts/revenue";
 import { newId } from "@platform/kit/ids";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { revenueQueries } from "../src/store/revenue.store.js";
+import { txStore } from "../src/store/index.js";
 import {
   createTestRevenue,
   type Org,
@@ -294,9 +294,9 @@ describe("linked meetings", () => {
 describe("storage guards", () => {
   it("the database refuses a second deal with an org's CRM id even without the handler", async () => {
     const { deal } = await deals().createDeal(aDeal({ crmSourceId: "guarded-1" }));
-    const stored = await revenueQueries(t.db).findDeal(org.orgId, deal?.id ?? "");
+    const stored = await txStore(t.db).findDeal(org.orgId, deal?.id ?? "");
     if (!stored) throw new Error("deal not stored");
-    await expect(revenueQueries(t.db).insertDeal({ ...stored, id: newId("deal_") })).rejects.toMatchObject({
+    await expect(txStore(t.db).insertDeal({ ...stored, id: newId("deal_") })).rejects.toMatchObject({
       problemName: "source-ref-conflict",
     });
   });

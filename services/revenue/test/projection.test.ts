@@ -10,7 +10,7 @@ import { toBusMessage } from "@platform/kit/outbox";
 import { eventually } from "@platform/kit/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startRevenueConsumers } from "../src/events/subscriptions.js";
-import { revenueQueries } from "../src/store/revenue.store.js";
+import { txStore } from "../src/store/index.js";
 import { createTestRevenue, problemOf, silentLogger, type TestRevenue } from "./builders.js";
 
 let t: TestRevenue;
@@ -81,11 +81,11 @@ describe("meeting projection", () => {
     const preview = aMeeting(orgId, true);
     await publish(meetingBookedEvent(booked, new Date("2026-03-01T00:00:00Z"), true));
     await publish(meetingBookedEvent(preview, new Date("2026-03-01T00:00:00Z")));
-    const stored = await eventually("projected meeting", () => revenueQueries(t.db).findMeeting(orgId, booked.id));
+    const stored = await eventually("projected meeting", () => txStore(t.db).findMeeting(orgId, booked.id));
     expect(stored.attendeeEmails).toEqual(["ada@analytical.example", "charles@analytical.example"]);
     expect(stored.preview).toBe(false);
     // A preview booking is a meeting Q&As and insights may name; only the deal links skip it.
-    const kept = await eventually("projected preview", () => revenueQueries(t.db).findMeeting(orgId, preview.id));
+    const kept = await eventually("projected preview", () => txStore(t.db).findMeeting(orgId, preview.id));
     expect(kept.preview).toBe(true);
   });
 
@@ -95,7 +95,7 @@ describe("meeting projection", () => {
     await publish(
       meetingCanceledEvent({ ...preview, status: "canceled" }, "", false, new Date("2026-03-02T00:00:00Z")),
     );
-    const stored = await eventually("canceled preview", () => revenueQueries(t.db).findMeeting(orgId, preview.id));
+    const stored = await eventually("canceled preview", () => txStore(t.db).findMeeting(orgId, preview.id));
     expect(stored).toMatchObject({ preview: true, canceled: true });
   });
 
@@ -107,7 +107,7 @@ describe("meeting projection", () => {
     );
     await publish(meetingBookedEvent(meeting, new Date("2026-03-01T00:00:00Z")));
     const stored = await eventually("canceled meeting", async () => {
-      const m = await revenueQueries(t.db).findMeeting(orgId, meeting.id);
+      const m = await txStore(t.db).findMeeting(orgId, meeting.id);
       return m?.canceled ? m : undefined;
     });
     expect(stored.canceled).toBe(true);

@@ -9,7 +9,7 @@ import { toBusMessage } from "@platform/kit/outbox";
 import { eventually } from "@platform/kit/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startRevenueConsumers } from "../src/events/subscriptions.js";
-import { referenceQueries } from "../src/store/references.store.js";
+import { referenceStore } from "../src/store/references.store.js";
 import { createTestRevenue, type Org, problemOf, silentLogger, type TestRevenue } from "./builders.js";
 
 let t: TestRevenue;
@@ -57,7 +57,7 @@ describe("reference projections", () => {
         }),
       ),
     );
-    await eventually("projected contact", () => referenceQueries(t.db).findContact(org.orgId, contactId));
+    await eventually("projected contact", () => referenceStore(t.db).findContact(org.orgId, contactId));
     const calls = t.crm.calls;
     const { deal } = await deals().createDeal({
       name: "Trajectories",
@@ -73,7 +73,7 @@ describe("reference projections", () => {
   it("keeps the newest description when an older event arrives late", async () => {
     const accountId = newId("acct_");
     await publish(TOPICS.crm, EVENT_TYPES.accountChanged, org.orgId, accountChanged(accountId, "New name"), new Date());
-    await eventually("projected account", () => referenceQueries(t.db).findAccount(org.orgId, accountId));
+    await eventually("projected account", () => referenceStore(t.db).findAccount(org.orgId, accountId));
     await publish(
       TOPICS.crm,
       EVENT_TYPES.accountChanged,
@@ -84,8 +84,8 @@ describe("reference projections", () => {
     // A later event of another account shows the late one has been handled too.
     const marker = newId("acct_");
     await publish(TOPICS.crm, EVENT_TYPES.accountChanged, org.orgId, accountChanged(marker, "Marker"));
-    await eventually("marker", () => referenceQueries(t.db).findAccount(org.orgId, marker));
-    expect((await referenceQueries(t.db).findAccount(org.orgId, accountId))?.name).toBe("New name");
+    await eventually("marker", () => referenceStore(t.db).findAccount(org.orgId, marker));
+    expect((await referenceStore(t.db).findAccount(org.orgId, accountId))?.name).toBe("New name");
   });
 
   it("reads an unseen id through to its owner once, keeps it, and still answers an unknown id with the owner's 404", async () => {
@@ -109,7 +109,7 @@ describe("reference projections", () => {
 
   it("forgets a user whose name identity changed, so the next write reads the new name through", async () => {
     await deals().createDeal({ name: "Owned", accountId: org.accountId, stage: "Discovery", ownerId: org.ownerId });
-    expect(await referenceQueries(t.db).findUser(org.orgId, org.ownerId)).toBeDefined();
+    expect(await referenceStore(t.db).findUser(org.orgId, org.ownerId)).toBeDefined();
     t.identity.users.set(org.ownerId, { orgId: org.orgId, displayName: "Casey Renamed" });
     await publish(
       TOPICS.identity,
@@ -127,7 +127,7 @@ describe("reference projections", () => {
       ),
     );
     await eventually("forgotten user", async () =>
-      (await referenceQueries(t.db).findUser(org.orgId, org.ownerId)) ? undefined : true,
+      (await referenceStore(t.db).findUser(org.orgId, org.ownerId)) ? undefined : true,
     );
     const { deal } = await deals().createDeal({
       name: "Owned again",

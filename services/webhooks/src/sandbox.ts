@@ -3,7 +3,7 @@ import type { Db } from "@platform/kit/db";
 import { seededId } from "@platform/kit/ids";
 import { sandboxOrgId, sandboxSubscriptionId } from "@platform/sandbox";
 import { EVENT_CATALOG } from "./domain/catalog.js";
-import { webhooksStore } from "./store/webhooks.store.js";
+import { subscriptionStore } from "./store/subscription.store.js";
 
 /*
  * The sandbox: one subscription of the acme org that predates payload v2, so integrators can
@@ -25,7 +25,7 @@ export async function seedWebhooksSandbox(db: Db, _clock: Clock, seed: string): 
   const id = sandboxSubscriptionId(seed, "acme-legacy");
   return db.tx(async (q) => {
     if (db.kind === "pg") await q.query("SELECT pg_advisory_xact_lock(hashtext('webhooks:sandbox'))");
-    const store = webhooksStore(q);
+    const store = subscriptionStore(q);
     if (await store.findSubscription(orgId, id)) return false;
     await store.insertSubscription({
       id,

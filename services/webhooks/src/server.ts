@@ -8,21 +8,21 @@ import type { Db } from "@platform/kit/db";
 import type { Logger } from "@platform/kit/logger";
 import type { MigrationSource } from "@platform/kit/migrate";
 import type { SecretBox } from "@platform/kit/secret-box";
+import { startEventLogRetention } from "./application/event-log-retention.js";
 import { type DeliveryConfig, developmentSecretBox, webhookSecretBox } from "./config.js";
 import { startFanOut } from "./delivery/fan-out.js";
 import { httpSender, type Sender, systemResolver } from "./delivery/sender.js";
 import { type DeliveryWorker, deliveryWorker } from "./delivery/worker.js";
 import type { Resolver } from "./domain/endpoint.js";
-import { eventLogHandlers } from "./event-log/event-log.handler.js";
-import { startEventLogRetention } from "./event-log/retention.js";
-import { subscriptionHandlers } from "./subscription.handler.js";
+import { eventLogHandlers } from "./handlers/event-log.handler.js";
+import { subscriptionHandlers } from "./handlers/subscription.handler.js";
 
+export { purgeEventLog } from "./application/event-log-retention.js";
 export { DELIVERED_TOPICS, DELIVERY_GROUP } from "./delivery/fan-out.js";
 export { httpSender, systemResolver } from "./delivery/sender.js";
 export type { DeliveryWorker } from "./delivery/worker.js";
 export { EVENT_CATALOG, TEST_EVENT_TYPE } from "./domain/catalog.js";
 export { EVENT_LOG_RETENTION_DAYS, publicEventId } from "./domain/event-log.js";
-export { purgeEventLog } from "./event-log/retention.js";
 export { sandboxLegacySecret, seedWebhooksSandbox } from "./sandbox.js";
 export { sealStoredSecrets } from "./store/sealing.js";
 

@@ -8,7 +8,7 @@ import { httpSender, systemResolver } from "../src/delivery/sender.js";
 import { deliveryWorker } from "../src/delivery/worker.js";
 import { newSecret } from "../src/domain/signature.js";
 import { webhooksMigrations } from "../src/server.js";
-import { webhooksStore } from "../src/store/webhooks.store.js";
+import { txStore } from "../src/store/index.js";
 import { silentLogger, startReceiver } from "./builders.js";
 
 // Several delivery workers on one real Postgres: PGlite runs one transaction at a time, so
@@ -43,7 +43,7 @@ afterAll(async () => {
 describe("concurrent delivery workers", () => {
   it("send every due attempt exactly once between them", async () => {
     const now = clock.now();
-    const store = webhooksStore(db);
+    const store = txStore(db);
     const subscriptions = receivers.map(() => newId("sub_"));
     for (const [i, id] of subscriptions.entries()) {
       await store.insertSubscription({

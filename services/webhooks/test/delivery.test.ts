@@ -13,7 +13,7 @@ import { publicEventId } from "../src/domain/event-log.js";
 import { RETRY_SCHEDULE_MS } from "../src/domain/retry.js";
 import { newSecret } from "../src/domain/signature.js";
 import { build } from "../src/server.js";
-import { webhooksStore } from "../src/store/webhooks.store.js";
+import { txStore } from "../src/store/index.js";
 import {
   CURSOR_SECRET,
   callerOf,
@@ -193,7 +193,7 @@ describe("delivery", () => {
     const org = newId("org_");
     const secret = newSecret();
     const now = clock.now();
-    await webhooksStore(db).insertSubscription({
+    await txStore(db).insertSubscription({
       id: newId("sub_"),
       orgId: org,
       endpointUrl: receiver.url,
@@ -307,7 +307,7 @@ describe("retries", () => {
     expect(latest).toHaveLength(1);
     expect(latest[0]?.next_retry_at).not.toBeNull();
     // The new run starts at this failure.
-    const found = await webhooksStore(db).findSubscription(org, sub.id);
+    const found = await txStore(db).findSubscription(org, sub.id);
     expect(found).toMatchObject({ failingSince: clock.now(), lastFailureAt: clock.now() });
   });
 
@@ -335,7 +335,7 @@ describe("retries", () => {
     receiver.state.fallback = { status: 500 };
     await everyStep(STEP);
     const runStart = clock.now();
-    expect(await webhooksStore(db).findSubscription(org, sub.id)).toMatchObject({ failingSince: runStart });
+    expect(await txStore(db).findSubscription(org, sub.id)).toMatchObject({ failingSince: runStart });
     await everyStep(5 * 24 * HOUR - 1);
     expect((await enabled())?.enabled).toBe(true);
     await everyStep(1);

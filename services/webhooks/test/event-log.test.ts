@@ -7,11 +7,11 @@ import { InProcessBus } from "@platform/kit/in-process-bus";
 import { toBusMessage } from "@platform/kit/outbox";
 import { problemOf } from "@platform/kit/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { purgeEventLog } from "../src/application/event-log-retention.js";
 import { startFanOut } from "../src/delivery/fan-out.js";
 import { httpSender, systemResolver } from "../src/delivery/sender.js";
 import { deliveryWorker } from "../src/delivery/worker.js";
 import { EVENT_LOG_RETENTION_DAYS, publicEventId } from "../src/domain/event-log.js";
-import { purgeEventLog } from "../src/event-log/retention.js";
 import { build } from "../src/server.js";
 import {
   CURSOR_SECRET,

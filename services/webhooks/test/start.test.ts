@@ -7,7 +7,7 @@ import { describe, expect, it } from "vitest";
 import { loadDeliveryConfig, loadWebhooksConfig } from "../src/config.js";
 import { sandboxLegacySecret, seedWebhooksSandbox, startDelivery, WEBHOOKS_SCHEMA } from "../src/server.js";
 import { start } from "../src/start.js";
-import { webhooksStore } from "../src/store/webhooks.store.js";
+import { txStore } from "../src/store/index.js";
 import { openTestDb } from "./builders.js";
 
 describe("starting the delivery", () => {
@@ -66,7 +66,7 @@ describe("sandbox", () => {
     const clock = new ManualClock();
     expect(await seedWebhooksSandbox(db, clock, "seed-a")).toBe(true);
     expect(await seedWebhooksSandbox(db, clock, "seed-a")).toBe(false);
-    const found = await webhooksStore(db).findSubscription(
+    const found = await txStore(db).findSubscription(
       sandboxOrgId("seed-a", "acme"),
       sandboxSubscriptionId("seed-a", "acme-legacy"),
     );

@@ -2,7 +2,7 @@ import { timestampDate } from "@bufbuild/protobuf/wkt";
 import type { EmailBlastMetadata } from "@platform/contracts/analytics";
 import { isId } from "@platform/kit/ids";
 import { problem } from "@platform/kit/problems";
-import { BLAST_STATUSES, type BlastMetadata, type BlastStatus } from "../model.js";
+import { BLAST_STATUSES, type BlastMetadata, type BlastStatus } from "./model.js";
 
 const isStatus = (s: string): s is BlastStatus => (BLAST_STATUSES as readonly string[]).includes(s);
 

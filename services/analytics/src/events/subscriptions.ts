@@ -1,12 +1,13 @@
 import { fromJson, type JsonValue } from "@bufbuild/protobuf";
 import { EmailEventRecordedSchema } from "@platform/contracts/events/email";
 import type { ConsumedMessage, EventBus, Subscription } from "@platform/kit/bus";
+import { readOrSkip } from "@platform/kit/consumer";
 import type { Db } from "@platform/kit/db";
 import { EVENT_TYPES, TOPICS } from "@platform/kit/events";
 import type { Logger } from "@platform/kit/logger";
 import { decodeEvent } from "@platform/kit/outbox";
 import { type EmailEvent, emailEventOf } from "../domain/email-event.js";
-import { ingestEvents } from "../store/ingest.store.js";
+import { ingestStore } from "../store/ingest.store.js";
 
 // What analytics consumes: the email-sending system's events on platform.email.v1. The
 // raw-event table's primary key (the event id) is the de-duplication, shared with the admin
@@ -31,21 +32,11 @@ function emailEventOfMessage(message: ConsumedMessage): EmailEvent | undefined {
 }
 
 async function ingest(deps: ConsumerDeps, message: ConsumedMessage): Promise<void> {
-  let event: EmailEvent | undefined;
-  try {
-    event = emailEventOfMessage(message);
-  } catch (err) {
-    // Redelivering an unreadable or invalid event would only block its partition.
-    deps.logger.error(
-      { err, topic: message.topic, partition: message.partition, offset: message.offset },
-      "unreadable email event skipped",
-    );
-    return;
-  }
+  // Redelivering an unreadable or invalid event would only block its partition.
+  const event = readOrSkip(deps.logger, message, emailEventOfMessage, "unreadable email event skipped");
   if (!event) return;
-  const recorded = event;
   // A database failure throws: the message stays uncommitted and comes again.
-  await deps.db.tx((q) => ingestEvents(q, [recorded]));
+  await deps.db.tx((q) => ingestStore(q).ingestEvents([event]));
 }
 
 /** Subscribes analytics' consumers on `bus`; close the returned subscriptions before the bus. */

@@ -288,3 +288,13 @@ async function addActivity(
     values,
   );
 }
+
+/** The email-sending system's events, folded into sent emails, deliveries, blasts and the rollups. */
+export interface IngestStore {
+  /** Records a batch of events once each (by event id), in the caller's transaction. */
+  ingestEvents(events: readonly EmailEvent[]): Promise<IngestResult>;
+}
+
+export function ingestStore(q: Queryable): IngestStore {
+  return { ingestEvents: (events) => ingestEvents(q, events) };
+}

@@ -1,6 +1,6 @@
 import type { Row } from "@platform/kit/db";
 import type { Delivery } from "../domain/delivery.js";
-import type { BlastRecord, SentEmailRecord } from "../model.js";
+import type { BlastRecord, SentEmailRecord } from "../domain/model.js";
 
 const date = (v: unknown): Date | null => (v === null || v === undefined ? null : new Date(v as string | Date));
 const text = (v: unknown): string | null => (v === null || v === undefined ? null : String(v));

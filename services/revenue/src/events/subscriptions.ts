@@ -9,14 +9,14 @@ import {
 } from "@platform/contracts/events/scheduling";
 import type { Meeting } from "@platform/contracts/scheduling";
 import type { ConsumedMessage, EventBus, Subscription } from "@platform/kit/bus";
-import { consumeOnce } from "@platform/kit/consumer";
+import { consumeOnce, readOrSkip } from "@platform/kit/consumer";
 import type { Db } from "@platform/kit/db";
 import { EVENT_TYPES, type EventEnvelope, TOPICS } from "@platform/kit/events";
 import type { Logger } from "@platform/kit/logger";
 import { decodeEvent } from "@platform/kit/outbox";
-import type { MeetingRecord } from "../model.js";
-import { type ReferenceQueries, referenceQueries } from "../store/references.store.js";
-import { revenueQueries } from "../store/revenue.store.js";
+import type { MeetingRecord } from "../domain/model.js";
+import { meetingStore } from "../store/meeting.store.js";
+import { type ReferenceStore, referenceStore } from "../store/references.store.js";
 
 // What revenue consumes: scheduling's meeting events, projected into revenue.meetings (preview
 // bookings included, flagged). Deal links are not decided here but at read time from the
@@ -82,26 +82,16 @@ export function meetingRecordOf(m: Meeting): MeetingRecord {
 }
 
 async function project(deps: ConsumerDeps, message: ConsumedMessage): Promise<void> {
-  let event: EventEnvelope;
-  let change: Change | undefined;
-  let meeting: MeetingRecord;
-  try {
-    event = decodeEvent(message);
-    change = changeOf(event);
-    if (!change) return;
-    meeting = meetingRecordOf(change.meeting);
-  } catch (err) {
-    // Redelivering an unreadable message would only block its partition.
-    deps.logger.error(
-      { err, topic: message.topic, partition: message.partition, offset: message.offset },
-      "unreadable event skipped",
-    );
-    return;
-  }
-  const { kind } = change;
-  const at = new Date(event.time);
-  await consumeOnce(deps.db, MEETINGS_GROUP, event.id, async (q) => {
-    const w = revenueQueries(q);
+  const read = readOrSkip(deps.logger, message, (m) => {
+    const event = decodeEvent(m);
+    const change = changeOf(event);
+    return change && { event, kind: change.kind, meeting: meetingRecordOf(change.meeting) };
+  });
+  if (!read) return;
+  const { kind, meeting } = read;
+  const at = new Date(read.event.time);
+  await consumeOnce(deps.db, MEETINGS_GROUP, read.event.id, async (q) => {
+    const w = meetingStore(q);
     if (kind === "cancel") await w.cancelMeeting(meeting, at);
     else await w.upsertMeeting(meeting, at);
   });
@@ -112,7 +102,7 @@ async function project(deps: ConsumerDeps, message: ConsumedMessage): Promise<vo
 const USER_NAME_FIELDS = new Set(["firstName", "lastName", "displayName", "email"]);
 
 /** The projection change an event asks for, or undefined for events revenue does not keep. */
-function referenceChangeOf(event: EventEnvelope): ((r: ReferenceQueries, at: Date) => Promise<void>) | undefined {
+function referenceChangeOf(event: EventEnvelope): ((r: ReferenceStore, at: Date) => Promise<void>) | undefined {
   const data = event.data as JsonValue;
   switch (event.type) {
     case EVENT_TYPES.accountChanged: {
@@ -140,22 +130,15 @@ function referenceChangeOf(event: EventEnvelope): ((r: ReferenceQueries, at: Dat
 }
 
 async function projectReference(deps: ConsumerDeps, message: ConsumedMessage): Promise<void> {
-  let event: EventEnvelope;
-  let change: ReturnType<typeof referenceChangeOf>;
-  try {
-    event = decodeEvent(message);
-    change = referenceChangeOf(event);
-  } catch (err) {
-    deps.logger.error(
-      { err, topic: message.topic, partition: message.partition, offset: message.offset },
-      "unreadable event skipped",
-    );
-    return;
-  }
-  if (!change) return;
-  const apply = change;
+  const read = readOrSkip(deps.logger, message, (m) => {
+    const event = decodeEvent(m);
+    const apply = referenceChangeOf(event);
+    return apply && { event, apply };
+  });
+  if (!read) return;
+  const { event, apply } = read;
   const at = new Date(event.time);
-  await consumeOnce(deps.db, REFERENCES_GROUP, event.id, (q) => apply(referenceQueries(q), at));
+  await consumeOnce(deps.db, REFERENCES_GROUP, event.id, (q) => apply(referenceStore(q), at));
 }
 
 /** Subscribes revenue's consumers on `bus`; close the returned subscriptions before the bus. */

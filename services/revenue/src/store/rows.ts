@@ -1,8 +1,7 @@
-import type { Row } from "@platform/kit/db";
+import type { Queryable, Row } from "@platform/kit/db";
 import type { CustomFields } from "../domain/custom-fields.js";
 import type { DealSchemaRecord, Outcome } from "../domain/deal-schema.js";
 import type { InsightType } from "../domain/insight-types.js";
-import type { QnaState } from "../domain/qna-state.js";
 import type {
   DealRecord,
   Importance,
@@ -11,7 +10,8 @@ import type {
   MeetingRecord,
   QnaOccurrence,
   QnaRecord,
-} from "../model.js";
+} from "../domain/model.js";
+import type { QnaState } from "../domain/qna-state.js";
 
 // Rows ↔ records. The queries select close_date as YYYY-MM-DD text (close_date_text), so a
 // date never passes through a Date in the server's zone.
@@ -178,4 +178,15 @@ export function updateSql(
     sql: `UPDATE ${table} SET ${sets.join(", ")} WHERE ${where.join(" AND ")}`,
     values: [...names.map((n) => columns[n]), ...keys.map((k) => columns[k])],
   };
+}
+
+/** The first row of a query mapped to a record, or undefined when there is none. */
+export async function oneRow<T>(
+  q: Queryable,
+  sql: string,
+  values: unknown[],
+  map: (r: Row) => T,
+): Promise<T | undefined> {
+  const [row] = await q.query(sql, values);
+  return row ? map(row) : undefined;
 }

@@ -1,16 +1,16 @@
 import type { ConsumedMessage, EventBus, Subscription } from "@platform/kit/bus";
 import type { Clock } from "@platform/kit/clock";
-import { consumeOnce } from "@platform/kit/consumer";
+import { consumeOnce, readOrSkip } from "@platform/kit/consumer";
 import type { Db } from "@platform/kit/db";
-import { type EventEnvelope, TOPICS } from "@platform/kit/events";
+import { TOPICS } from "@platform/kit/events";
 import { newId } from "@platform/kit/ids";
 import type { Logger } from "@platform/kit/logger";
 import { decodeEvent } from "@platform/kit/outbox";
+import { pendingAttempt } from "../domain/attempt.js";
 import { EVENT_CATALOG } from "../domain/catalog.js";
 import { publicEventId } from "../domain/event-log.js";
-import { type Audience, audienceOf, renderPayload, type StoredEvent } from "../domain/payload.js";
-import { eventLogStore } from "../store/event-log.store.js";
-import { webhooksStore } from "../store/webhooks.store.js";
+import { audienceOf, renderPayload, type StoredEvent } from "../domain/payload.js";
+import { txStore } from "../store/index.js";
 
 /** The default consumer group of the fan-out. */
 export const DELIVERY_GROUP = "webhooks-delivery";
@@ -41,22 +41,12 @@ export interface FanOutDeps {
  * so a redelivered message never fans out twice. Sending is the worker's job: a slow endpoint never holds up the partition.
  */
 async function fanOut(deps: FanOutDeps, message: ConsumedMessage): Promise<void> {
-  let event: EventEnvelope;
-  let audience: Audience;
-  try {
-    event = decodeEvent(message);
-    if (!EVENT_CATALOG.includes(event.type)) return;
-    audience = audienceOf(event.type, event.data, message.key);
-  } catch (err) {
-    // Redelivering an unreadable message would only block its partition.
-    deps.logger.error(
-      { err, topic: message.topic, partition: message.partition, offset: message.offset },
-      "unreadable event skipped",
-    );
-    return;
-  }
-  if (!audience.deliver) return;
-  const { orgId } = audience;
+  const event = readOrSkip(deps.logger, message, (m) => {
+    const e = decodeEvent(m);
+    return EVENT_CATALOG.includes(e.type) ? { ...e, audience: audienceOf(e.type, e.data, m.key) } : undefined;
+  });
+  if (!event?.audience.deliver) return;
+  const { orgId } = event.audience;
   // Deliveries and the event log carry the public id, derived from the producer's (see publicEventId).
   const stored: StoredEvent = {
     id: publicEventId(event.id),
@@ -67,33 +57,18 @@ async function fanOut(deps: FanOutDeps, message: ConsumedMessage): Promise<void>
   };
   let queued = 0;
   await consumeOnce(deps.db, deps.groupId ?? DELIVERY_GROUP, event.id, async (q) => {
-    const store = webhooksStore(q);
+    const store = txStore(q);
     const receivers = await store.receivers(orgId, event.type);
     if (receivers.length > 0) await store.insertEvent({ ...stored, orgId });
     const now = deps.clock.now();
     for (const s of receivers) {
-      const inserted = await store.insertAttempt({
-        id: newId("wd_"),
-        subscriptionId: s.id,
-        eventId: stored.id,
-        attempt: 1,
-        trigger: "event",
-        status: "pending",
-        scheduledAt: now,
-        attemptedAt: null,
-        responseStatus: null,
-        durationMs: null,
-        error: null,
-        nextRetryAt: null,
-        retryStep: 1,
-        createdAt: now,
-      });
-      if (inserted) queued++;
+      const attempt = { id: newId("wd_"), subscriptionId: s.id, event: stored, attempt: 1, retryStep: 1, now };
+      if (await store.insertAttempt(pendingAttempt({ ...attempt, trigger: "event" }))) queued++;
     }
-    // Last: appending locks the org's log head until the commit (see eventLogStore.append).
+    // Last: appending locks the org's log head until the commit (see EventLogStore.logEvent).
     const payload = loggable(deps, stored);
     if (payload !== undefined) {
-      await eventLogStore(q).append({
+      await store.logEvent({
         id: stored.id,
         orgId,
         type: stored.type,

@@ -11,7 +11,7 @@ import { endpointOrigin } from "../domain/endpoint.js";
 import { renderPayload } from "../domain/payload.js";
 import { type AttemptOutcome, type FailureRun, settle, type Verdict, verdictOf } from "../domain/retry.js";
 import { signatureHeaders } from "../domain/signature.js";
-import { type ClaimedAttempt, type Completion, webhooksStore } from "../store/webhooks.store.js";
+import { type ClaimedAttempt, type Completion, deliveryStore } from "../store/delivery.store.js";
 import type { Sender } from "./sender.js";
 
 /** Attempts settled in one transaction at most. */
@@ -212,7 +212,7 @@ export function deliveryWorker(options: WorkerOptions): DeliveryWorker {
    * retry. An attempt whose lease was lost (another worker took it over) writes nothing.
    */
   async function settleBatch(q: Queryable, batch: readonly Sent[]): Promise<(Completion | undefined)[]> {
-    const store = webhooksStore(q);
+    const store = deliveryStore(q);
     const states = await store.lockForSettlement(batch.map((b) => b.claimed.subscription.id));
     const ours = await store.stillLeased(batch.map((b) => b.claimed));
     const runs = new Map<string, { run: FailureRun; disable?: "endpoint-gone" | "failing"; at: Date }>();
@@ -249,7 +249,7 @@ export function deliveryWorker(options: WorkerOptions): DeliveryWorker {
   function claim(q: Queryable, capacity: number, prefetch = PREFETCH): Promise<ClaimedAttempt[]> {
     if (capacity <= 0) return Promise.resolve([]);
     const now = clock.now();
-    return webhooksStore(q).claimDue(
+    return deliveryStore(q).claimDue(
       now,
       new Date(now.getTime() + options.leaseMs),
       capacity,

@@ -32,15 +32,41 @@ function toEvent(r: Row): PositionedEvent {
   };
 }
 
-/** The event log's queries, on a pool or inside a transaction. */
-export function eventLogStore(q: Queryable) {
+/** Each org's log of the events it may receive (30 days), in the order they were logged. */
+export interface EventLogStore {
+  /**
+   * Appends an event at its org's next position; an event already logged is left as it was.
+   * Call it last in the transaction: the head row stays locked until the commit, which is what
+   * makes one org's events commit in position order.
+   */
+  logEvent(e: LoggedEvent): Promise<boolean>;
+  findLoggedEvent(orgId: string, id: string): Promise<PositionedEvent | undefined>;
+  /** One keyset page of GET /events. */
+  listLoggedEvents(
+    orgId: string,
+    filter: { types: string[]; createdAfter?: Date; createdBefore?: Date },
+    page: PageQuery,
+  ): Promise<Keyed<PositionedEvent>[]>;
+  /** The org's last position; 0 before its first event. */
+  logHead(orgId: string): Promise<number>;
+  /**
+   * Events after `after` up to `upTo` (a head read before this query, so every event up to it
+   * has committed), oldest first.
+   */
+  loggedEventsAfter(
+    orgId: string,
+    after: number,
+    upTo: number,
+    types: string[],
+    limit: number,
+  ): Promise<PositionedEvent[]>;
+  /** Deletes events that happened before `before`, at most `limit` of them; resolves to how many. */
+  purgeLoggedEvents(before: Date, limit: number): Promise<number>;
+}
+
+export function eventLogStore(q: Queryable): EventLogStore {
   return {
-    /**
-     * Appends an event at its org's next position; an event already logged is left as it was.
-     * Call it last in the transaction: the head row stays locked until the commit, which is what
-     * makes one org's events commit in position order.
-     */
-    async append(e: LoggedEvent): Promise<boolean> {
+    async logEvent(e: LoggedEvent): Promise<boolean> {
       const [known] = await q.query("SELECT 1 FROM webhooks.event_log WHERE id = $1", [e.id]);
       if (known) return false;
       const [head] = await q.query<{ position: string | number }>(
@@ -56,12 +82,12 @@ export function eventLogStore(q: Queryable) {
       return inserted.length > 0;
     },
 
-    async find(orgId: string, id: string): Promise<PositionedEvent | undefined> {
+    async findLoggedEvent(orgId: string, id: string): Promise<PositionedEvent | undefined> {
       const [row] = await q.query("SELECT * FROM webhooks.event_log WHERE org_id = $1 AND id = $2", [orgId, id]);
       return row && toEvent(row);
     },
 
-    async list(
+    async listLoggedEvents(
       orgId: string,
       filter: { types: string[]; createdAfter?: Date; createdBefore?: Date },
       page: PageQuery,
@@ -82,17 +108,12 @@ export function eventLogStore(q: Queryable) {
       return rows.map((r) => ({ item: toEvent(r), position: [positionValue(r.sort_value), String(r.position)] }));
     },
 
-    /** The org's last position; 0 before its first event. */
-    async head(orgId: string): Promise<number> {
+    async logHead(orgId: string): Promise<number> {
       const [row] = await q.query("SELECT position FROM webhooks.event_log_heads WHERE org_id = $1", [orgId]);
       return row ? Number(row.position) : 0;
     },
 
-    /**
-     * Events after `after` up to `upTo` (a head read before this query, so every event up to it
-     * has committed), oldest first.
-     */
-    async after(
+    async loggedEventsAfter(
       orgId: string,
       after: number,
       upTo: number,
@@ -113,8 +134,7 @@ export function eventLogStore(q: Queryable) {
       return rows.map(toEvent);
     },
 
-    /** Deletes events that happened before `before`, at most `limit` of them; resolves to how many. */
-    async purge(before: Date, limit: number): Promise<number> {
+    async purgeLoggedEvents(before: Date, limit: number): Promise<number> {
       const rows = await q.query(
         `DELETE FROM webhooks.event_log WHERE id IN (
            SELECT id FROM webhooks.event_log WHERE occurred_at < $1 LIMIT $2) RETURNING id`,

@@ -1,6 +1,13 @@
 import type { Row } from "@platform/kit/db";
+import { endpointOrigin } from "../domain/endpoint.js";
+import type {
+  AttemptRecord,
+  AttemptStatus,
+  AttemptTrigger,
+  DisabledReason,
+  SubscriptionRecord,
+} from "../domain/model.js";
 import type { PayloadVersion } from "../domain/payload.js";
-import type { AttemptRecord, AttemptStatus, AttemptTrigger, DisabledReason, SubscriptionRecord } from "../model.js";
 
 /** A nullable timestamp column as a Date or null (pg gives Dates, PGlite may give strings). */
 export const date = (v: unknown): Date | null => (v === null || v === undefined ? null : new Date(v as string | Date));
@@ -45,4 +52,40 @@ export function toAttempt(r: Row): AttemptRecord {
     retryStep: r.retry_step === null ? null : Number(r.retry_step),
     createdAt: must(r.created_at),
   };
+}
+
+/** The columns of a subscription that an update may change, in the order subscriptionChanges binds them. */
+export const CHANGEABLE = [
+  "endpoint_url",
+  "events",
+  "description",
+  "enabled",
+  "secret",
+  "previous_secret",
+  "previous_secret_expires_at",
+  "disabled_reason",
+  "disabled_at",
+  "failing_since",
+  "updated_at",
+  "last_failure_at",
+  "endpoint_origin",
+] as const;
+
+/** The values of CHANGEABLE: one list for the insert and the update, so neither misses a column. */
+export function subscriptionChanges(s: SubscriptionRecord): unknown[] {
+  return [
+    s.endpointUrl,
+    s.events,
+    s.description,
+    s.enabled,
+    s.secret,
+    s.previousSecret,
+    s.previousSecretExpiresAt,
+    s.disabledReason,
+    s.disabledAt,
+    s.failingSince,
+    s.updatedAt,
+    s.lastFailureAt,
+    endpointOrigin(s.endpointUrl),
+  ];
 }

@@ -1,0 +1,210 @@
+import type { RequestContext } from "@platform/kit/context";
+import { isId, newId, parseId } from "@platform/kit/ids";
+import type { Page } from "@platform/kit/pagination";
+import { problem } from "@platform/kit/problems";
+import { type CustomFields, mergeCustomFields } from "../domain/custom-fields.js";
+import { type AmountInput, checkAgainstSchema } from "../domain/deal-input.js";
+import { type DealSchemaRecord, isTerminal, schemaVersionAfterUpdate } from "../domain/deal-schema.js";
+import type { DealRecord, MeetingRecord } from "../domain/model.js";
+import { dealCreatedEvent, dealUpdatedEvent } from "../events/outbox-events.js";
+import { dealMessage, insightIdsOf } from "../handlers/proto.js";
+import type { TxStore } from "../store/index.js";
+import type { CrmReferences, Directory } from "./references.js";
+
+// The deal use cases: the writes that check a deal against its schema and what it references
+// in crm-data and identity, and the meetings linked to a deal.
+
+export const dealNotFound = (id: string) => problem("deal-not-found", `Deal ${id} was not found.`);
+const accountNotFound = (id: string) => problem("account-not-found", `Account ${id} was not found.`);
+const contactNotFound = (id: string) => problem("contact-not-found", `Contact ${id} was not found.`);
+
+/** A deal of the org; another org's is as absent as an unknown one. */
+export async function visibleDeal(reads: Pick<TxStore, "findDeal">, orgId: string, rawId: string) {
+  const id = parseId("deal_", rawId, "dealId");
+  const deal = await reads.findDeal(orgId, id);
+  if (!deal) throw dealNotFound(id);
+  return deal;
+}
+
+/** The deal a PATCH may change: it exists in the org (404) and is not Won or Lost (409). */
+export function writableDeal(deal: DealRecord | undefined, id: string): DealRecord {
+  if (!deal) throw dealNotFound(id);
+  if (isTerminal(deal.outcome)) {
+    throw problem("deal-closed", `Deal ${id} is ${deal.stage} and can no longer change.`, { stage: deal.stage });
+  }
+  return deal;
+}
+
+async function schemaFor(w: TxStore, orgId: string, schemaId: string | undefined): Promise<DealSchemaRecord> {
+  const schema = schemaId ? await w.findSchema(orgId, schemaId) : await w.defaultSchema(orgId);
+  if (!schema) {
+    throw problem(
+      "schema-not-found",
+      schemaId ? `Deal schema ${schemaId} was not found.` : "The organization has no default deal schema.",
+    );
+  }
+  return schema;
+}
+
+const amountInputOf = (stored: DealRecord["amount"]): AmountInput | null =>
+  stored && { ...(stored.value !== null ? { value: stored.value } : {}), currency: stored.currency };
+
+const storedAmount = (a: AmountInput | null): DealRecord["amount"] =>
+  a && a.currency !== "" ? { value: a.value ?? null, currency: a.currency } : null;
+
+/** The CRM reference after a PATCH: a new id drops the old link unless the patch brings one. */
+function crmRefAfter(
+  current: DealRecord["crm"],
+  req: { crmSourceId?: string | undefined; crmSourceUrl?: string | undefined },
+): DealRecord["crm"] {
+  if (req.crmSourceId !== undefined) return { id: req.crmSourceId, url: req.crmSourceUrl ?? null };
+  if (!current) return null;
+  return { id: current.id, url: req.crmSourceUrl ?? current.url };
+}
+
+/** Who may appear on a deal: accounts, contacts and owners as crm-data and identity know them, for the caller's org. */
+export function dealReferences(crm: CrmReferences, directory: Directory, caller: RequestContext) {
+  return {
+    async account(id: string) {
+      const found = isId("acct_", id) ? await crm.account(caller, id) : undefined;
+      if (!found) throw accountNotFound(id);
+      return found;
+    },
+    async contact(id: string) {
+      const found = isId("cont_", id) ? await crm.contact(caller, id) : undefined;
+      if (!found) throw contactNotFound(id);
+      return { id: found.id, displayName: found.displayName };
+    },
+    async owner(id: string | undefined) {
+      if (id === undefined) return directory.administrator(caller);
+      const found = isId("usr_", id) ? await directory.user(caller, id) : undefined;
+      if (!found) throw problem("user-not-found", `User ${id} was not found.`);
+      return found;
+    },
+  };
+}
+
+/** The deal message with the ids of its insight records. */
+export async function dealDetail(reads: Pick<TxStore, "listDealInsights">, deal: DealRecord) {
+  return dealMessage(deal, { insightIds: insightIdsOf(await reads.listDealInsights(deal.id)) });
+}
+
+/** A new deal; its references were looked up before the transaction. */
+export interface CreateDeal {
+  orgId: string;
+  name: string;
+  stage: string;
+  amount: AmountInput | null;
+  closeDate: string | null;
+  /** Undefined: the org's default schema. */
+  schemaId: string | undefined;
+  customFields: CustomFields;
+  crm: DealRecord["crm"];
+  account: DealRecord["account"];
+  owner: DealRecord["owner"];
+  primaryContact: DealRecord["primaryContact"];
+}
+
+/** Creates the deal under its schema and enqueues deal.created. */
+export async function createDeal(w: TxStore, cmd: CreateDeal, now: Date) {
+  const schema = await schemaFor(w, cmd.orgId, cmd.schemaId);
+  const { customFields, amount } = cmd;
+  if (Object.values(customFields).some((v) => v === null)) {
+    throw problem("schema-mismatch", "customFields values cannot be null on create.");
+  }
+  const checked = checkAgainstSchema(schema, { stage: cmd.stage, amount, customFields });
+  if ("mismatch" in checked) throw problem("schema-mismatch", checked.mismatch);
+  const deal: DealRecord = {
+    id: newId("deal_"),
+    orgId: cmd.orgId,
+    name: cmd.name,
+    stage: checked.stage.name,
+    outcome: checked.stage.outcome,
+    amount: storedAmount(amount),
+    closeDate: cmd.closeDate,
+    account: cmd.account,
+    owner: cmd.owner,
+    primaryContact: cmd.primaryContact,
+    schemaId: schema.id,
+    schemaVersion: schema.version,
+    customFields,
+    crm: cmd.crm,
+    createdAt: now,
+    updatedAt: now,
+  };
+  await w.insertDeal(deal);
+  const message = dealMessage(deal, { insightIds: {} });
+  await w.enqueue(dealCreatedEvent({ ...message, id: deal.id, orgId: cmd.orgId }, now));
+  return { deal: message };
+}
+
+/** A PATCH of a deal: undefined keeps a value, null clears it. */
+export interface UpdateDeal {
+  orgId: string;
+  id: string;
+  name: string | undefined;
+  stage: string | undefined;
+  amount: AmountInput | null | undefined;
+  closeDate: string | null | undefined;
+  schemaId: string | undefined;
+  customFieldsPatch: CustomFields;
+  crm: { crmSourceId?: string | undefined; crmSourceUrl?: string | undefined };
+  account: DealRecord["account"] | undefined;
+  owner: DealRecord["owner"] | undefined;
+  primaryContact: DealRecord["primaryContact"] | undefined;
+}
+
+/** Changes the deal under the row lock, checks it against its schema again, and enqueues deal.updated. */
+export async function updateDeal(w: TxStore, cmd: UpdateDeal, now: Date) {
+  const { orgId, id } = cmd;
+  const current = writableDeal(await w.lockDeal(orgId, id), id);
+  const schema = await schemaFor(w, orgId, cmd.schemaId ?? current.schemaId);
+  const amount = cmd.amount === undefined ? amountInputOf(current.amount) : cmd.amount;
+  const customFields = mergeCustomFields(current.customFields, cmd.customFieldsPatch);
+  const checked = checkAgainstSchema(schema, { stage: cmd.stage ?? current.stage, amount, customFields });
+  if ("mismatch" in checked) throw problem("schema-mismatch", checked.mismatch);
+  const deal: DealRecord = {
+    ...current,
+    name: cmd.name ?? current.name,
+    stage: checked.stage.name,
+    outcome: checked.stage.outcome,
+    amount: storedAmount(amount),
+    closeDate: cmd.closeDate === undefined ? current.closeDate : cmd.closeDate,
+    account: cmd.account ?? current.account,
+    owner: cmd.owner ?? current.owner,
+    primaryContact: cmd.primaryContact === undefined ? current.primaryContact : cmd.primaryContact,
+    schemaId: schema.id,
+    schemaVersion: schemaVersionAfterUpdate(schema),
+    customFields,
+    crm: crmRefAfter(current.crm, cmd.crm),
+    updatedAt: now,
+  };
+  await w.updateDeal(deal);
+  const message = await dealDetail(w, deal);
+  await w.enqueue(dealUpdatedEvent({ ...message, id: deal.id, orgId }, current.stage, now));
+  return { deal: message };
+}
+
+/**
+ * The link rule, resolved now: a meeting belongs to the deal when one of its attendees is a
+ * contact of the deal's account. Resolving at read time makes it independent of whether the
+ * contact or the meeting reached us first; the meetings are then found by those emails
+ * through the attendee index. `page` reads one page of the meetings of those emails.
+ */
+export async function dealMeetings(
+  crm: CrmReferences,
+  caller: RequestContext,
+  deal: DealRecord,
+  page: (emails: string[]) => Promise<Page<MeetingRecord>>,
+) {
+  const emails = await crm.accountContactEmails(caller, deal.account.id);
+  const found: Page<MeetingRecord> = emails.length === 0 ? { items: [], nextCursor: null } : await page(emails);
+  const transcripts =
+    found.items.length > 0
+      ? await crm.withTranscript(
+          caller,
+          found.items.map((m) => m.id),
+        )
+      : new Set<string>();
+  return { ...found, transcripts };
+}

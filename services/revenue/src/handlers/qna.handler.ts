@@ -1,0 +1,163 @@
+import { timestampDate } from "@bufbuild/protobuf/wkt";
+import type { ServiceImpl } from "@connectrpc/connect";
+import {
+  AnswerQnaRequestSchema,
+  AnswerQnaResponseSchema,
+  CreateQnaRequestSchema,
+  CreateQnaResponseSchema,
+  type QnaService,
+  TransitionQnaRequestSchema,
+  TransitionQnaResponseSchema,
+} from "@platform/contracts/revenue";
+import { apiContext, requestContext } from "@platform/kit/connect";
+import { replayOf } from "@platform/kit/idempotent-rpc";
+import { isId, parseId } from "@platform/kit/ids";
+import { problem } from "@platform/kit/problems";
+import { visibleDeal } from "../application/deals.js";
+import { answerQna, createQna, importanceOf, knownMeeting, qnaNotFound, transitionQna } from "../application/qnas.js";
+import type { CrmReferences } from "../application/references.js";
+import { idempotentWrite, type WriteDeps } from "../application/write.js";
+import type { QnaRecord } from "../domain/model.js";
+import {
+  ANSWER_SOURCE_TYPES,
+  type AnswerSource,
+  answerSourceProblem,
+  defaultConfidence,
+  isQnaState,
+} from "../domain/qna-state.js";
+import type { Store } from "../store/index.js";
+import type { Backlog, Bucket } from "../store/qna.store.js";
+import { qnaMessage } from "./proto.js";
+
+export interface QnaDeps extends WriteDeps {
+  store: Store;
+  crm: CrmReferences;
+}
+
+const bucketMessage = (b: Bucket) => ({ count: b.count, items: b.items.map(qnaMessage) });
+const bucketsMessage = (b: Backlog["discovery"]) => ({
+  open: bucketMessage(b.open),
+  answered: bucketMessage(b.answered),
+  dismissed: bucketMessage(b.dismissed),
+});
+
+/** The Q&A backlog, items, answers and the state machine. */
+export function qnaHandlers(deps: QnaDeps): ServiceImpl<typeof QnaService> {
+  const { store, clock, crm } = deps;
+
+  return {
+    async getQnaBacklog(req, ctx) {
+      const { orgId } = apiContext(ctx);
+      const deal = await visibleDeal(store, orgId, req.dealId);
+      if (req.meetingId !== undefined) {
+        parseId("mtg_", req.meetingId, "meetingId");
+        await knownMeeting(store, orgId, req.meetingId);
+      }
+      const backlog = await store.backlog(deal.id, req.meetingId);
+      return { dealId: deal.id, discovery: bucketsMessage(backlog.discovery), rfi: bucketsMessage(backlog.rfi) };
+    },
+
+    async getQna(req, ctx) {
+      const { orgId } = apiContext(ctx);
+      const id = parseId("qna_", req.qnaId, "qnaId");
+      const item = await store.findQna(orgId, id);
+      if (!item) throw qnaNotFound(id);
+      return { qna: qnaMessage(item) };
+    },
+
+    async createQna(req, ctx) {
+      const request = { schema: CreateQnaRequestSchema, message: req };
+      // A replay answers what it answered first, without asking other services again.
+      const replay = await replayOf(deps, ctx, request, CreateQnaResponseSchema);
+      if (replay) return replay;
+      const { orgId } = apiContext(ctx);
+      const dealId = parseId("deal_", req.dealId, "dealId");
+      const importance = importanceOf(req.importance);
+      const direction = req.direction;
+      if (direction !== "discovery" && direction !== "rfi") {
+        throw problem("qna-shape-invalid", "direction must be discovery or rfi.");
+      }
+      if (direction === "discovery" && (!req.linkedInsight || req.contactId !== undefined)) {
+        throw problem("qna-shape-invalid", "A discovery item needs linkedInsight and names no contact.");
+      }
+      if (direction === "rfi" && (req.contactId === undefined || req.linkedInsight)) {
+        throw problem("qna-shape-invalid", "An rfi item needs contactId and links no insight.");
+      }
+      if (req.occurrences.length === 0) throw problem("qna-shape-invalid", "occurrences needs at least one entry.");
+      // The deal first, so an unknown deal is its 404 whatever else the body names.
+      await visibleDeal(store, orgId, dealId);
+      let contact: QnaRecord["contact"] = null;
+      if (req.contactId !== undefined) {
+        const found = isId("cont_", req.contactId) ? await crm.contact(requestContext(ctx), req.contactId) : undefined;
+        if (!found) throw problem("contact-not-found", `Contact ${req.contactId} was not found.`);
+        contact = { id: found.id, displayName: found.displayName };
+      }
+      const occurrences = req.occurrences.map((o) => ({
+        meetingId: o.meetingId,
+        occurredAt: o.occurredAt ? timestampDate(o.occurredAt) : undefined,
+      }));
+      return idempotentWrite(deps, ctx, request, CreateQnaResponseSchema, (w) =>
+        createQna(
+          w,
+          {
+            orgId,
+            dealId,
+            direction,
+            questionText: req.questionText,
+            importance,
+            linkedInsight: req.linkedInsight,
+            contact,
+            occurrences,
+          },
+          clock.now(),
+        ),
+      );
+    },
+
+    async answerQna(req, ctx) {
+      const { orgId } = apiContext(ctx);
+      const id = parseId("qna_", req.qnaId, "qnaId");
+      const type = req.source?.type ?? "";
+      if (!(ANSWER_SOURCE_TYPES as readonly string[]).includes(type)) {
+        throw problem("answer-source-invalid", `source.type must be one of: ${ANSWER_SOURCE_TYPES.join(", ")}.`);
+      }
+      const source: AnswerSource = {
+        type: type as AnswerSource["type"],
+        ...(req.source?.meetingId ? { meetingId: req.source.meetingId } : {}),
+        ...(req.source?.chunkId ? { chunkId: req.source.chunkId } : {}),
+        ...(req.source?.documentId ? { documentId: req.source.documentId } : {}),
+      };
+      const invalid = answerSourceProblem(source);
+      if (invalid) throw problem("answer-source-invalid", invalid);
+      const confidence = req.confidence ?? defaultConfidence(source);
+      if (!(confidence >= 0 && confidence <= 1)) {
+        throw problem("invalid-field", "confidence must be between 0.0 and 1.0.", { field: "confidence" });
+      }
+      return idempotentWrite(
+        deps,
+        ctx,
+        { schema: AnswerQnaRequestSchema, message: req },
+        AnswerQnaResponseSchema,
+        (w) => answerQna(w, { orgId, id, answerText: req.answerText, source, confidence }, clock.now()),
+      );
+    },
+
+    async transitionQna(req, ctx) {
+      const { orgId } = apiContext(ctx);
+      const id = parseId("qna_", req.qnaId, "qnaId");
+      const target = req.targetState;
+      if (!isQnaState(target)) {
+        throw problem("invalid-target-state", `'${target}' is not one of open, answered, dismissed.`, {
+          targetState: target,
+        });
+      }
+      return idempotentWrite(
+        deps,
+        ctx,
+        { schema: TransitionQnaRequestSchema, message: req },
+        TransitionQnaResponseSchema,
+        (w) => transitionQna(w, { orgId, id, target, reason: req.reason }, clock.now()),
+      );
+    },
+  };
+}

@@ -1,0 +1,96 @@
+import type { Queryable } from "@platform/kit/db";
+import { type Keyed, keyset, type PageQuery, params, positionValue, type SortKey } from "@platform/kit/keyset";
+import { problem } from "@platform/kit/problems";
+import type { DealRecord } from "../domain/model.js";
+import { dealColumns, insertSql, oneRow, toDeal, updateSql } from "./rows.js";
+
+/** The sort keys of GET /deals. Amounts sort by value whatever their currency, as fixed-width text. */
+export const DEAL_SORT_KEYS: Record<string, SortKey> = {
+  updatedAt: { expr: "d.updated_at", type: "timestamptz", nullable: false },
+  createdAt: { expr: "d.created_at", type: "timestamptz", nullable: false },
+  name: { expr: "lower(d.name)", type: "text", nullable: false },
+  closeDate: { expr: `(to_char(d.close_date, 'YYYY-MM-DD') COLLATE "C")`, type: "text", nullable: true },
+  amount: {
+    expr: `(to_char(d.amount_value, 'FM000000000000000000.000000') COLLATE "C")`,
+    type: "text",
+    nullable: true,
+  },
+};
+
+export interface DealListFilter {
+  search: string;
+  accountId: string;
+  stages: readonly string[];
+  ownerUserId: string;
+  closingBefore: string;
+  closingAfter: string;
+}
+
+/** Deals of an org. */
+export interface DealStore {
+  findDeal(orgId: string, id: string): Promise<DealRecord | undefined>;
+  /** The deal row-locked until the transaction ends, so writes to one deal run one at a time. */
+  lockDeal(orgId: string, id: string): Promise<DealRecord | undefined>;
+  /** The deal linked to the CRM record `crmId`. */
+  findDealByCrmId(orgId: string, crmId: string): Promise<DealRecord | undefined>;
+  /** One keyset page of GET /deals. */
+  listDeals(orgId: string, filter: DealListFilter, page: PageQuery): Promise<Keyed<DealRecord>[]>;
+  /** Fails with source-ref-conflict when another deal of the org has the CRM id. */
+  insertDeal(d: DealRecord): Promise<void>;
+  /** Fails with source-ref-conflict when another deal of the org has the CRM id. */
+  updateDeal(d: DealRecord): Promise<void>;
+}
+
+const DEAL_SELECT = `SELECT d.*, to_char(d.close_date, 'YYYY-MM-DD') AS close_date_text FROM revenue.deals d`;
+const UNIQUE_VIOLATION = "23505";
+const DEAL_CASTS = { custom_fields: "jsonb" };
+
+/** The CRM-reference guard fired: another deal of the org (perhaps committed a moment ago) has the id. */
+function sourceRefConflictOn<T>(write: Promise<T>, crmId: string | undefined): Promise<T> {
+  return write.catch((err: unknown) => {
+    const e = err as { code?: string; constraint?: string; message?: string };
+    if (e.code === UNIQUE_VIOLATION && `${e.constraint ?? ""}${e.message ?? ""}`.includes("deals_crm_source")) {
+      throw problem("source-ref-conflict", `Another deal already has sourceRefs.crm.id '${crmId}'.`, {
+        sourceType: "crm",
+        sourceId: crmId,
+      });
+    }
+    throw err;
+  });
+}
+
+export function dealStore(q: Queryable): DealStore {
+  return {
+    findDeal: (orgId, id) => oneRow(q, `${DEAL_SELECT} WHERE d.org_id = $1 AND d.id = $2`, [orgId, id], toDeal),
+    lockDeal: (orgId, id) =>
+      oneRow(q, `${DEAL_SELECT} WHERE d.org_id = $1 AND d.id = $2 FOR UPDATE`, [orgId, id], toDeal),
+    findDealByCrmId: (orgId, crmId) =>
+      oneRow(q, `${DEAL_SELECT} WHERE d.org_id = $1 AND d.crm_source_id = $2`, [orgId, crmId], toDeal),
+    async listDeals(orgId, filter, page) {
+      const p = params();
+      const where = [`d.org_id = ${p.add(orgId)}`];
+      if (filter.search) where.push(`strpos(lower(d.name), lower(${p.add(filter.search)})) > 0`);
+      if (filter.accountId) where.push(`d.account_id = ${p.add(filter.accountId)}`);
+      if (filter.stages.length > 0) where.push(`d.stage = ANY(${p.add(filter.stages)}::text[])`);
+      if (filter.ownerUserId) where.push(`d.owner_user_id = ${p.add(filter.ownerUserId)}`);
+      if (filter.closingBefore) where.push(`d.close_date <= ${p.add(filter.closingBefore)}::date`);
+      if (filter.closingAfter) where.push(`d.close_date >= ${p.add(filter.closingAfter)}::date`);
+      const ks = keyset(page.sort.key, "d.id", page.sort.descending, page.after, p);
+      const rows = await q.query(
+        `SELECT d.*, to_char(d.close_date, 'YYYY-MM-DD') AS close_date_text, ${page.sort.key.expr} AS sort_value
+         FROM revenue.deals d WHERE ${where.join(" AND ")} AND ${ks.where}
+         ORDER BY ${ks.orderBy} LIMIT ${p.add(page.limit)}`,
+        p.values,
+      );
+      return rows.map((r) => ({ item: toDeal(r), position: [positionValue(r.sort_value), String(r.id)] }));
+    },
+    async insertDeal(d) {
+      const { sql, values } = insertSql("revenue.deals", dealColumns(d), DEAL_CASTS);
+      await sourceRefConflictOn(q.query(sql, values), d.crm?.id);
+    },
+    async updateDeal(d) {
+      const { sql, values } = updateSql("revenue.deals", dealColumns(d), ["org_id", "id"], DEAL_CASTS);
+      await sourceRefConflictOn(q.query(sql, values), d.crm?.id);
+    },
+  };
+}

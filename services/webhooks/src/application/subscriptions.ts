@@ -1,0 +1,185 @@
+import type { Clock } from "@platform/kit/clock";
+import { newId, parseId } from "@platform/kit/ids";
+import { problem } from "@platform/kit/problems";
+import type { SecretBox } from "@platform/kit/secret-box";
+import { pendingAttempt } from "../domain/attempt.js";
+import { TEST_EVENT_TYPE } from "../domain/catalog.js";
+import type { AttemptRecord, SubscriptionRecord } from "../domain/model.js";
+import { newSecret } from "../domain/signature.js";
+import { deliveryMessage, subscriptionMessage } from "../handlers/proto.js";
+import type { TxStore } from "../store/index.js";
+
+// The subscription use cases, each inside the transaction of its Idempotency-Key: creating,
+// changing and re-keying a subscription, and queueing the single-shot attempts of a test
+// ping or a redelivery.
+
+/** How long a rotated-out secret keeps signing, next to the new one. */
+export const SECRET_GRACE_MS = 24 * 3_600_000;
+
+export interface SubscriptionUseCaseDeps {
+  clock: Clock;
+  /** Seals the signing secrets: rows and stored answers hold them sealed. */
+  secrets: SecretBox;
+}
+
+export const subscriptionNotFound = (id: string) =>
+  problem("webhook-subscription-not-found", `Webhook subscription ${id} was not found.`);
+
+/** A subscription of the org (another org's is as absent as an unknown one); `lock` holds it until the transaction ends. */
+export async function ownedSubscription(
+  reads: Pick<TxStore, "findSubscription">,
+  orgId: string,
+  rawId: string,
+  lock = false,
+): Promise<SubscriptionRecord> {
+  const id = parseId("sub_", rawId, "subscriptionId");
+  const found = await reads.findSubscription(orgId, id, lock);
+  if (!found) throw subscriptionNotFound(id);
+  return found;
+}
+
+/** Queues a single-shot attempt of an event, due now. */
+async function queueAttempt(
+  w: TxStore,
+  clock: Clock,
+  subscription: SubscriptionRecord,
+  event: { id: string; type: string },
+  trigger: "redeliver" | "test",
+): Promise<AttemptRecord> {
+  const now = clock.now();
+  const attempt = pendingAttempt({
+    id: newId("wd_"),
+    subscriptionId: subscription.id,
+    event,
+    attempt: await w.nextAttemptNumber(subscription.id, event.id),
+    trigger,
+    retryStep: null,
+    now,
+  });
+  await w.insertAttempt(attempt);
+  return attempt;
+}
+
+/** Creates a subscription with its first secret (sealed in the answer too; the handler opens it for the client). */
+export async function createSubscription(
+  w: TxStore,
+  deps: SubscriptionUseCaseDeps,
+  cmd: { orgId: string; endpointUrl: string; events: string[]; description: string | null; secret: string },
+) {
+  const now = deps.clock.now();
+  const subscription: SubscriptionRecord = {
+    id: newId("sub_"),
+    orgId: cmd.orgId,
+    endpointUrl: cmd.endpointUrl,
+    events: cmd.events,
+    description: cmd.description,
+    enabled: true,
+    // Every subscription created through this API version receives the canonical Meeting.
+    payloadVersion: "v2",
+    secret: deps.secrets.seal(cmd.secret),
+    previousSecret: null,
+    previousSecretExpiresAt: null,
+    disabledReason: null,
+    disabledAt: null,
+    failingSince: null,
+    lastFailureAt: null,
+    createdAt: now,
+    updatedAt: now,
+  };
+  await w.insertSubscription(subscription);
+  return { subscription: subscriptionMessage(subscription, now), secret: subscription.secret };
+}
+
+/** A PATCH of a subscription: undefined keeps a value. */
+export interface UpdateSubscription {
+  orgId: string;
+  id: string;
+  endpointUrl: string | undefined;
+  events: string[] | undefined;
+  description: string | null | undefined;
+  enabled: boolean | undefined;
+}
+
+/** Changes the subscription; enabling a disabled one starts afresh, disabling one records the user did. */
+export async function updateSubscription(w: TxStore, clock: Clock, cmd: UpdateSubscription) {
+  const { endpointUrl, events, description } = cmd;
+  const now = clock.now();
+  const current = await ownedSubscription(w, cmd.orgId, cmd.id, true);
+  const next: SubscriptionRecord = {
+    ...current,
+    ...(endpointUrl !== undefined ? { endpointUrl } : {}),
+    ...(events !== undefined ? { events } : {}),
+    ...(description !== undefined ? { description } : {}),
+    updatedAt: now,
+  };
+  if (cmd.enabled === true && !current.enabled) {
+    // A fresh start: the failure run that disabled it no longer counts.
+    Object.assign(next, {
+      enabled: true,
+      disabledReason: null,
+      disabledAt: null,
+      failingSince: null,
+      lastFailureAt: null,
+    });
+  } else if (cmd.enabled === false && current.enabled) {
+    Object.assign(next, { enabled: false, disabledReason: "disabled-by-user", disabledAt: now });
+  }
+  await w.updateSubscription(next);
+  return { subscription: subscriptionMessage(next, now) };
+}
+
+/** A new secret; the one it replaces keeps signing for 24 h, one rotated out earlier stops now. */
+export async function rotateSecret(w: TxStore, deps: SubscriptionUseCaseDeps, orgId: string, rawId: string) {
+  const now = deps.clock.now();
+  const current = await ownedSubscription(w, orgId, rawId, true);
+  const next: SubscriptionRecord = {
+    ...current,
+    secret: deps.secrets.seal(newSecret()),
+    previousSecret: current.secret,
+    previousSecretExpiresAt: new Date(now.getTime() + SECRET_GRACE_MS),
+    updatedAt: now,
+  };
+  await w.updateSubscription(next);
+  return { subscription: subscriptionMessage(next, now), secret: next.secret };
+}
+
+/** Stores a test event for the subscription and queues its delivery; `traceparent` continues the caller's trace. */
+export async function sendTestEvent(
+  w: TxStore,
+  clock: Clock,
+  cmd: { orgId: string; subscriptionId: string; traceparent: string | undefined },
+) {
+  const subscription = await ownedSubscription(w, cmd.orgId, cmd.subscriptionId);
+  const now = clock.now();
+  const event = {
+    id: newId("evt_"),
+    orgId: cmd.orgId,
+    ...(cmd.traceparent ? { traceparent: cmd.traceparent } : {}),
+    type: TEST_EVENT_TYPE,
+    data: {
+      subscriptionId: subscription.id,
+      message: "This is a test event from the Platform Integration API.",
+    },
+    occurredAt: now,
+  };
+  await w.insertEvent(event);
+  return { delivery: deliveryMessage(await queueAttempt(w, clock, subscription, event, "test")) };
+}
+
+/** Queues the event of an earlier attempt again, to the same subscription. */
+export async function redeliver(
+  w: TxStore,
+  clock: Clock,
+  cmd: { orgId: string; subscriptionId: string; deliveryId: string },
+) {
+  const subscription = await ownedSubscription(w, cmd.orgId, cmd.subscriptionId);
+  const original = await w.findAttempt(subscription.id, cmd.deliveryId);
+  if (!original) {
+    throw problem(
+      "webhook-subscription-not-found",
+      `Delivery ${cmd.deliveryId} of subscription ${subscription.id} was not found.`,
+    );
+  }
+  const event = { id: original.eventId, type: original.eventType };
+  return { delivery: deliveryMessage(await queueAttempt(w, clock, subscription, event, "redeliver")) };
+}

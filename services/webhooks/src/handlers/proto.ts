@@ -1,0 +1,45 @@
+import type { MessageInitShape } from "@bufbuild/protobuf";
+import { timestampFromDate } from "@bufbuild/protobuf/wkt";
+import type { WebhookDeliverySchema, WebhookSubscriptionSchema } from "@platform/contracts/webhooks";
+import type { AttemptRecord, SubscriptionRecord } from "../domain/model.js";
+
+/** The subscription as the API shows it: never its secrets. */
+export function subscriptionMessage(
+  s: SubscriptionRecord,
+  now: Date,
+): MessageInitShape<typeof WebhookSubscriptionSchema> {
+  const grace =
+    s.previousSecretExpiresAt !== null && s.previousSecretExpiresAt > now ? s.previousSecretExpiresAt : null;
+  return {
+    id: s.id,
+    endpointUrl: s.endpointUrl,
+    events: s.events,
+    ...(s.description !== null ? { description: s.description } : {}),
+    enabled: s.enabled,
+    payloadVersion: s.payloadVersion,
+    ...(s.disabledReason !== null ? { disabledReason: s.disabledReason } : {}),
+    ...(s.disabledAt ? { disableTime: timestampFromDate(s.disabledAt) } : {}),
+    ...(grace ? { previousSecretExpireTime: timestampFromDate(grace) } : {}),
+    createTime: timestampFromDate(s.createdAt),
+    updateTime: timestampFromDate(s.updatedAt),
+  };
+}
+
+export function deliveryMessage(a: AttemptRecord): MessageInitShape<typeof WebhookDeliverySchema> {
+  return {
+    id: a.id,
+    subscriptionId: a.subscriptionId,
+    eventId: a.eventId,
+    eventType: a.eventType,
+    attempt: a.attempt,
+    status: a.status,
+    trigger: a.trigger,
+    ...(a.responseStatus !== null ? { responseStatus: a.responseStatus } : {}),
+    ...(a.durationMs !== null ? { durationMs: a.durationMs } : {}),
+    ...(a.error !== null ? { error: a.error } : {}),
+    scheduledTime: timestampFromDate(a.scheduledAt),
+    ...(a.attemptedAt ? { attemptTime: timestampFromDate(a.attemptedAt) } : {}),
+    ...(a.nextRetryAt ? { nextRetryTime: timestampFromDate(a.nextRetryAt) } : {}),
+    createTime: timestampFromDate(a.createdAt),
+  };
+}

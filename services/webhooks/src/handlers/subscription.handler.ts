@@ -1,0 +1,231 @@
+import { create, type DescMessage, type MessageInitShape, type MessageShape } from "@bufbuild/protobuf";
+import type { HandlerContext, ServiceImpl } from "@connectrpc/connect";
+import { context, propagation } from "@opentelemetry/api";
+import {
+  CreateWebhookSubscriptionRequestSchema,
+  CreateWebhookSubscriptionResponseSchema,
+  RedeliverWebhookRequestSchema,
+  RedeliverWebhookResponseSchema,
+  RotateWebhookSecretRequestSchema,
+  RotateWebhookSecretResponseSchema,
+  TestWebhookSubscriptionRequestSchema,
+  TestWebhookSubscriptionResponseSchema,
+  UpdateWebhookSubscriptionRequestSchema,
+  UpdateWebhookSubscriptionResponseSchema,
+  type WebhookSubscriptionService,
+} from "@platform/contracts/webhooks";
+import type { Clock } from "@platform/kit/clock";
+import { apiContext } from "@platform/kit/connect";
+import { createCursorCodec } from "@platform/kit/cursor";
+import type { Db } from "@platform/kit/db";
+import { idempotentRpc, replayOf } from "@platform/kit/idempotent-rpc";
+import { parseId } from "@platform/kit/ids";
+import { keysetPage } from "@platform/kit/keyset";
+import { parseSort } from "@platform/kit/pagination";
+import { problem } from "@platform/kit/problems";
+import type { SecretBox } from "@platform/kit/secret-box";
+import {
+  createSubscription,
+  ownedSubscription,
+  redeliver,
+  rotateSecret,
+  sendTestEvent,
+  subscriptionNotFound,
+  updateSubscription,
+} from "../application/subscriptions.js";
+import { checkEvents } from "../domain/catalog.js";
+import { checkEndpoint, type EndpointPolicy } from "../domain/endpoint.js";
+import type { AttemptStatus } from "../domain/model.js";
+import { newSecret } from "../domain/signature.js";
+import { ATTEMPT_SORT_KEYS } from "../store/attempt.store.js";
+import { pgStore, type TxStore, txStore } from "../store/index.js";
+import { SUBSCRIPTION_SORT_KEYS } from "../store/subscription.store.js";
+import { deliveryMessage, subscriptionMessage } from "./proto.js";
+
+const MAX_DESCRIPTION = 500;
+const ATTEMPT_STATUSES: readonly string[] = ["pending", "succeeded", "failed"];
+
+export interface SubscriptionDeps {
+  db: Db;
+  clock: Clock;
+  cursorSecret: string;
+  endpoints: EndpointPolicy;
+  /**
+   * Seals the signing secrets: the subscription row and the stored Idempotency-Key response
+   * hold them sealed; only the answer to the client carries the clear secret.
+   */
+  secrets: SecretBox;
+  /** Called after an attempt was queued (test, redeliver), so an in-process worker sends it now. */
+  queued?: () => void;
+}
+
+async function validEndpoint(raw: string, policy: EndpointPolicy): Promise<string> {
+  const checked = await checkEndpoint(raw, policy);
+  if (!checked.ok) throw problem("webhook-endpoint-invalid", checked.reason, { field: "endpointUrl" });
+  return raw;
+}
+
+function validEvents(events: readonly string[]): string[] {
+  const checked = checkEvents(events);
+  if (!checked.ok) throw problem("webhook-events-invalid", checked.reason, { field: "events" });
+  return checked.events;
+}
+
+function validDescription(raw: string | undefined): string | null {
+  if (raw === undefined || raw.trim() === "") return null;
+  if ([...raw].length > MAX_DESCRIPTION) {
+    throw problem("invalid-field", `description must be at most ${MAX_DESCRIPTION} characters.`, {
+      field: "description",
+    });
+  }
+  return raw;
+}
+
+/** The webhooks API: subscriptions of the caller's org and their delivery attempts. */
+export function subscriptionHandlers(deps: SubscriptionDeps): ServiceImpl<typeof WebhookSubscriptionService> {
+  const { db, clock, endpoints, secrets } = deps;
+  const store = pgStore(db);
+  const cursors = createCursorCodec(deps.cursorSecret);
+
+  /** The answer of a create or rotate (first time or replay) with its secret opened for the client. */
+  const withClearSecret = <R extends { secret: string }>(response: R): R => {
+    response.secret = response.secret ? secrets.open(response.secret) : "";
+    return response;
+  };
+
+  /** A write once per Idempotency-Key, in one transaction with its record. */
+  const write = async <I extends DescMessage, O extends DescMessage>(
+    ctx: HandlerContext,
+    request: { schema: I; message: MessageShape<I> },
+    responseSchema: O,
+    fn: (w: TxStore) => Promise<MessageInitShape<O>>,
+  ): Promise<MessageShape<O>> =>
+    idempotentRpc({ db, clock }, ctx, request, responseSchema, async (q) =>
+      create(responseSchema, await fn(txStore(q))),
+    );
+
+  return {
+    async listWebhookSubscriptions(req, ctx) {
+      const { orgId } = apiContext(ctx);
+      const sort = parseSort(req.sort, Object.keys(SUBSCRIPTION_SORT_KEYS), "-createdAt");
+      const page = await keysetPage(cursors, SUBSCRIPTION_SORT_KEYS, sort, req, (query) =>
+        store.listSubscriptions(orgId, query),
+      );
+      const now = clock.now();
+      return { subscriptions: page.items.map((s) => subscriptionMessage(s, now)), nextCursor: page.nextCursor ?? "" };
+    },
+
+    async createWebhookSubscription(req, ctx) {
+      const request = { schema: CreateWebhookSubscriptionRequestSchema, message: req };
+      // A replay answers what it answered first, without asking other services again.
+      const replay = await replayOf({ db, clock }, ctx, request, CreateWebhookSubscriptionResponseSchema);
+      if (replay) return withClearSecret(replay);
+      const { orgId } = apiContext(ctx);
+      // Checked before the transaction: resolving the host must not hold a connection.
+      const endpointUrl = await validEndpoint(req.endpointUrl, endpoints);
+      const events = validEvents(req.events);
+      const description = validDescription(req.description);
+      const secret = newSecret();
+      const created = await write(ctx, request, CreateWebhookSubscriptionResponseSchema, (w) =>
+        // Sealed in the idempotency record too; opened below for this answer and for replays.
+        createSubscription(w, { clock, secrets }, { orgId, endpointUrl, events, description, secret }),
+      );
+      return withClearSecret(created);
+    },
+
+    async getWebhookSubscription(req, ctx) {
+      const { orgId } = apiContext(ctx);
+      return {
+        subscription: subscriptionMessage(await ownedSubscription(store, orgId, req.subscriptionId), clock.now()),
+      };
+    },
+
+    async updateWebhookSubscription(req, ctx) {
+      const request = { schema: UpdateWebhookSubscriptionRequestSchema, message: req };
+      // A replay answers what it answered first, without asking other services again.
+      const replay = await replayOf({ db, clock }, ctx, request, UpdateWebhookSubscriptionResponseSchema);
+      if (replay) return replay;
+      const { orgId } = apiContext(ctx);
+      const id = parseId("sub_", req.subscriptionId, "subscriptionId");
+      const endpointUrl = req.endpointUrl === undefined ? undefined : await validEndpoint(req.endpointUrl, endpoints);
+      const events = req.events === undefined ? undefined : validEvents(req.events.events);
+      const description = req.description === undefined ? undefined : validDescription(req.description);
+      return write(ctx, request, UpdateWebhookSubscriptionResponseSchema, (w) =>
+        updateSubscription(w, clock, { orgId, id, endpointUrl, events, description, enabled: req.enabled }),
+      );
+    },
+
+    async deleteWebhookSubscription(req, ctx) {
+      const { orgId } = apiContext(ctx);
+      const id = parseId("sub_", req.subscriptionId, "subscriptionId");
+      const deleted = await store.tx((w) => w.deleteSubscription(orgId, id));
+      if (!deleted) throw subscriptionNotFound(id);
+      return {};
+    },
+
+    async rotateWebhookSecret(req, ctx) {
+      const { orgId } = apiContext(ctx);
+      const rotated = await write(
+        ctx,
+        { schema: RotateWebhookSecretRequestSchema, message: req },
+        RotateWebhookSecretResponseSchema,
+        (w) => rotateSecret(w, { clock, secrets }, orgId, req.subscriptionId),
+      );
+      return withClearSecret(rotated);
+    },
+
+    async testWebhookSubscription(req, ctx) {
+      const { orgId } = apiContext(ctx);
+      const response = await write(
+        ctx,
+        { schema: TestWebhookSubscriptionRequestSchema, message: req },
+        TestWebhookSubscriptionResponseSchema,
+        (w) => {
+          // The ping's delivery continues the trace of this request.
+          const carrier: { traceparent?: string } = {};
+          propagation.inject(context.active(), carrier);
+          return sendTestEvent(w, clock, {
+            orgId,
+            subscriptionId: req.subscriptionId,
+            traceparent: carrier.traceparent,
+          });
+        },
+      );
+      deps.queued?.();
+      return response;
+    },
+
+    async listWebhookDeliveries(req, ctx) {
+      const { orgId } = apiContext(ctx);
+      const subscription = await ownedSubscription(store, orgId, req.subscriptionId);
+      if (req.status !== "" && !ATTEMPT_STATUSES.includes(req.status)) {
+        throw problem(
+          "invalid-filter",
+          `status filter '${req.status}' is not one of: ${ATTEMPT_STATUSES.join(", ")}.`,
+          {
+            field: "status",
+          },
+        );
+      }
+      const status = req.status === "" ? undefined : (req.status as AttemptStatus);
+      const sort = parseSort(req.sort, Object.keys(ATTEMPT_SORT_KEYS), "-createdAt");
+      const page = await keysetPage(cursors, ATTEMPT_SORT_KEYS, sort, req, (query) =>
+        store.listAttempts(subscription.id, status, query),
+      );
+      return { deliveries: page.items.map(deliveryMessage), nextCursor: page.nextCursor ?? "" };
+    },
+
+    async redeliverWebhook(req, ctx) {
+      const { orgId } = apiContext(ctx);
+      const deliveryId = parseId("wd_", req.deliveryId, "deliveryId");
+      const response = await write(
+        ctx,
+        { schema: RedeliverWebhookRequestSchema, message: req },
+        RedeliverWebhookResponseSchema,
+        (w) => redeliver(w, clock, { orgId, subscriptionId: req.subscriptionId, deliveryId }),
+      );
+      deps.queued?.();
+      return response;
+    },
+  };
+}

@@ -1,0 +1,99 @@
+import type { Queryable } from "@platform/kit/db";
+import { type Keyed, keyset, type PageQuery, params, positionValue, type SortKey } from "@platform/kit/keyset";
+import type { AttemptRecord, AttemptStatus } from "../domain/model.js";
+import type { StoredEvent } from "../domain/payload.js";
+import { toAttempt } from "./rows.js";
+
+/** The sort keys of GET /webhook-subscriptions/{id}/deliveries. */
+export const ATTEMPT_SORT_KEYS: Record<string, SortKey> = {
+  createdAt: { expr: "a.created_at", type: "timestamptz", nullable: false },
+};
+
+/** The events to deliver and the delivery attempts of each to each subscription. */
+export interface AttemptStore {
+  /** Stores an event once; a redelivered one is left as first stored. */
+  insertEvent(e: StoredEvent & { orgId: string }): Promise<void>;
+  /** Inserts an attempt; the first attempt of an event for a subscription exists at most once. */
+  insertAttempt(a: Omit<AttemptRecord, "eventType">): Promise<boolean>;
+  /** The number the next attempt of an event to a subscription gets. */
+  nextAttemptNumber(subscriptionId: string, eventId: string): Promise<number>;
+  findAttempt(subscriptionId: string, id: string): Promise<AttemptRecord | undefined>;
+  /** One keyset page of a subscription's attempts, of one status or all. */
+  listAttempts(
+    subscriptionId: string,
+    status: AttemptStatus | undefined,
+    page: PageQuery,
+  ): Promise<Keyed<AttemptRecord>[]>;
+}
+
+export const ATTEMPT_SELECT =
+  "SELECT a.*, e.type AS event_type FROM webhooks.attempts a JOIN webhooks.events e ON e.id = a.event_id";
+
+export function attemptStore(q: Queryable): AttemptStore {
+  return {
+    async insertEvent(e: StoredEvent & { orgId: string }): Promise<void> {
+      await q.query(
+        `INSERT INTO webhooks.events (id, org_id, type, data, occurred_at, traceparent)
+         VALUES ($1, $2, $3, $4::jsonb, $5, $6)
+         ON CONFLICT (id) DO NOTHING`,
+        [e.id, e.orgId, e.type, JSON.stringify(e.data ?? null), e.occurredAt, e.traceparent ?? null],
+      );
+    },
+
+    async insertAttempt(a: Omit<AttemptRecord, "eventType">): Promise<boolean> {
+      const rows = await q.query(
+        `INSERT INTO webhooks.attempts (id, subscription_id, event_id, attempt, trigger, status, scheduled_at,
+           attempted_at, response_status, duration_ms, error, next_retry_at, retry_step, created_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
+         ON CONFLICT DO NOTHING RETURNING id`,
+        [
+          a.id,
+          a.subscriptionId,
+          a.eventId,
+          a.attempt,
+          a.trigger,
+          a.status,
+          a.scheduledAt,
+          a.attemptedAt,
+          a.responseStatus,
+          a.durationMs,
+          a.error,
+          a.nextRetryAt,
+          a.retryStep,
+          a.createdAt,
+        ],
+      );
+      return rows.length > 0;
+    },
+
+    async nextAttemptNumber(subscriptionId: string, eventId: string): Promise<number> {
+      const [row] = await q.query<{ n: number }>(
+        "SELECT COALESCE(max(attempt), 0) + 1 AS n FROM webhooks.attempts WHERE subscription_id = $1 AND event_id = $2",
+        [subscriptionId, eventId],
+      );
+      return Number(row?.n ?? 1);
+    },
+
+    async findAttempt(subscriptionId: string, id: string): Promise<AttemptRecord | undefined> {
+      const [row] = await q.query(`${ATTEMPT_SELECT} WHERE a.subscription_id = $1 AND a.id = $2`, [subscriptionId, id]);
+      return row && toAttempt(row);
+    },
+
+    async listAttempts(
+      subscriptionId: string,
+      status: AttemptStatus | undefined,
+      page: PageQuery,
+    ): Promise<Keyed<AttemptRecord>[]> {
+      const p = params();
+      const where = [`a.subscription_id = ${p.add(subscriptionId)}`];
+      if (status) where.push(`a.status = ${p.add(status)}`);
+      const k = keyset(page.sort.key, "a.id", page.sort.descending, page.after, p);
+      const rows = await q.query(
+        `${ATTEMPT_SELECT.replace("SELECT a.*", `SELECT a.*, ${page.sort.key.expr} AS sort_value`)}
+          WHERE ${[...where, k.where].join(" AND ")} ORDER BY ${k.orderBy} LIMIT ${p.add(page.limit)}`,
+        p.values,
+      );
+      return rows.map((r) => ({ item: toAttempt(r), position: [positionValue(r.sort_value), String(r.id)] }));
+    },
+  };
+}
