@@ -7,12 +7,14 @@ import type { Db } from "@platform/kit/db";
 import { newId } from "@platform/kit/ids";
 import type { Logger } from "@platform/kit/logger";
 import { problem } from "@platform/kit/problems";
-import { auditLimit } from "./domain/listing.js";
-import type { TokenRecord } from "./domain/model.js";
-import { checkPartnerPair, checkSingleParent } from "./domain/partners.js";
-import { validateGrantedScopes, validateTokenScopes } from "./domain/scopes.js";
-import { tokenName } from "./domain/tokens.js";
-import { partnerGrantChangedEvent, tokenCreatedEvent, tokenRevokedEvent } from "./events/outbox-events.js";
+import { auditLimit } from "../domain/listing.js";
+import type { TokenRecord } from "../domain/model.js";
+import { checkPartnerPair, checkSingleParent } from "../domain/partners.js";
+import { validateGrantedScopes, validateTokenScopes } from "../domain/scopes.js";
+import { tokenName } from "../domain/tokens.js";
+import { partnerGrantChangedEvent, tokenCreatedEvent, tokenRevokedEvent } from "../events/outbox-events.js";
+import { sandboxKeys } from "../sandbox.js";
+import type { OrganizationStore, Store } from "../store/index.js";
 import {
   delegationAuditMessage,
   organizationSummaryMessage,
@@ -20,20 +22,18 @@ import {
   sandboxKeyMessage,
   tokenMessage,
 } from "./proto.js";
-import { sandboxKeys } from "./sandbox.js";
-import type { IdentityReads, IdentityStore } from "./store/identity.store.js";
 
 export interface AdminDeps {
   db: Db;
-  store: IdentityStore;
+  store: Store;
   clock: Clock;
   logger: Logger;
   sandboxSeed: string;
   /** Runs a write transaction and then tells the outbox relay there is something to publish. */
-  write: IdentityStore["tx"];
+  write: Store["tx"];
 }
 
-async function loadOrg(store: IdentityReads, id: string) {
+async function loadOrg(store: OrganizationStore, id: string) {
   const org = await store.findOrganization(id);
   if (!org) throw problem("organization-not-found", `Organization '${id}' was not found.`);
   return org;

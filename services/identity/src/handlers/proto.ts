@@ -22,13 +22,16 @@ import {
 } from "@platform/contracts/identity";
 import type { Scope } from "@platform/kit/scopes";
 import type { SandboxKeyInfo } from "@platform/sandbox";
-import { type EntitlementsView, licenseTier } from "./domain/entitlements.js";
-import type { PartnerRelationshipRecord, TokenRecord } from "./domain/model.js";
-import { invitationStatus, seats } from "./domain/seats.js";
-import type { DelegationAuditEntry as AuditEntryRecord } from "./store/audit.store.js";
-import type { OrganizationListItem, OrganizationView } from "./store/identity.store.js";
-import type { ManagedOrganizationRow } from "./store/partner.store.js";
-import type { UserView } from "./store/user.store.js";
+import { type EntitlementsView, licenseTier } from "../domain/entitlements.js";
+import type { PartnerRelationshipRecord, TokenRecord } from "../domain/model.js";
+import { invitationStatus, seats } from "../domain/seats.js";
+import type {
+  DelegationAuditEntry as AuditEntryRecord,
+  ManagedOrganizationRow,
+  OrganizationListItem,
+  OrganizationView,
+  UserView,
+} from "../store/index.js";
 
 // Records to proto messages; unset optional fields stay unset (the gateway renders null).
 

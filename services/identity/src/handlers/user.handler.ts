@@ -12,10 +12,11 @@ import type { CursorCodec } from "@platform/kit/cursor";
 import { newId, parseId } from "@platform/kit/ids";
 import { keysetPage } from "@platform/kit/keyset";
 import { problem } from "@platform/kit/problems";
-import { normaliseEmail } from "./domain/email.js";
-import { userFilters, userSort } from "./domain/listing.js";
-import type { OrganizationRecord, UserRecord } from "./domain/model.js";
-import { invitationStatus, pendingInvitationCutoff } from "./domain/seats.js";
+import { idempotentWrite, type WriteDeps } from "../application/write.js";
+import { normaliseEmail } from "../domain/email.js";
+import { userFilters, userSort } from "../domain/listing.js";
+import type { OrganizationRecord, UserRecord } from "../domain/model.js";
+import { invitationStatus, pendingInvitationCutoff } from "../domain/seats.js";
 import {
   applyUserPatch,
   checkAdministratorRules,
@@ -27,13 +28,12 @@ import {
   patchedText,
   renewedInvitation,
   type UserPatch,
-} from "./domain/users.js";
-import { checkExpectedVersion } from "./domain/versions.js";
-import { userInvitedEvent, userUpdatedEvent } from "./events/outbox-events.js";
+} from "../domain/users.js";
+import { checkExpectedVersion } from "../domain/versions.js";
+import { userInvitedEvent, userUpdatedEvent } from "../events/outbox-events.js";
+import type { Store, TxStore } from "../store/index.js";
+import { USER_SORT_KEYS } from "../store/user.store.js";
 import { userMessage } from "./proto.js";
-import type { IdentityReads, IdentityWrites } from "./store/identity.store.js";
-import { USER_SORT_KEYS } from "./store/user.store.js";
-import { idempotentWrite, type WriteDeps } from "./write.js";
 
 const notFound = (id: string) => problem("user-not-found", `User ${id} was not found.`);
 
@@ -44,19 +44,19 @@ function emailInUse(holder: UserRecord) {
 }
 
 /** The caller's organization under its row lock: the seat and administrator rules run one at a time. */
-async function lockCallerOrg(w: IdentityWrites, orgId: string): Promise<OrganizationRecord> {
+async function lockCallerOrg(w: TxStore, orgId: string): Promise<OrganizationRecord> {
   const org = await w.lockOrganization(orgId);
   if (!org) throw problem("organization-not-found", `Organization ${orgId} was not found.`);
   return org;
 }
 
-async function checkSeatFor(w: IdentityWrites, org: OrganizationRecord, now: Date): Promise<void> {
+async function checkSeatFor(w: TxStore, org: OrganizationRecord, now: Date): Promise<void> {
   checkSeatAvailable(org.seatTotal, await w.countSeatHolders(org.id, pendingInvitationCutoff(now)));
 }
 
 /** The users of the caller's organization (the child's when a partner delegates). */
 export function userHandlers(
-  deps: WriteDeps & { store: IdentityReads; cursors: CursorCodec },
+  deps: WriteDeps & { store: Store; cursors: CursorCodec },
 ): ServiceImpl<typeof UserService> {
   const { store, clock, cursors } = deps;
   return {

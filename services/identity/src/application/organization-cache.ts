@@ -1,5 +1,5 @@
 import type { Clock } from "@platform/kit/clock";
-import type { IdentityReads, OrganizationView } from "./store/identity.store.js";
+import type { OrganizationView, Store } from "../store/index.js";
 
 /** How long a read organization is reused: the bound of what another replica may not see yet. */
 export const ORGANIZATION_CACHE_MS = 1_000;
@@ -11,7 +11,7 @@ export const ORGANIZATION_CACHE_MS = 1_000;
  * on the same replica always sees its change; another replica's write shows here within `ttlMs`.
  * A read that started before a write is never stored after it.
  */
-export function organizationCache(reads: Pick<IdentityReads, "findOrganization">, clock: Clock, ttlMs: number) {
+export function organizationCache(reads: Pick<Store, "findOrganization">, clock: Clock, ttlMs: number) {
   const entries = new Map<string, { value: OrganizationView | undefined; until: number }>();
   let generation = 0;
   return {

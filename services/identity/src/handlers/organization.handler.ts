@@ -6,24 +6,22 @@ import {
 } from "@platform/contracts/identity";
 import { apiContext } from "@platform/kit/connect";
 import { problem } from "@platform/kit/problems";
-import { shapeEntitlements } from "./domain/entitlements.js";
-import { applyOrganizationPatch, validateOrganizationPatch } from "./domain/organizations.js";
-import { pendingInvitationCutoff } from "./domain/seats.js";
-import { checkExpectedVersion } from "./domain/versions.js";
-import { visibleOrgId } from "./domain/visibility.js";
-import { organizationUpdatedEvent } from "./events/outbox-events.js";
+import { idempotentWrite, type WriteDeps } from "../application/write.js";
+import { shapeEntitlements } from "../domain/entitlements.js";
+import { applyOrganizationPatch, validateOrganizationPatch } from "../domain/organizations.js";
+import { pendingInvitationCutoff } from "../domain/seats.js";
+import { checkExpectedVersion } from "../domain/versions.js";
+import { visibleOrgId } from "../domain/visibility.js";
+import { organizationUpdatedEvent } from "../events/outbox-events.js";
+import type { OrganizationStore, Store } from "../store/index.js";
 import { entitlementsMessage, organizationMessage } from "./proto.js";
-import type { IdentityReads } from "./store/identity.store.js";
-import { idempotentWrite, type WriteDeps } from "./write.js";
 
 const notFound = (id: string) => problem("organization-not-found", `Organization ${id} was not found.`);
 
 /** The organization resources of the public API, always within the caller's org context. */
-export function organizationHandlers(
-  deps: WriteDeps & { store: IdentityReads },
-): ServiceImpl<typeof OrganizationService> {
+export function organizationHandlers(deps: WriteDeps & { store: Store }): ServiceImpl<typeof OrganizationService> {
   const { store, clock } = deps;
-  const loadOrg = async (reads: IdentityReads, id: string) => {
+  const loadOrg = async (reads: OrganizationStore, id: string) => {
     const org = await reads.findOrganization(id);
     if (!org) throw notFound(id);
     return org;

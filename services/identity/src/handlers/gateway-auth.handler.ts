@@ -2,8 +2,8 @@ import type { HandlerContext, ServiceImpl } from "@connectrpc/connect";
 import type { GatewayAuthService } from "@platform/contracts/identity";
 import { requestContext } from "@platform/kit/connect";
 import { problem } from "@platform/kit/problems";
+import type { Store } from "../store/index.js";
 import { tokenMessage } from "./proto.js";
-import type { IdentityReads } from "./store/identity.store.js";
 
 function requireGateway(ctx: HandlerContext): void {
   if (requestContext(ctx).principal !== "gateway") {
@@ -15,7 +15,7 @@ function requireGateway(ctx: HandlerContext): void {
  * The gateway's look-ups. Revoked and expired tokens are returned as they are: the gateway
  * tells unknown-subscription from subscription-expired, and caches the answer.
  */
-export function gatewayAuthHandlers(store: IdentityReads): ServiceImpl<typeof GatewayAuthService> {
+export function gatewayAuthHandlers(store: Store): ServiceImpl<typeof GatewayAuthService> {
   return {
     async resolveApiKey(req, ctx) {
       requireGateway(ctx);

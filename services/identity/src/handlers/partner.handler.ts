@@ -4,16 +4,16 @@ import type { Clock } from "@platform/kit/clock";
 import { apiContext } from "@platform/kit/connect";
 import type { CursorCodec } from "@platform/kit/cursor";
 import { keysetPage } from "@platform/kit/keyset";
-import { managedFilters, managedSort } from "./domain/listing.js";
-import { effectiveScopes } from "./domain/partners.js";
-import { pendingInvitationCutoff } from "./domain/seats.js";
+import { managedFilters, managedSort } from "../domain/listing.js";
+import { effectiveScopes } from "../domain/partners.js";
+import { pendingInvitationCutoff } from "../domain/seats.js";
+import type { Store } from "../store/index.js";
+import { MANAGED_SORT_KEYS } from "../store/partner.store.js";
 import { managedOrganizationMessage } from "./proto.js";
-import type { IdentityReads } from "./store/identity.store.js";
-import { MANAGED_SORT_KEYS } from "./store/partner.store.js";
 
 /** A partner-admin organization's view of the children it manages. */
 export function partnerHandlers(deps: {
-  store: IdentityReads;
+  store: Store;
   clock: Clock;
   cursors: CursorCodec;
 }): ServiceImpl<typeof PartnerService> {
