@@ -2,23 +2,28 @@ import { type JsonValue, toJson } from "@bufbuild/protobuf";
 import { type Value, ValueSchema } from "@bufbuild/protobuf/wkt";
 import type { BookMeetingRequest, Campaign } from "@platform/contracts/scheduling";
 import { problem } from "@platform/kit/problems";
-import { emailProblem, validateAttendee, validateSurvey } from "./domain/attendee.js";
-import { isSlotAvailable } from "./domain/availability.js";
-import { isWithinWindow } from "./domain/booking-window.js";
-import { assertValidFormValues, formValuesHash } from "./domain/form.js";
-import { meetingTitle } from "./domain/meeting-title.js";
-import { type VerifiedSlotToken, verifySlotToken } from "./domain/slot-token.js";
-import type { FieldError, FormAnswer, FormField, HostCalendar, SurveyQuestion, TimeRange } from "./domain/types.js";
+import { emailProblem, validateAttendee, validateSurvey } from "../domain/attendee.js";
+import { isSlotAvailable } from "../domain/availability.js";
+import { isWithinWindow } from "../domain/booking-window.js";
+import { assertValidFormValues, formValuesHash } from "../domain/form.js";
+import { meetingTitle } from "../domain/meeting-title.js";
 import type {
   AttendeeRecord,
   CampaignRecord,
+  FieldError,
+  FormAnswer,
+  FormField,
   FormValueRecord,
+  HostCalendar,
   HostRecord,
   MeetingRecord,
   ScheduleRecord,
+  SurveyQuestion,
   SurveyResponseRecord,
-} from "./model.js";
-import type { SchedulingReads } from "./store/scheduling.store.js";
+  TimeRange,
+} from "../domain/model.js";
+import { type VerifiedSlotToken, verifySlotToken } from "../domain/slot-token.js";
+import type { HostStore, ScheduleStore } from "../store/index.js";
 
 // The checks of booking and rescheduling (and the schedule look-ups availability shares),
 // between the request and the domain rules: each turns a rule's verdict into the spec's problem.
@@ -28,14 +33,22 @@ const MINUTE_MS = 60_000;
 const scheduleNotFound = (id: string) => problem("schedule-not-found", `Schedule ${id} was not found.`);
 
 /** The org's schedule as the API sees it: drafts are as absent as unknown ids. */
-export async function visibleSchedule(reads: SchedulingReads, orgId: string, id: string): Promise<ScheduleRecord> {
+export async function visibleSchedule(
+  reads: ScheduleStore & HostStore,
+  orgId: string,
+  id: string,
+): Promise<ScheduleRecord> {
   const schedule = await reads.findSchedule(orgId, id);
   if (!schedule || schedule.status === "draft") throw scheduleNotFound(id);
   return schedule;
 }
 
 /** A visible schedule that takes bookings: a disabled one is 422 schedule-unavailable. */
-export async function bookableSchedule(reads: SchedulingReads, orgId: string, id: string): Promise<ScheduleRecord> {
+export async function bookableSchedule(
+  reads: ScheduleStore & HostStore,
+  orgId: string,
+  id: string,
+): Promise<ScheduleRecord> {
   const schedule = await visibleSchedule(reads, orgId, id);
   if (schedule.status !== "active") {
     throw problem("schedule-unavailable", `Schedule ${id} is disabled and takes no bookings.`);
@@ -74,7 +87,7 @@ const conflict = (detail: string) => problem("slot-conflict", detail, { rerunAva
  * under concurrency. Anything else is 409 slot-conflict: the client should look again.
  */
 export async function hostOfFreeSlot(
-  reads: SchedulingReads,
+  reads: ScheduleStore & HostStore,
   schedule: ScheduleRecord,
   hostUserId: string,
   slot: TimeRange,
@@ -176,7 +189,7 @@ export interface CheckedBooking {
  * attendee and guests, the survey, then whether the slot is still free.
  */
 export async function checkBooking(
-  reads: SchedulingReads,
+  reads: ScheduleStore & HostStore,
   req: BookMeetingRequest,
   opts: { orgId: string; slotTokenSecret: string; now: Date },
 ): Promise<CheckedBooking> {

@@ -2,16 +2,15 @@ import { setImmediate as yieldToLoop } from "node:timers/promises";
 import { timestampDate } from "@bufbuild/protobuf/wkt";
 import type { GetAvailabilityRequest } from "@platform/contracts/scheduling";
 import { problem } from "@platform/kit/problems";
+import { slotStarts } from "../domain/availability.js";
+import { searchRange } from "../domain/booking-window.js";
+import { assertValidFormValues, formValuesHash } from "../domain/form.js";
+import type { FormAnswer, HostRecord, ScheduleRecord, TimeRange } from "../domain/model.js";
+import { routeHosts } from "../domain/routing.js";
+import { slotTokenExpiresAt, slotTokenSigner } from "../domain/slot-token.js";
+import { isIanaZone } from "../domain/time-zone.js";
+import type { HostStore, ScheduleStore } from "../store/index.js";
 import { formValuesOf, hostCalendar } from "./booking.js";
-import { slotStarts } from "./domain/availability.js";
-import { searchRange } from "./domain/booking-window.js";
-import { assertValidFormValues, formValuesHash } from "./domain/form.js";
-import { routeHosts } from "./domain/routing.js";
-import { slotTokenExpiresAt, slotTokenSigner } from "./domain/slot-token.js";
-import { isIanaZone } from "./domain/time-zone.js";
-import type { FormAnswer, TimeRange } from "./domain/types.js";
-import type { HostRecord, ScheduleRecord } from "./model.js";
-import type { SchedulingReads } from "./store/scheduling.store.js";
 
 // Availability: an availability request checked against its schedule, routed to host groups,
 // and each routed host's free slots signed into slot tokens.
@@ -84,7 +83,7 @@ export const SLOTS_PER_TURN = 2_500;
  * The work is split into turns of the event loop (see `SLOTS_PER_TURN`).
  */
 export async function matchHosts(
-  reads: SchedulingReads,
+  reads: ScheduleStore & HostStore,
   schedule: ScheduleRecord,
   query: AvailabilityQuery,
   opts: { orgId: string; slotTokenSecret: string; now: Date },

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import type { MeetingRecord, VideoProvider } from "./model.js";
+import type { MeetingRecord, VideoProvider } from "../domain/model.js";
 
 /** What a host's calendar event shows. */
 export interface CalendarEventInput {

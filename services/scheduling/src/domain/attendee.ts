@@ -1,5 +1,5 @@
+import type { FieldError, SurveyQuestion } from "./model.js";
 import { isIanaZone } from "./time-zone.js";
-import type { FieldError, SurveyQuestion } from "./types.js";
 
 // The attendee email is an RFC 5322 addr-spec restricted to what mail systems deliver in
 // practice (the same rules identity applies to invitations):

@@ -10,19 +10,26 @@ import { apiContext } from "@platform/kit/connect";
 import { newId, parseId } from "@platform/kit/ids";
 import type { Logger } from "@platform/kit/logger";
 import { problem } from "@platform/kit/problems";
-import { bookableSchedule, checkBooking, hostOfFreeSlot, newMeeting, slotOf, verifiedToken } from "./booking.js";
-import { meetingStatus } from "./domain/status.js";
-import { meetingBookedEvent, meetingCanceledEvent, meetingRescheduledEvent } from "./events/outbox-events.js";
-import type { HostRecord, MeetingRecord } from "./model.js";
-import { meetingMessage } from "./proto.js";
+import {
+  bookableSchedule,
+  checkBooking,
+  hostOfFreeSlot,
+  newMeeting,
+  slotOf,
+  verifiedToken,
+} from "../application/booking.js";
 import {
   type CalendarEventInput,
   type CalendarProvider,
   type ConferencingProvider,
   withConference,
-} from "./providers.js";
-import type { SchedulingStore } from "./store/scheduling.store.js";
-import { idempotentWrite, type WriteDeps } from "./write.js";
+} from "../application/providers.js";
+import { idempotentWrite, type WriteDeps } from "../application/write.js";
+import type { HostRecord, MeetingRecord } from "../domain/model.js";
+import { meetingStatus } from "../domain/status.js";
+import { meetingBookedEvent, meetingCanceledEvent, meetingRescheduledEvent } from "../events/outbox-events.js";
+import type { Store } from "../store/index.js";
+import { meetingMessage } from "./proto.js";
 
 const MAX_CANCEL_REASON = 500;
 
@@ -42,7 +49,7 @@ function calendarEvent(m: MeetingRecord, host: HostRecord): CalendarEventInput {
 }
 
 export interface MeetingDeps extends WriteDeps {
-  store: SchedulingStore;
+  store: Store;
   logger: Logger;
   slotTokenSecret: string;
   bookingBaseUrl: string;

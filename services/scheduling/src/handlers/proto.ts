@@ -8,11 +8,11 @@ import {
   type SmartSchedule,
   SmartScheduleSchema,
 } from "@platform/contracts/scheduling";
-import { SLOT_TOKEN_LENGTH } from "./domain/slot-token.js";
-import { meetingStatus } from "./domain/status.js";
-import type { HostAvailability } from "./matching.js";
-import type { HostRecord, LocationRecord, ScheduleRecord } from "./model.js";
-import type { MeetingView } from "./store/scheduling.store.js";
+import type { HostAvailability } from "../application/matching.js";
+import type { HostRecord, LocationRecord, ScheduleRecord } from "../domain/model.js";
+import { SLOT_TOKEN_LENGTH } from "../domain/slot-token.js";
+import { meetingStatus } from "../domain/status.js";
+import type { MeetingView } from "../store/index.js";
 
 // Records to proto messages; unset optional fields stay unset (the gateway renders null).
 

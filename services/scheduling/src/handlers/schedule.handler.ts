@@ -8,11 +8,12 @@ import { parseId } from "@platform/kit/ids";
 import { keysetPage } from "@platform/kit/keyset";
 import { parseSort } from "@platform/kit/pagination";
 import { problem } from "@platform/kit/problems";
-import { bookableSchedule, visibleSchedule } from "./booking.js";
-import { availabilityQuery, matchHosts } from "./matching.js";
-import type { ScheduleStatus } from "./model.js";
+import { bookableSchedule, visibleSchedule } from "../application/booking.js";
+import { availabilityQuery, matchHosts } from "../application/matching.js";
+import type { ScheduleStatus } from "../domain/model.js";
+import type { Store } from "../store/index.js";
+import { SCHEDULE_SORT_KEYS } from "../store/schedule.store.js";
 import { hostGroupMessage, scheduleMessage } from "./proto.js";
-import { SCHEDULE_SORT_KEYS, type SchedulingReads } from "./store/scheduling.store.js";
 
 const SORT_FIELDS = ["updatedAt", "createdAt", "name"];
 const DEFAULT_SORT = "-updatedAt";
@@ -26,7 +27,7 @@ const STATUS_FILTERS: Record<string, readonly ScheduleStatus[]> = {
 
 /** Smart Schedules and their availability, always within the caller's org. */
 export function scheduleHandlers(deps: {
-  store: SchedulingReads;
+  store: Store;
   clock: Clock;
   cursors: CursorCodec;
   slotTokenSecret: string;
