@@ -4,10 +4,10 @@ import type { Clock } from "@platform/kit/clock";
 import { requestContext } from "@platform/kit/connect";
 import { isId } from "@platform/kit/ids";
 import { problem } from "@platform/kit/problems";
-import { recordingBlocked } from "./domain/access.js";
-import type { ContactView } from "./domain/records.js";
-import { displayName } from "./domain/records.js";
-import type { CrmStore } from "./store/crm.store.js";
+import { recordingBlocked } from "../domain/access.js";
+import type { ContactView } from "../domain/model.js";
+import { displayName } from "../domain/records.js";
+import type { Store } from "../store/index.js";
 
 const MAX_LOOKUP = 100;
 
@@ -33,7 +33,7 @@ const contactReference = (c: ContactView) => ({
 });
 
 /** Other contexts' questions about the CRM records of the caller's org. */
-export function referenceHandlers(deps: { store: CrmStore; clock: Clock }): ServiceImpl<typeof ReferenceService> {
+export function referenceHandlers(deps: { store: Store; clock: Clock }): ServiceImpl<typeof ReferenceService> {
   const { store, clock } = deps;
   return {
     async lookupAccounts(req, ctx) {

@@ -7,14 +7,14 @@ import { parseId } from "@platform/kit/ids";
 import { keysetPage } from "@platform/kit/keyset";
 import { parseSort } from "@platform/kit/pagination";
 import { problem } from "@platform/kit/problems";
-import { normalDomain } from "./domain/records.js";
-import { timelinePage } from "./listing.js";
+import { timelinePage } from "../application/listing.js";
+import { normalDomain } from "../domain/records.js";
+import type { Store } from "../store/index.js";
+import { ACCOUNT_SORT_KEYS, CONTACT_SORT_KEYS } from "../store/records.store.js";
 import { accountMessage, activityMessage, contactMessage } from "./proto.js";
-import type { CrmStore } from "./store/crm.store.js";
-import { ACCOUNT_SORT_KEYS, CONTACT_SORT_KEYS } from "./store/records.store.js";
 
 export interface ReadDeps {
-  store: CrmStore;
+  store: Store;
   clock: Clock;
   cursors: CursorCodec;
 }
@@ -22,7 +22,7 @@ export interface ReadDeps {
 export const CONTACT_SORTS = Object.keys(CONTACT_SORT_KEYS);
 
 /** The org's account with that id; another org's is as absent as an unknown one. */
-export async function accountOf(store: CrmStore, orgId: string, raw: string) {
+export async function accountOf(store: Store, orgId: string, raw: string) {
   const id = parseId("acct_", raw, "accountId");
   const account = await store.findAccount(orgId, id);
   if (!account) throw problem("account-not-found", `Account ${id} was not found.`);

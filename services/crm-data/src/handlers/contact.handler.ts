@@ -5,10 +5,10 @@ import { isId, parseId } from "@platform/kit/ids";
 import { keysetPage } from "@platform/kit/keyset";
 import { parseSort } from "@platform/kit/pagination";
 import { problem } from "@platform/kit/problems";
+import { timelinePage } from "../application/listing.js";
+import { CONTACT_SORT_KEYS } from "../store/records.store.js";
 import { CONTACT_SORTS, type ReadDeps } from "./account.handler.js";
-import { timelinePage } from "./listing.js";
 import { activityMessage, contactMessage } from "./proto.js";
-import { CONTACT_SORT_KEYS } from "./store/records.store.js";
 
 /** Contacts of the caller's org and their timelines. */
 export function contactHandlers(deps: ReadDeps): ServiceImpl<typeof ContactService> {

@@ -1,7 +1,7 @@
 import type { Clock } from "@platform/kit/clock";
 import { newId, parseId } from "@platform/kit/ids";
 import { problem } from "@platform/kit/problems";
-import { botProvider, botReport } from "./domain/bot.js";
+import { botProvider, botReport } from "../domain/bot.js";
 import {
   type AccountFields,
   accountFields,
@@ -13,10 +13,10 @@ import {
   checkOrgId,
   chunkFields,
   contactFields,
-} from "./domain/ingest.js";
-import { accountChangedEvent, contactChangedEvent } from "./events/outbox-events.js";
-import type { CrmReads, CrmStore } from "./store/crm.store.js";
-import type { Upserted } from "./store/records.store.js";
+} from "../domain/ingest.js";
+import { accountChangedEvent, contactChangedEvent } from "../events/outbox-events.js";
+import type { Store, TxStore } from "../store/index.js";
+import type { Upserted } from "../store/records.store.js";
 
 // Ingestion as the CRM sync and the recording bot drive it (the admin plane) and the sandbox
 // seeds it: each call is one transaction, idempotent by the external keys.
@@ -25,7 +25,7 @@ import type { Upserted } from "./store/records.store.js";
 export type IdFor = (crmId: string) => string;
 
 export async function upsertAccounts(
-  w: CrmReads,
+  w: TxStore,
   now: Date,
   orgId: string,
   inputs: readonly AccountFields[],
@@ -44,7 +44,7 @@ export async function upsertAccounts(
 }
 
 export async function upsertContacts(
-  w: CrmReads,
+  w: TxStore,
   now: Date,
   orgId: string,
   inputs: readonly ContactFields[],
@@ -83,7 +83,7 @@ export interface BotReportInput {
 }
 
 /** Stores a bot report; the meeting must be known (from scheduling, or described by the report). */
-export async function reportBot(w: CrmReads, now: Date, r: BotReportInput) {
+export async function reportBot(w: TxStore, now: Date, r: BotReportInput) {
   const orgId = checkOrgId(r.orgId);
   const meetingId = parseId("mtg_", r.meetingId, "meetingId");
   const botId = parseId("trs_", r.botId, "botId");
@@ -124,7 +124,7 @@ export async function reportBot(w: CrmReads, now: Date, r: BotReportInput) {
   return bot;
 }
 
-async function botOf(w: CrmReads, orgId: string, rawMeetingId: string) {
+async function botOf(w: TxStore, orgId: string, rawMeetingId: string) {
   checkOrgId(orgId);
   const meetingId = parseId("mtg_", rawMeetingId, "meetingId");
   const bot = await w.findBot(orgId, meetingId);
@@ -132,7 +132,7 @@ async function botOf(w: CrmReads, orgId: string, rawMeetingId: string) {
   return bot;
 }
 
-export async function appendChunks(w: CrmReads, orgId: string, meetingId: string, inputs: readonly ChunkFields[]) {
+export async function appendChunks(w: TxStore, orgId: string, meetingId: string, inputs: readonly ChunkFields[]) {
   checkBatch(inputs.length, "chunks");
   const bot = await botOf(w, orgId, meetingId);
   const chunks = inputs.map((c) => ({ ...chunkFields(c), meetingId: bot.meetingId }));
@@ -141,7 +141,7 @@ export async function appendChunks(w: CrmReads, orgId: string, meetingId: string
   return { appended, total };
 }
 
-export async function appendChat(w: CrmReads, orgId: string, meetingId: string, inputs: readonly ChatFields[]) {
+export async function appendChat(w: TxStore, orgId: string, meetingId: string, inputs: readonly ChatFields[]) {
   checkBatch(inputs.length, "messages");
   const bot = await botOf(w, orgId, meetingId);
   const messages = inputs.map((m) => ({ ...chatFields(m), meetingId: bot.meetingId }));
@@ -149,5 +149,5 @@ export async function appendChat(w: CrmReads, orgId: string, meetingId: string, 
 }
 
 /** The store's transaction with the clock's now, for the admin handlers. */
-export const ingestTx = <T>(store: CrmStore, clock: Clock, fn: (w: CrmReads, now: Date) => Promise<T>): Promise<T> =>
+export const ingestTx = <T>(store: Store, clock: Clock, fn: (w: TxStore, now: Date) => Promise<T>): Promise<T> =>
   store.tx((w) => fn(w, clock.now()));

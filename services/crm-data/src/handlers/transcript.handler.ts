@@ -5,18 +5,18 @@ import { parseId } from "@platform/kit/ids";
 import { keysetPage } from "@platform/kit/keyset";
 import { parseSort } from "@platform/kit/pagination";
 import { problem } from "@platform/kit/problems";
+import { assertReadable } from "../domain/access.js";
+import { chunksInWindow, compiledText, durationOf, transcriptWindow } from "../domain/transcript.js";
+import type { Store } from "../store/index.js";
+import { CHAT_SORT_KEYS, CHUNK_SORT_KEYS } from "../store/transcript.store.js";
 import type { ReadDeps } from "./account.handler.js";
-import { assertReadable } from "./domain/access.js";
-import { chunksInWindow, compiledText, durationOf, transcriptWindow } from "./domain/transcript.js";
 import { botMessage, chatMessage, chunkMessage } from "./proto.js";
-import type { CrmStore } from "./store/crm.store.js";
-import { CHAT_SORT_KEYS, CHUNK_SORT_KEYS } from "./store/transcript.store.js";
 
 // The chat has no sort parameter: oldest first, its cursors bound to the empty sort.
 const CHAT_SORT = { field: "sentAt", descending: false, key: "" };
 
 /** The meeting and its bot, once the recording may be read now (else its problem). */
-async function readable(store: CrmStore, orgId: string, rawId: string, now: Date, what: "transcript" | "chat") {
+async function readable(store: Store, orgId: string, rawId: string, now: Date, what: "transcript" | "chat") {
   const meetingId = parseId("mtg_", rawId, "meetingId");
   const meeting = await store.findMeeting(orgId, meetingId);
   const bot = meeting && (await store.findBot(orgId, meetingId));

@@ -2,14 +2,21 @@ import { type Timestamp, timestampDate } from "@bufbuild/protobuf/wkt";
 import type { ServiceImpl } from "@connectrpc/connect";
 import type { CrmAdminService } from "@platform/contracts/crm";
 import type { Clock } from "@platform/kit/clock";
-import { appendChat, appendChunks, ingestTx, reportBot, upsertAccounts, upsertContacts } from "./ingest.js";
+import {
+  appendChat,
+  appendChunks,
+  ingestTx,
+  reportBot,
+  upsertAccounts,
+  upsertContacts,
+} from "../application/ingest.js";
+import type { Store } from "../store/index.js";
 import { botMessage } from "./proto.js";
-import type { CrmStore } from "./store/crm.store.js";
 
 const dateOf = (ts: Timestamp | undefined) => (ts ? timestampDate(ts) : undefined);
 
 /** The ingestion plane: CRM sync and recording bot, behind the admin secret. */
-export function adminHandlers(deps: { store: CrmStore; clock: Clock }): ServiceImpl<typeof CrmAdminService> {
+export function adminHandlers(deps: { store: Store; clock: Clock }): ServiceImpl<typeof CrmAdminService> {
   const { store, clock } = deps;
   return {
     async upsertAccounts(req) {

@@ -4,8 +4,8 @@ import type { CursorCodec } from "@platform/kit/cursor";
 import { keysetPage } from "@platform/kit/keyset";
 import type { Page } from "@platform/kit/pagination";
 import { parseSort } from "@platform/kit/pagination";
-import { activitySince, activityTypes } from "./domain/activity.js";
-import { ACTIVITY_SORT_KEYS, type ActivityRow, type ActivityStore, type TimelineOf } from "./store/activity.store.js";
+import { activitySince, activityTypes } from "../domain/activity.js";
+import { ACTIVITY_SORT_KEYS, type ActivityRow, type ActivityStore, type TimelineOf } from "../store/activity.store.js";
 
 /** A timeline request as both account and contact activity RPCs carry it. */
 export interface TimelineRequest {
