@@ -1,5 +1,6 @@
 import { timestampDate, timestampFromDate } from "@bufbuild/protobuf/wkt";
 import type { HandlerContext, ServiceImpl } from "@connectrpc/connect";
+import { meetingStatus } from "@platform/contracts/rest/meeting";
 import {
   CreateDealRequestSchema,
   CreateDealResponseSchema,
@@ -113,11 +114,6 @@ function references(deps: DealDeps, ctx: HandlerContext) {
       return found;
     },
   };
-}
-
-function meetingStatus(m: MeetingRecord, now: Date): string {
-  if (m.canceled) return "canceled";
-  return m.end.getTime() <= now.getTime() ? "completed" : "scheduled";
 }
 
 /** Deals: list, read, create, update, and the meetings linked to them. */
