@@ -10,11 +10,11 @@ import {
   sandboxUserId,
   sandboxUserName as userName,
 } from "@platform/sandbox";
+import { appendChat, appendChunks, reportBot, upsertAccounts, upsertContacts } from "./application/ingest.js";
 import type { ChatFields, ChunkFields } from "./domain/ingest.js";
 import { addMonths } from "./domain/retention.js";
-import { appendChat, appendChunks, reportBot, upsertAccounts, upsertContacts } from "./ingest.js";
 import { CRM_SANDBOX } from "./sandbox-data.js";
-import { crmOn } from "./store/crm.store.js";
+import { txStore } from "./store/index.js";
 
 export { CRM_SANDBOX } from "./sandbox-data.js";
 
@@ -87,7 +87,7 @@ export async function seedCrmSandbox(db: Db, clock: Clock, seed: string): Promis
   const now = clock.now();
   return db.tx(async (q) => {
     if (db.kind === "pg") await q.query("SELECT pg_advisory_xact_lock(hashtext('crm:sandbox'))");
-    const w = crmOn(q);
+    const w = txStore(q);
     const acme = sandboxOrgId(seed, "acme");
     if (await w.findAccount(acme, sandboxAccountId(seed, "babbage"))) return false;
 

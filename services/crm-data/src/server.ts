@@ -11,12 +11,12 @@ import type { Routes } from "@platform/kit/connect";
 import { createCursorCodec } from "@platform/kit/cursor";
 import type { Db } from "@platform/kit/db";
 import type { MigrationSource } from "@platform/kit/migrate";
-import { accountHandlers } from "./account.handler.js";
-import { adminHandlers } from "./admin.handler.js";
-import { contactHandlers } from "./contact.handler.js";
-import { referenceHandlers } from "./reference.handler.js";
-import { pgCrmStore } from "./store/crm.store.js";
-import { transcriptHandlers } from "./transcript.handler.js";
+import { accountHandlers } from "./handlers/account.handler.js";
+import { adminHandlers } from "./handlers/admin.handler.js";
+import { contactHandlers } from "./handlers/contact.handler.js";
+import { referenceHandlers } from "./handlers/reference.handler.js";
+import { transcriptHandlers } from "./handlers/transcript.handler.js";
+import { pgStore } from "./store/index.js";
 
 export { ACTIVITY_GROUP, startCrmConsumers } from "./events/subscriptions.js";
 export { CRM_SANDBOX, seedCrmSandbox } from "./sandbox.js";
@@ -42,7 +42,7 @@ export interface CrmDeps {
  * plane (`adminRoutes`, behind the admin secret).
  */
 export function build(deps: CrmDeps): { routes: Routes; adminRoutes: Routes } {
-  const store = pgCrmStore(deps.db);
+  const store = pgStore(deps.db);
   const reads = { store, clock: deps.clock, cursors: createCursorCodec(deps.cursorSecret) };
   return {
     routes: (router) => {

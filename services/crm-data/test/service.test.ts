@@ -9,7 +9,7 @@ import { problemOf } from "@platform/kit/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { chatVisible } from "../src/domain/chat.js";
 import { seedCrmSandbox } from "../src/sandbox.js";
-import { transcriptsOn } from "../src/store/transcript.store.js";
+import { transcriptStore } from "../src/store/transcript.store.js";
 import { bookedEvent, canceledEvent, createTestCrm, meetingOf, type TestCrm, TOPICS } from "./builders.js";
 
 let t: TestCrm;
@@ -285,7 +285,7 @@ describe("ingestion plane", () => {
       })),
     });
     for (const viewer of [owner, other, ""]) {
-      const rows = await transcriptsOn(t.db).listChat(meetingId, viewer, {
+      const rows = await transcriptStore(t.db).listChat(meetingId, viewer, {
         sort: { key: { expr: "m.sent_at", type: "timestamptz", nullable: false }, descending: false },
         limit: 100,
       });

@@ -13,7 +13,7 @@ import {
   sandboxUserId,
 } from "@platform/sandbox";
 import { validateGrantedScopes, validateTokenScopes } from "./domain/scopes.js";
-import { pgIdentityStore } from "./store/identity.store.js";
+import { pgStore } from "./store/index.js";
 
 /*
  * The sandbox: demo organizations, users, partner relationships and documented test keys,
@@ -41,7 +41,7 @@ function tokenScopes(t: SandboxToken, orgId: string): Scope[] {
 export async function seedSandbox(db: Db, clock: Clock, seed: string): Promise<boolean> {
   const now = clock.now();
   const epoch = new Date(SANDBOX.epoch);
-  return pgIdentityStore(db).tx(async (w) => {
+  return pgStore(db).tx(async (w) => {
     for (const [index, o] of SANDBOX.organizations.entries()) {
       const orgId = sandboxOrgId(seed, o.label);
       const inserted = await w.insertOrganization({
@@ -130,7 +130,7 @@ export async function seedSandbox(db: Db, clock: Clock, seed: string): Promise<b
  */
 export async function sandboxKeys(db: Db, seed: string): Promise<SandboxKeyInfo[]> {
   const offline = sandboxKeysOffline(seed);
-  const store = pgIdentityStore(db);
+  const store = pgStore(db);
   const tokens = new Map((await store.findTokens(offline.map((k) => k.tokenId))).map((t) => [t.id, t]));
   const orgs = new Map((await store.listOrganizations()).map((o) => [o.id, o.name]));
   return offline.flatMap((k) => {

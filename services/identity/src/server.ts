@@ -12,16 +12,16 @@ import { createCursorCodec } from "@platform/kit/cursor";
 import type { Db } from "@platform/kit/db";
 import type { Logger } from "@platform/kit/logger";
 import type { MigrationSource } from "@platform/kit/migrate";
-import { adminHandlers } from "./admin.handler.js";
-import { gatewayAuthHandlers } from "./gateway-auth.handler.js";
-import { organizationHandlers } from "./organization.handler.js";
-import { ORGANIZATION_CACHE_MS, organizationCache } from "./organization-cache.js";
-import { partnerHandlers } from "./partner.handler.js";
-import { type IdentityStore, pgIdentityStore } from "./store/identity.store.js";
-import { userHandlers } from "./user.handler.js";
+import { ORGANIZATION_CACHE_MS, organizationCache } from "./application/organization-cache.js";
+import { adminHandlers } from "./handlers/admin.handler.js";
+import { gatewayAuthHandlers } from "./handlers/gateway-auth.handler.js";
+import { organizationHandlers } from "./handlers/organization.handler.js";
+import { partnerHandlers } from "./handlers/partner.handler.js";
+import { userHandlers } from "./handlers/user.handler.js";
+import { pgStore, type Store } from "./store/index.js";
 
+export { type InvitationEmail, type InvitationMailer, logMailer } from "./application/mailer.js";
 export { startIdentityConsumers } from "./events/subscriptions.js";
-export { type InvitationEmail, type InvitationMailer, logMailer } from "./mailer.js";
 export { sandboxKeys, seedSandbox } from "./sandbox.js";
 
 /** The service's schema: every table is `identity.<table>`. */
@@ -52,14 +52,14 @@ export interface IdentityDeps {
  * interceptor) and `adminRoutes` for the admin plane (behind the admin secret).
  */
 export function build(deps: IdentityDeps): { routes: Routes; adminRoutes: Routes } {
-  const pgStore = pgIdentityStore(deps.db);
-  const organizations = organizationCache(pgStore, deps.clock, deps.organizationCacheMs ?? ORGANIZATION_CACHE_MS);
-  const store: IdentityStore = { ...pgStore, findOrganization: organizations.findOrganization };
+  const db = pgStore(deps.db);
+  const organizations = organizationCache(db, deps.clock, deps.organizationCacheMs ?? ORGANIZATION_CACHE_MS);
+  const store: Store = { ...db, findOrganization: organizations.findOrganization };
   const committed = () => {
     organizations.clear();
     deps.onCommit?.();
   };
-  const write: IdentityStore["tx"] = async (fn) => {
+  const write: Store["tx"] = async (fn) => {
     const result = await store.tx(fn);
     committed();
     return result;

@@ -1,7 +1,7 @@
 import { type RunningService, type ServiceOverrides, startService } from "@platform/kit/service-runtime";
+import { type InvitationMailer, logMailer } from "./application/mailer.js";
 import type { IdentityConfig } from "./config.js";
 import { startIdentityConsumers } from "./events/subscriptions.js";
-import { type InvitationMailer, logMailer } from "./mailer.js";
 import { seedSandbox } from "./sandbox.js";
 import { build, IDENTITY_SCHEMA, identityMigrations } from "./server.js";
 

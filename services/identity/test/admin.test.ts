@@ -4,7 +4,7 @@ import { EVENT_TYPES } from "@platform/kit/events";
 import { ALL_SCOPES, PARTNER_SCOPE } from "@platform/kit/scopes";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { OrganizationRecord } from "../src/domain/model.js";
-import { pgIdentityStore } from "../src/store/identity.store.js";
+import { pgStore } from "../src/store/index.js";
 import { createTestIdentity, givenOrganization, outboxRows, problemOf, type TestIdentity } from "./builders.js";
 
 let t: TestIdentity;
@@ -189,7 +189,7 @@ describe("organizations and partner grants", () => {
 
   it("keeps one active parent per child under concurrent grants, through the database index", async () => {
     const other = await givenOrganization(t.db, { name: "Other partner", partnerAdmin: true });
-    const store = pgIdentityStore(t.db);
+    const store = pgStore(t.db);
     await store.tx((w) => w.upsertRelationship(partner.id, acme.id, [], t.clock.now()));
     const second = store.tx((w) => w.upsertRelationship(other.id, acme.id, [], t.clock.now()));
     await expect(second).rejects.toMatchObject({ problemName: "invalid-field" });

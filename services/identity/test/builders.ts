@@ -19,7 +19,7 @@ import { kitMigrations, migrate } from "@platform/kit/migrate";
 import { type CallerOptions, callerOf as kitCallerOf } from "@platform/kit/testing";
 import type { OrganizationRecord, UserRecord } from "../src/domain/model.js";
 import { build, IDENTITY_SCHEMA, identityMigrations } from "../src/server.js";
-import { pgIdentityStore } from "../src/store/identity.store.js";
+import { pgStore } from "../src/store/index.js";
 
 export const CONTEXT_SECRET = "test-context-secret-0123456789";
 export const CURSOR_SECRET = "test-cursor-secret-0123456789";
@@ -206,7 +206,7 @@ export async function givenOrganization(
   users: (orgId: string) => UserRecord[] = () => [],
 ): Promise<OrganizationRecord> {
   const org = anOrganization(overrides);
-  await pgIdentityStore(db).tx(async (w) => {
+  await pgStore(db).tx(async (w) => {
     await w.insertOrganization(org);
     await w.insertUser(
       aUser(org.id, {

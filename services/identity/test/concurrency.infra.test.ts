@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { OrganizationRecord } from "../src/domain/model.js";
 import { pendingInvitationCutoff } from "../src/domain/seats.js";
 import { build, identityMigrations } from "../src/server.js";
-import { pgIdentityStore } from "../src/store/identity.store.js";
+import { pgStore } from "../src/store/index.js";
 import { aUser, CURSOR_SECRET, callerOf, givenOrganization, SEED, silentLogger, TEST_START } from "./builders.js";
 
 // The org-wide invariants under real concurrency: PGlite runs one transaction at a time, so
@@ -51,7 +51,7 @@ async function outcomes(calls: Promise<unknown>[]): Promise<{ ok: number; proble
 }
 
 const seatsUsed = (org: OrganizationRecord) =>
-  pgIdentityStore(db).countSeatHolders(org.id, pendingInvitationCutoff(clock.now()));
+  pgStore(db).countSeatHolders(org.id, pendingInvitationCutoff(clock.now()));
 
 describe("on a real Postgres", () => {
   it("checks the seat cap per invite: two seats left, three concurrent invites, one refused", async () => {

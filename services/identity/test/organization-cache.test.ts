@@ -1,7 +1,7 @@
 import { ManualClock } from "@platform/kit/clock";
 import { describe, expect, it } from "vitest";
-import { organizationCache } from "../src/organization-cache.js";
-import type { OrganizationView } from "../src/store/identity.store.js";
+import { organizationCache } from "../src/application/organization-cache.js";
+import type { OrganizationView } from "../src/store/index.js";
 
 const org = (name: string) => ({ id: "org_x", name }) as unknown as OrganizationView;
 

@@ -3,7 +3,7 @@ import { type ManagedOrganization, PartnerService } from "@platform/contracts/id
 import { ALL_SCOPES } from "@platform/kit/scopes";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { OrganizationRecord } from "../src/domain/model.js";
-import { pgIdentityStore } from "../src/store/identity.store.js";
+import { pgStore } from "../src/store/index.js";
 import {
   aUser,
   createTestIdentity,
@@ -25,7 +25,7 @@ const list = (req: Record<string, unknown> = {}, scopes = PARTNER_TOKEN_SCOPES, 
   t.caller(PartnerService, orgId, { scopes }).listManagedOrganizations(req);
 
 async function grant(parent: OrganizationRecord, child: OrganizationRecord, scopes: string[], when: string) {
-  await pgIdentityStore(t.db).tx((w) => w.upsertRelationship(parent.id, child.id, scopes as never, at(when)));
+  await pgStore(t.db).tx((w) => w.upsertRelationship(parent.id, child.id, scopes as never, at(when)));
 }
 
 beforeAll(async () => {
@@ -78,9 +78,7 @@ beforeEach(async () => {
   // The relationship changed after the child did: its time is the later one.
   await grant(partner, children.gamma, [], "2025-08-01T00:00:00Z");
   await grant(partner, children.delta, ["users:read"], "2025-03-01T00:00:00Z");
-  await pgIdentityStore(t.db).tx((w) =>
-    w.revokeRelationship(partner.id, children.delta.id, at("2025-04-01T00:00:00Z")),
-  );
+  await pgStore(t.db).tx((w) => w.revokeRelationship(partner.id, children.delta.id, at("2025-04-01T00:00:00Z")));
   const rival = await givenOrganization(t.db, { name: "Rival", partnerAdmin: true });
   const stranger = await givenOrganization(t.db, { name: "Stranger child" });
   await grant(rival, stranger, ["users:read"], "2025-01-01T00:00:00Z");

@@ -7,8 +7,8 @@ import { openPglite, pgliteDb } from "@platform/kit/db";
 import { eventually } from "@platform/kit/testing";
 import { sandboxKeysOffline, sandboxOrgId } from "@platform/sandbox";
 import { describe, expect, it } from "vitest";
+import type { InvitationEmail } from "../src/application/mailer.js";
 import { loadIdentityConfig } from "../src/config.js";
-import type { InvitationEmail } from "../src/mailer.js";
 import { start } from "../src/start.js";
 import { silentLogger } from "./builders.js";
 

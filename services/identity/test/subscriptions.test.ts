@@ -10,9 +10,9 @@ import { toBusMessage } from "@platform/kit/outbox";
 import { startOutboxRelay } from "@platform/kit/outbox-relay";
 import { capturingLogger } from "@platform/kit/testing";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { type InvitationEmail, type InvitationMailer, logMailer } from "../src/application/mailer.js";
 import { startIdentityConsumers } from "../src/events/subscriptions.js";
-import { type InvitationEmail, type InvitationMailer, logMailer } from "../src/mailer.js";
-import { pgIdentityStore } from "../src/store/identity.store.js";
+import { pgStore } from "../src/store/index.js";
 import { createTestIdentity, givenOrganization, silentLogger, type TestIdentity } from "./builders.js";
 
 let t: TestIdentity;
@@ -124,7 +124,7 @@ describe("delegation audit consumer", () => {
 describe("ListDelegationAudit", () => {
   beforeEach(async () => {
     const base = new Date("2026-01-01T00:00:00Z").getTime();
-    await pgIdentityStore(t.db).tx(async (w) => {
+    await pgStore(t.db).tx(async (w) => {
       for (let i = 0; i < 60; i++) {
         await w.insertDelegationAudit({
           id: `ev-${String(i).padStart(2, "0")}`,

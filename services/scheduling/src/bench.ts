@@ -1,6 +1,7 @@
 // What `npm run bench -- --suite availability` measures in-process: the handler's steps, so
 // the bench can time the longest synchronous piece of work without reaching into src/.
+
+export { type HostAvailability, SLOTS_PER_TURN } from "./application/matching.js";
 export { slotStarts } from "./domain/availability.js";
 export { slotTokenSigner } from "./domain/slot-token.js";
-export { type HostAvailability, SLOTS_PER_TURN } from "./matching.js";
-export { hostGroupMessage } from "./proto.js";
+export { hostGroupMessage } from "./handlers/proto.js";

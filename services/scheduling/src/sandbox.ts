@@ -16,17 +16,28 @@ import {
   sandboxUserEmail,
   sandboxUserId,
 } from "@platform/sandbox";
+import { simulatedConferencing, simulatedEventId, withConference } from "./application/providers.js";
 import { DEFAULT_BOOKING_BASE_URL } from "./config.js";
 import { validateWorkingHours } from "./domain/availability.js";
 import { DEFAULT_WORKING_HOURS } from "./domain/host-defaults.js";
 import { meetingTitle } from "./domain/meeting-title.js";
+import type {
+  BookingWindow,
+  FormAnswer,
+  FormField,
+  HostRecord,
+  LocationRecord,
+  MeetingRecord,
+  Routing,
+  ScheduleRecord,
+  ScheduleStatus,
+  SurveyQuestion,
+  WorkingHours,
+} from "./domain/model.js";
 import { isIanaZone } from "./domain/time-zone.js";
-import type { BookingWindow, FormAnswer, FormField, Routing, SurveyQuestion, WorkingHours } from "./domain/types.js";
 import { meetingBookedEvent, meetingCanceledEvent } from "./events/outbox-events.js";
-import type { HostRecord, LocationRecord, MeetingRecord, ScheduleRecord, ScheduleStatus } from "./model.js";
-import { meetingMessage } from "./proto.js";
-import { simulatedConferencing, simulatedEventId, withConference } from "./providers.js";
-import { type SchedulingWrites, schedulingWrites } from "./store/scheduling.store.js";
+import { meetingMessage } from "./handlers/proto.js";
+import { type TxStore, txStore } from "./store/index.js";
 
 /*
  * The sandbox: hosts, Smart Schedules, busy blocks and meetings for the sandbox
@@ -112,7 +123,7 @@ export async function createSchedule(q: Queryable, def: ScheduleDefinition): Pro
     createdAt,
     updatedAt: def.updatedAt ?? createdAt,
   };
-  await schedulingWrites(q).insertSchedule(schedule, def.hostUserIds);
+  await txStore(q).insertSchedule(schedule, def.hostUserIds);
   return schedule;
 }
 
@@ -134,7 +145,7 @@ export async function createHost(q: Queryable, def: HostDefinition): Promise<Hos
     timeZone: def.timeZone,
     workingHours,
   };
-  await schedulingWrites(q).insertHost(host);
+  await txStore(q).insertHost(host);
   return host;
 }
 
@@ -147,7 +158,7 @@ function routingOf(seed: string, r: SandboxRouting): Routing {
 }
 
 async function seedMeeting(
-  w: SchedulingWrites,
+  w: TxStore,
   seed: string,
   m: SandboxMeeting,
   hosts: Map<string, HostRecord>,
@@ -236,7 +247,7 @@ export async function seedSchedulingSandbox(
   if (!first) return false;
   return db.tx(async (q) => {
     if (db.kind === "pg") await q.query("SELECT pg_advisory_xact_lock(hashtext('scheduling:sandbox'))");
-    const w = schedulingWrites(q);
+    const w = txStore(q);
     const firstOrg = sandboxOrgId(seed, first.org);
     if (await w.findSchedule(firstOrg, sandboxScheduleId(seed, first.label))) return false;
 
@@ -313,7 +324,7 @@ export async function seedBenchSchedule(
   const scheduleId = seededId("sched_", orgId, "bench:schedule");
   const formValues = { team: "bench" };
   await db.tx(async (q) => {
-    if (await schedulingWrites(q).findSchedule(orgId, scheduleId)) return;
+    if (await txStore(q).findSchedule(orgId, scheduleId)) return;
     const hostUserIds: string[] = [];
     for (let i = 0; i < hostCount; i++) {
       const userId = seededId("usr_", orgId, `bench:host:${i}`);

@@ -6,18 +6,17 @@ import { createCursorCodec } from "@platform/kit/cursor";
 import type { Db } from "@platform/kit/db";
 import type { Logger } from "@platform/kit/logger";
 import type { MigrationSource } from "@platform/kit/migrate";
-import { meetingHandlers } from "./meeting.handler.js";
 import {
   type CalendarProvider,
   type ConferencingProvider,
   simulatedCalendar,
   simulatedConferencing,
-} from "./providers.js";
-import { scheduleHandlers } from "./schedule.handler.js";
-import { pgSchedulingStore } from "./store/scheduling.store.js";
+} from "./application/providers.js";
+import { meetingHandlers } from "./handlers/meeting.handler.js";
+import { scheduleHandlers } from "./handlers/schedule.handler.js";
+import { pgStore } from "./store/index.js";
 
-export { startSchedulingConsumers } from "./events/subscriptions.js";
-export { logNotifier, type Notice, type NoticeKind, type Notifier } from "./notifier.js";
+export { logNotifier, type Notice, type NoticeKind, type Notifier } from "./application/notifier.js";
 export {
   type CalendarEventInput,
   type CalendarProvider,
@@ -25,7 +24,8 @@ export {
   type ConferencingProvider,
   simulatedCalendar,
   simulatedConferencing,
-} from "./providers.js";
+} from "./application/providers.js";
+export { startSchedulingConsumers } from "./events/subscriptions.js";
 export {
   createHost,
   createSchedule,
@@ -64,7 +64,7 @@ export interface SchedulingDeps {
 
 /** The scheduling service's Connect routes, served behind the trust interceptor. */
 export function build(deps: SchedulingDeps): { routes: Routes } {
-  const store = pgSchedulingStore(deps.db);
+  const store = pgStore(deps.db);
   const shared = {
     db: deps.db,
     store,

@@ -1,9 +1,9 @@
 import { observeEventLoopDelay } from "@platform/kit/event-loop";
 import { type RunningService, type ServiceOverrides, startService } from "@platform/kit/service-runtime";
+import { logNotifier, type Notifier } from "./application/notifier.js";
+import type { CalendarProvider, ConferencingProvider } from "./application/providers.js";
 import type { SchedulingConfig } from "./config.js";
 import { startSchedulingConsumers } from "./events/subscriptions.js";
-import { logNotifier, type Notifier } from "./notifier.js";
-import type { CalendarProvider, ConferencingProvider } from "./providers.js";
 import { seedSchedulingSandbox } from "./sandbox.js";
 import { build, SCHEDULING_SCHEMA, schedulingMigrations } from "./server.js";
 

@@ -3,9 +3,9 @@ import { type GetAvailabilityResponse, MeetingService, SmartScheduleService } fr
 import { newId } from "@platform/kit/ids";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { formValuesHash } from "../src/domain/form.js";
+import type { HostRecord, ScheduleRecord } from "../src/domain/model.js";
 import { verifySlotToken } from "../src/domain/slot-token.js";
-import type { HostRecord, ScheduleRecord } from "../src/model.js";
-import { schedulingWrites } from "../src/store/scheduling.store.js";
+import { txStore } from "../src/store/index.js";
 import {
   anAttendee,
   createTestScheduling,
@@ -162,7 +162,7 @@ describe("GetAvailability", () => {
   });
 
   it("leaves out the host's meetings and busy blocks, but not canceled meetings", async () => {
-    await schedulingWrites(t.db).insertBusyBlock({
+    await txStore(t.db).insertBusyBlock({
       id: "busy_1",
       userId: ada.userId,
       start: new Date("2026-01-16T09:15:00Z"),

@@ -5,10 +5,10 @@ import { MeetingService, SmartScheduleService } from "@platform/contracts/schedu
 import { EVENT_TYPES, TOPICS } from "@platform/kit/events";
 import { newId } from "@platform/kit/ids";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { simulatedRoom } from "../src/application/providers.js";
 import { formValuesHash } from "../src/domain/form.js";
-import type { HostRecord, ScheduleRecord } from "../src/model.js";
-import { simulatedRoom } from "../src/providers.js";
-import { schedulingWrites } from "../src/store/scheduling.store.js";
+import type { HostRecord, ScheduleRecord } from "../src/domain/model.js";
+import { txStore } from "../src/store/index.js";
 import {
   anAttendee,
   BOOKING_BASE_URL,
@@ -330,7 +330,7 @@ describe("BookMeeting", () => {
       name: "slot-conflict",
       extensions: { rerunAvailability: true },
     });
-    await schedulingWrites(t.db).insertBusyBlock({
+    await txStore(t.db).insertBusyBlock({
       id: "busy_x",
       userId: ada.userId,
       start: new Date("2026-01-16T15:20:00Z"),

@@ -8,13 +8,13 @@ import { newId } from "@platform/kit/ids";
 import { createLogger } from "@platform/kit/logger";
 import { kitMigrations, migrate } from "@platform/kit/migrate";
 import { type CallerOptions, callerOf as kitCallerOf } from "@platform/kit/testing";
-import type { HostRecord, ScheduleRecord } from "../src/model.js";
 import {
   type CalendarEventInput,
   type CalendarProvider,
   simulatedCalendar,
   simulatedConferencing,
-} from "../src/providers.js";
+} from "../src/application/providers.js";
+import type { HostRecord, ScheduleRecord } from "../src/domain/model.js";
 import { createHost, createSchedule, type HostDefinition, type ScheduleDefinition } from "../src/sandbox.js";
 import { build, SCHEDULING_SCHEMA, schedulingMigrations } from "../src/server.js";
 

@@ -5,8 +5,8 @@ import { EVENT_TYPES } from "@platform/kit/events";
 import { newId } from "@platform/kit/ids";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { formValuesHash } from "../src/domain/form.js";
+import type { HostRecord, ScheduleRecord } from "../src/domain/model.js";
 import { signSlotToken } from "../src/domain/slot-token.js";
-import type { HostRecord, ScheduleRecord } from "../src/model.js";
 import {
   anAttendee,
   type CallerOptions,

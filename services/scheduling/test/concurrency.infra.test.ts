@@ -8,7 +8,7 @@ import { type Db, openPg } from "@platform/kit/db";
 import { newId } from "@platform/kit/ids";
 import { kitMigrations, migrate } from "@platform/kit/migrate";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { ScheduleRecord } from "../src/model.js";
+import type { ScheduleRecord } from "../src/domain/model.js";
 import { build, schedulingMigrations } from "../src/server.js";
 import {
   anAttendee,

@@ -10,9 +10,9 @@ import { toBusMessage } from "@platform/kit/outbox";
 import { eventually } from "@platform/kit/testing";
 import { DateTime } from "luxon";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { logNotifier } from "../src/application/notifier.js";
 import { startSchedulingConsumers } from "../src/events/subscriptions.js";
-import { logNotifier } from "../src/notifier.js";
-import { findHost } from "../src/store/hosts.store.js";
+import { hostStore } from "../src/store/host.store.js";
 import {
   createTestScheduling,
   formValues,
@@ -84,7 +84,7 @@ const updated = (p: Profile, version: bigint, id?: string) =>
 
 const hostOf = (userId: string, version = 1) =>
   eventually(`host ${userId} at version ${version}`, async () => {
-    const h = await findHost(t.db, userId);
+    const h = await hostStore(t.db).findHost(userId);
     return h && h.identityVersion >= version ? h : undefined;
   });
 
@@ -159,7 +159,10 @@ describe("hosts projection from identity's user events", () => {
     const marker = newId("usr_");
     await invited({ userId: marker, email: "m@acme.example", displayName: "M" });
     await hostOf(marker);
-    expect(await findHost(t.db, sandboxHost.userId)).toMatchObject({ displayName: "Renamed", identityVersion: 3 });
+    expect(await hostStore(t.db).findHost(sandboxHost.userId)).toMatchObject({
+      displayName: "Renamed",
+      identityVersion: 3,
+    });
   });
 
   it("starts a host from an update when it never saw the invitation, once per event id", async () => {
@@ -170,7 +173,7 @@ describe("hosts projection from identity's user events", () => {
     const marker = newId("usr_");
     await invited({ userId: marker, email: "m2@acme.example", displayName: "M" });
     await hostOf(marker);
-    expect(await findHost(t.db, userId)).toMatchObject({ displayName: "Late", identityVersion: 2 });
+    expect(await hostStore(t.db).findHost(userId)).toMatchObject({ displayName: "Late", identityVersion: 2 });
   });
 
   it("ignores an event without the profile (published before identity carried it)", async () => {
@@ -179,6 +182,6 @@ describe("hosts projection from identity's user events", () => {
     const marker = newId("usr_");
     await invited({ userId: marker, email: "m3@acme.example", displayName: "M" });
     await hostOf(marker);
-    expect(await findHost(t.db, userId)).toBeUndefined();
+    expect(await hostStore(t.db).findHost(userId)).toBeUndefined();
   });
 });

@@ -2,7 +2,7 @@ import { timestampDate } from "@bufbuild/protobuf/wkt";
 import { SmartScheduleService } from "@platform/contracts/scheduling";
 import { newId } from "@platform/kit/ids";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import type { HostRecord } from "../src/model.js";
+import type { HostRecord } from "../src/domain/model.js";
 import {
   createTestScheduling,
   givenHost,

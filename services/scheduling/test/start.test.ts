@@ -6,8 +6,8 @@ import { openPglite, pgliteDb } from "@platform/kit/db";
 import { eventually } from "@platform/kit/testing";
 import { sandboxOrgId, sandboxScheduleId } from "@platform/sandbox";
 import { describe, expect, it } from "vitest";
+import type { Notice } from "../src/application/notifier.js";
 import { loadSchedulingConfig } from "../src/config.js";
-import type { Notice } from "../src/notifier.js";
 import { start } from "../src/start.js";
 import { anAttendee, formValues, SCOPES, silentLogger } from "./builders.js";
 

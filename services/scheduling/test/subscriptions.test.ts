@@ -8,9 +8,9 @@ import { toBusMessage } from "@platform/kit/outbox";
 import { startOutboxRelay } from "@platform/kit/outbox-relay";
 import { capturingLogger } from "@platform/kit/testing";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { logNotifier, type Notice, type Notifier } from "../src/application/notifier.js";
+import type { HostRecord, ScheduleRecord } from "../src/domain/model.js";
 import { startSchedulingConsumers } from "../src/events/subscriptions.js";
-import type { HostRecord, ScheduleRecord } from "../src/model.js";
-import { logNotifier, type Notice, type Notifier } from "../src/notifier.js";
 import {
   anAttendee,
   createTestScheduling,

@@ -7,6 +7,19 @@ import { iso } from "./json.js";
 // v2 webhook payloads carry. Fields the contract always sets are asserted: their absence is a
 // producer bug, so a plain Error (the gateway logs it and answers an opaque 500).
 
+/** A meeting's status as the API reports it. */
+export type MeetingStatus = "scheduled" | "completed" | "canceled";
+
+/**
+ * Derived, never stored: canceled wins over everything; otherwise completed once the end time
+ * has been reached (end <= now), else scheduled. No sweeper runs, so this is computed on read.
+ * The one rule behind scheduling's meetings and revenue's meetings of a deal.
+ */
+export function meetingStatus(m: { end: Date; canceled: boolean }, now: Date): MeetingStatus {
+  if (m.canceled) return "canceled";
+  return m.end.getTime() <= now.getTime() ? "completed" : "scheduled";
+}
+
 function answerJson(answer: Value | undefined): JsonValue {
   if (!answer) throw new Error("meeting has a form value without its answer");
   return toJson(ValueSchema, answer);

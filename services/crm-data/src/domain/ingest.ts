@@ -1,15 +1,8 @@
 import { isId } from "@platform/kit/ids";
 import { problem } from "@platform/kit/problems";
 import type { ChatParties } from "./chat.js";
-import {
-  checkDate,
-  checkEmail,
-  checkEmployeeCount,
-  checkRequired,
-  type Funding,
-  normalDomain,
-  type Valuation,
-} from "./records.js";
+import type { Funding, Valuation } from "./model.js";
+import { checkDate, checkEmail, checkEmployeeCount, checkRequired, normalDomain } from "./records.js";
 
 // The ingestion plane's input rules: what a CRM sync or a recording bot may send, and how it
 // is normalised before it is stored.

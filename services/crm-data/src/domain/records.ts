@@ -1,69 +1,8 @@
 import { isCalendarDate } from "@platform/kit/dates";
 import { problem } from "@platform/kit/problems";
+import type { AccountRecord, ContactRecord } from "./model.js";
 
-// What the store holds of accounts and contacts, and the rules of the CRM sync's input.
-
-export interface Valuation {
-  amount: number;
-  currency: string;
-  asOf: string;
-}
-
-export interface Funding {
-  totalRaised: number;
-  currency: string;
-  lastRound: { series: string; amount: number; closedOn: string } | null;
-}
-
-export interface AccountRecord {
-  id: string;
-  orgId: string;
-  crmId: string;
-  crmUrl: string;
-  name: string;
-  rootDomain: string | null;
-  fullyQualifiedDomain: string | null;
-  primaryIndustry: string | null;
-  industries: string[];
-  employeeCount: number | null;
-  primaryLocation: string | null;
-  profileIconUri: string | null;
-  valuation: Valuation | null;
-  funding: Funding | null;
-  parentCrmId: string | null;
-  parentName: string | null;
-  summary: string | null;
-  createdAt: Date;
-  updatedAt: Date;
-}
-
-/** An account as read, with its parent resolved among the org's accounts. */
-export interface AccountView extends AccountRecord {
-  parent: { id: string; name: string } | null;
-}
-
-export interface ContactRecord {
-  id: string;
-  orgId: string;
-  crmId: string;
-  crmUrl: string;
-  firstName: string;
-  lastName: string;
-  email: string;
-  phone: string | null;
-  title: string | null;
-  accountCrmId: string | null;
-  profileIconUri: string | null;
-  linkedInUrl: string | null;
-  summary: string | null;
-  createdAt: Date;
-  updatedAt: Date;
-}
-
-/** A contact as read, with its account resolved (null when it has none or it is not synced yet). */
-export interface ContactView extends ContactRecord {
-  account: { id: string; name: string } | null;
-}
+// The rules of accounts and contacts and of the CRM sync's input.
 
 export const displayName = (c: Pick<ContactRecord, "firstName" | "lastName">): string =>
   [c.firstName, c.lastName].filter((p) => p.trim() !== "").join(" ");

@@ -2,7 +2,8 @@ import { create, toJson } from "@bufbuild/protobuf";
 import { AccountChangedSchema, ContactChangedSchema } from "@platform/contracts/events/crm";
 import { EVENT_TYPES, TOPICS } from "@platform/kit/events";
 import type { OutboxEvent } from "@platform/kit/outbox";
-import { type ContactView, displayName } from "../domain/records.js";
+import type { ContactView } from "../domain/model.js";
+import { displayName } from "../domain/records.js";
 
 // crm-data's events as outbox rows: what other contexts need to reference an account or a
 // contact without asking crm-data on every write. Keyed by org, so one org's changes stay in

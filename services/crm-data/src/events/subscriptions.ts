@@ -14,7 +14,7 @@ import { EVENT_TYPES, type EventEnvelope, TOPICS } from "@platform/kit/events";
 import type { Logger } from "@platform/kit/logger";
 import { decodeEvent } from "@platform/kit/outbox";
 import { type EmailSend, emailSendOf, type MeetingFacts, meetingFacts } from "../domain/activity.js";
-import { activityOn } from "../store/activity.store.js";
+import { activityStore } from "../store/activity.store.js";
 
 // What crm-data consumes: scheduling's meeting events (the meetings projection behind the
 // timelines and the transcripts) and the email system's sends. The sandbox's meetings come
@@ -83,7 +83,7 @@ async function project(deps: ConsumerDeps, message: ConsumedMessage): Promise<vo
   if (!change) return;
   const applied = change;
   await consumeOnce(deps.db, ACTIVITY_GROUP, event.id, async (q) => {
-    const store = activityOn(q);
+    const store = activityStore(q);
     if (applied.kind === "meeting") await store.projectMeeting(applied.facts);
     else await store.recordEmailSend(applied.send);
   });

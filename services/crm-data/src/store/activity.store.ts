@@ -25,7 +25,22 @@ export interface StoredMeeting extends MeetingFacts {
   source: "scheduling" | "bot";
 }
 
-export function activityOn(q: Queryable) {
+/** The activity timeline: meetings projected from scheduling and the bots, and email sends. */
+export interface ActivityStore {
+  /**
+   * Applies a scheduling event: an event older than what is stored (by the meeting's
+   * update time) changes nothing, so redelivered or reordered events are harmless.
+   */
+  projectMeeting(m: MeetingFacts): Promise<void>;
+  /** A meeting only the recording bot knows; scheduling's description wins when both exist. */
+  noteBotMeeting(m: { id: string; orgId: string; title: string; start: Date; end: Date }): Promise<void>;
+  findMeeting(orgId: string, id: string): Promise<StoredMeeting | undefined>;
+  /** Records a send; a repeated event id changes nothing. */
+  recordEmailSend(e: EmailSend): Promise<void>;
+  listActivity(orgId: string, of: TimelineOf, f: ActivityQuery): Promise<Keyed<ActivityRow>[]>;
+}
+
+export function activityStore(q: Queryable): ActivityStore {
   return {
     /**
      * Applies a scheduling event: an event older than what is stored (by the meeting's
@@ -131,5 +146,3 @@ export function activityOn(q: Queryable) {
     },
   };
 }
-
-export type ActivityStore = ReturnType<typeof activityOn>;

@@ -1,6 +1,6 @@
 import type { Queryable } from "@platform/kit/db";
 import { type Keyed, keyset, type PageQuery, params, positionValue, type SortKey } from "@platform/kit/keyset";
-import type { AccountRecord, AccountView, ContactRecord, ContactView } from "../domain/records.js";
+import type { AccountRecord, AccountView, ContactRecord, ContactView } from "../domain/model.js";
 import { toAccount, toContact } from "./rows.js";
 
 // Accounts and contacts: the CRM sync's upserts and the API's reads. Parents and accounts
@@ -102,7 +102,21 @@ function upsertSql(table: string, columns: readonly string[]): string {
 const ACCOUNT_UPSERT = upsertSql("crm.accounts", ACCOUNT_COLUMNS);
 const CONTACT_UPSERT = upsertSql("crm.contacts", CONTACT_COLUMNS);
 
-export function recordsOn(q: Queryable) {
+/** Accounts and contacts as the CRM sync keeps them, each resolved against the others when read. */
+export interface RecordsStore {
+  upsertAccount(a: AccountInput, now: Date): Promise<Upserted>;
+  upsertContact(c: ContactInput, now: Date): Promise<Upserted>;
+  findAccount(orgId: string, id: string): Promise<AccountView | undefined>;
+  listAccounts(orgId: string, f: AccountFilter): Promise<Keyed<AccountView>[]>;
+  findContact(orgId: string, id: string): Promise<ContactView | undefined>;
+  listContacts(orgId: string, f: ContactFilter): Promise<Keyed<ContactView>[]>;
+  lookupAccounts(orgId: string, ids: readonly string[]): Promise<AccountView[]>;
+  lookupContacts(orgId: string, ids: readonly string[]): Promise<ContactView[]>;
+  accountContactEmails(orgId: string, accountId: string): Promise<string[]>;
+  lookupContactsByEmail(orgId: string, emails: readonly string[]): Promise<ContactView[]>;
+}
+
+export function recordsStore(q: Queryable): RecordsStore {
   return {
     async upsertAccount(a: AccountInput, now: Date): Promise<Upserted> {
       const [row] = await q.query<{ id: string; created: boolean; changed: boolean }>(ACCOUNT_UPSERT, [
@@ -226,5 +240,3 @@ export function recordsOn(q: Queryable) {
     },
   };
 }
-
-export type RecordsStore = ReturnType<typeof recordsOn>;

@@ -1,5 +1,5 @@
 import type { Row } from "@platform/kit/db";
-import type { AccountView, ContactView, Funding, Valuation } from "../domain/records.js";
+import type { AccountView, ContactView, Funding, Valuation } from "../domain/model.js";
 
 // Rows to records. Dates come back as Date from pg and PGlite alike.
 

@@ -3,6 +3,7 @@ import { newId } from "@platform/kit/ids";
 import { type Keyed, keyset, type PageQuery, params, positionValue, type SortKey } from "@platform/kit/keyset";
 import type { BotState } from "../domain/bot.js";
 import { chatVisibleSql } from "../domain/chat.js";
+import type { BotRecord, BotView, ChatRecord, ChunkRecord, WordRecord } from "../domain/model.js";
 import { toDate, toNullableString } from "./rows.js";
 
 // What recording bots report: the bot of a meeting, its transcript chunks and the chat.
@@ -15,56 +16,6 @@ export const CHUNK_SORT_KEYS: Record<string, SortKey> = {
 export const CHAT_SORT_KEYS: Record<string, SortKey> = {
   sentAt: { expr: "m.sent_at", type: "timestamptz", nullable: false },
 };
-
-export interface BotRecord {
-  meetingId: string;
-  orgId: string;
-  botId: string;
-  ownerUserId: string;
-  status: BotState;
-  startedAt: Date | null;
-  endedAt: Date | null;
-  joinUrl: string;
-  provider: string;
-  recordingAvailable: boolean;
-  errorReason: string | null;
-}
-
-export interface BotView extends BotRecord {
-  chunkCount: number;
-  hasChat: boolean;
-}
-
-export interface WordRecord {
-  text: string;
-  startTime: number;
-  endTime: number;
-}
-
-export interface ChunkRecord {
-  id: string;
-  meetingId: string;
-  sequence: number;
-  speaker: string;
-  hostId: string | null;
-  language: string;
-  startTime: number;
-  endTime: number;
-  text: string;
-  words: WordRecord[];
-}
-
-export interface ChatRecord {
-  id: string;
-  meetingId: string;
-  sequence: number;
-  sender: string;
-  senderHostId: string | null;
-  sentAt: Date;
-  text: string;
-  recipients: "everyone" | "private";
-  recipientHostId: string | null;
-}
 
 export interface ChunkFilter extends PageQuery {
   language: string;
@@ -117,7 +68,24 @@ const BOT_SELECT = `SELECT b.*, (SELECT count(*) FROM crm.transcript_chunks ch W
   AS chunk_count, EXISTS (SELECT 1 FROM crm.chat_messages cm WHERE cm.meeting_id = b.meeting_id) AS has_chat
   FROM crm.bots b`;
 
-export function transcriptsOn(q: Queryable) {
+/** What recording bots report: the bot of a meeting, its transcript chunks and the chat. */
+export interface TranscriptStore {
+  findBot(orgId: string, meetingId: string): Promise<BotView | undefined>;
+  /** Bots of the given meetings that have at least one chunk, with their meeting's end. */
+  recordedMeetings(orgId: string, meetingIds: readonly string[]): Promise<{ id: string; end: Date }[]>;
+  /** Creates or updates the meeting's bot; the bot id of a meeting never changes (the row keeps the first). */
+  upsertBot(b: BotRecord, now: Date): Promise<void>;
+  /** Stores chunks by sequence; repeated sequences are skipped. Resolves to how many were new. */
+  appendChunks(orgId: string, chunks: readonly Omit<ChunkRecord, "id">[]): Promise<number>;
+  appendChat(orgId: string, messages: readonly Omit<ChatRecord, "id">[]): Promise<number>;
+  /** Every chunk of the meeting by start time, optionally of one language (case-insensitive). */
+  allChunks(meetingId: string, language?: string): Promise<ChunkRecord[]>;
+  listChunks(meetingId: string, f: ChunkFilter): Promise<Keyed<ChunkRecord>[]>;
+  /** The chat a bot owned by `ownerUserId` may show, oldest first. */
+  listChat(meetingId: string, ownerUserId: string, f: PageQuery): Promise<Keyed<ChatRecord>[]>;
+}
+
+export function transcriptStore(q: Queryable): TranscriptStore {
   return {
     async findBot(orgId: string, meetingId: string): Promise<BotView | undefined> {
       const [r] = await q.query(`${BOT_SELECT} WHERE b.org_id = $1 AND b.meeting_id = $2`, [orgId, meetingId]);
@@ -256,5 +224,3 @@ export function transcriptsOn(q: Queryable) {
     },
   };
 }
-
-export type TranscriptStore = ReturnType<typeof transcriptsOn>;

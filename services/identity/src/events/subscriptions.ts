@@ -8,8 +8,8 @@ import type { Db } from "@platform/kit/db";
 import { EVENT_TYPES, type EventEnvelope, TOPICS } from "@platform/kit/events";
 import type { Logger } from "@platform/kit/logger";
 import { decodeEvent } from "@platform/kit/outbox";
-import type { InvitationMailer } from "../mailer.js";
-import { identityWrites } from "../store/identity.store.js";
+import type { InvitationMailer } from "../application/mailer.js";
+import { txStore } from "../store/index.js";
 
 // What identity consumes: the gateway's delegated requests (into the audit log) and its own
 // invitations (into emails). Both groups start from the earliest retained event, so nothing
@@ -53,7 +53,7 @@ async function recordDelegatedRequest(deps: ConsumerDeps, message: ConsumedMessa
   if (!served) return;
   const { event, data } = served;
   await consumeOnce(deps.db, AUDIT_GROUP, event.id, async (q) => {
-    await identityWrites(q).insertDelegationAudit({
+    await txStore(q).insertDelegationAudit({
       id: event.id,
       parentOrgId: data.parentOrgId,
       orgId: data.orgId,

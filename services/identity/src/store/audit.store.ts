@@ -22,12 +22,10 @@ export interface AuditFilter {
   limit: number;
 }
 
-export interface AuditReads {
+/** The delegation audit: what partners did on behalf of their children. */
+export interface AuditStore {
   /** Newest first. */
   listDelegationAudit(filter: AuditFilter): Promise<DelegationAuditEntry[]>;
-}
-
-export interface AuditWrites {
   /** False when an entry with that id exists already (nothing written). */
   insertDelegationAudit(entry: DelegationAuditEntry): Promise<boolean>;
 }
@@ -46,7 +44,7 @@ function toEntry(r: Row): DelegationAuditEntry {
   };
 }
 
-export function auditReads(q: Queryable): AuditReads {
+export function auditStore(q: Queryable): AuditStore {
   return {
     async listDelegationAudit({ parentOrgId, orgId, limit }) {
       const p = params();
@@ -60,11 +58,6 @@ export function auditReads(q: Queryable): AuditReads {
       );
       return rows.map(toEntry);
     },
-  };
-}
-
-export function auditWrites(q: Queryable): AuditWrites {
-  return {
     async insertDelegationAudit(e) {
       const rows = await q.query(
         `INSERT INTO identity.delegation_audit (id, parent_org_id, org_id, token_id, method, path, status, request_id, time)

@@ -8,10 +8,11 @@ import {
   positionValue,
   type SortKey,
 } from "@platform/kit/keyset";
+import { problem } from "@platform/kit/problems";
 import type { Scope } from "@platform/kit/scopes";
 import type { ManagedFilters } from "../domain/listing.js";
-import type { OrganizationRecord } from "../domain/model.js";
-import { date, toOrganization } from "./rows.js";
+import type { OrganizationRecord, PartnerRelationshipRecord } from "../domain/model.js";
+import { type Changed, date, toOrganization, toRelationship } from "./rows.js";
 import { holdsSeatSql } from "./user.store.js";
 
 /** A child organization as its partner lists it. */
@@ -40,9 +41,30 @@ export interface ManagedQuery extends PageQuery {
   pendingSince: Date;
 }
 
-export interface PartnerReads {
+/** Partner relationships (a parent organization managing children) and the children they manage. */
+export interface PartnerStore {
   /** The parent's children under active (not revoked) relationships. */
   listManagedOrganizations(parentOrgId: string, query: ManagedQuery): Promise<Keyed<ManagedOrganizationRow>[]>;
+  findRelationship(parentOrgId: string, childOrgId: string): Promise<PartnerRelationshipRecord | undefined>;
+  findActiveParentOrgId(childOrgId: string): Promise<string | undefined>;
+  /** Creates, updates or re-activates a relationship; re-activation starts a new relationship. */
+  upsertRelationship(
+    parentOrgId: string,
+    childOrgId: string,
+    grantedScopes: readonly Scope[],
+    at: Date,
+  ): Promise<PartnerRelationshipRecord>;
+  /** Undefined for an unknown relationship. */
+  revokeRelationship(
+    parentOrgId: string,
+    childOrgId: string,
+    at: Date,
+  ): Promise<Changed<PartnerRelationshipRecord> | undefined>;
+}
+
+function isViolation(err: unknown, constraint: string): boolean {
+  const e = err as { code?: string; constraint?: string };
+  return e.code === "23505" && e.constraint === constraint;
 }
 
 function filterSql(f: ManagedFilters, p: Params): string[] {
@@ -54,8 +76,8 @@ function filterSql(f: ManagedFilters, p: Params): string[] {
   return where;
 }
 
-export function partnerReads(q: Queryable): PartnerReads {
-  return {
+export function partnerStore(q: Queryable): PartnerStore {
+  const store: PartnerStore = {
     async listManagedOrganizations(parentOrgId, { filters, sort, after, limit, pendingSince }) {
       const p = params();
       const since = p.add(pendingSince);
@@ -83,5 +105,58 @@ export function partnerReads(q: Queryable): PartnerReads {
         position: [positionValue(r.sort_value), String(r.id)],
       }));
     },
+    async findRelationship(parentOrgId, childOrgId) {
+      const [row] = await q.query(
+        "SELECT * FROM identity.partner_relationships WHERE parent_org_id = $1 AND child_org_id = $2",
+        [parentOrgId, childOrgId],
+      );
+      return row && toRelationship(row);
+    },
+    async findActiveParentOrgId(childOrgId) {
+      const [row] = await q.query<{ parent_org_id: string }>(
+        "SELECT parent_org_id FROM identity.partner_relationships WHERE child_org_id = $1 AND revoked_at IS NULL",
+        [childOrgId],
+      );
+      return row?.parent_org_id;
+    },
+    async upsertRelationship(parentOrgId, childOrgId, grantedScopes, at) {
+      const rows = await q
+        .query(
+          `INSERT INTO identity.partner_relationships
+           (parent_org_id, child_org_id, granted_scopes, created_at, updated_at, revoked_at)
+         VALUES ($1, $2, $3::text[], $4, $4, NULL)
+         ON CONFLICT (parent_org_id, child_org_id) DO UPDATE SET
+           granted_scopes = EXCLUDED.granted_scopes,
+           updated_at = EXCLUDED.updated_at,
+           created_at = CASE WHEN partner_relationships.revoked_at IS NULL
+             THEN partner_relationships.created_at ELSE EXCLUDED.created_at END,
+           revoked_at = NULL
+         RETURNING *`,
+          [parentOrgId, childOrgId, grantedScopes, at],
+        )
+        .catch((err: unknown) => {
+          // The index, not the caller's earlier check, is what holds under concurrent grants.
+          if (isViolation(err, "partner_relationships_one_active_parent")) {
+            throw problem("invalid-field", `Organization ${childOrgId} already has an active partner parent.`, {
+              field: "childOrgId",
+            });
+          }
+          throw err;
+        });
+      const [row] = rows;
+      if (!row) throw new Error("upsert returned no row");
+      return toRelationship(row);
+    },
+    async revokeRelationship(parentOrgId, childOrgId, at) {
+      const [row] = await q.query(
+        `UPDATE identity.partner_relationships SET revoked_at = $3, updated_at = $3
+         WHERE parent_org_id = $1 AND child_org_id = $2 AND revoked_at IS NULL RETURNING *`,
+        [parentOrgId, childOrgId, at],
+      );
+      if (row) return { record: toRelationship(row), changed: true };
+      const existing = await store.findRelationship(parentOrgId, childOrgId);
+      return existing && { record: existing, changed: false };
+    },
   };
+  return store;
 }

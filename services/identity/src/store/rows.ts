@@ -1,10 +1,13 @@
 import type { Row } from "@platform/kit/db";
+import type { Scope } from "@platform/kit/scopes";
 import type {
   FeatureSet,
   LicenseTierSlug,
   OrganizationRecord,
+  PartnerRelationshipRecord,
   Role,
   StoredInvitationStatus,
+  TokenRecord,
   UserRecord,
 } from "../domain/model.js";
 
@@ -14,6 +17,12 @@ import type {
 export const date = (v: unknown): Date => (v instanceof Date ? v : new Date(String(v)));
 export const dateOrNull = (v: unknown): Date | null => (v === null || v === undefined ? null : date(v));
 export const textOrNull = (v: unknown): string | null => (v === null || v === undefined ? null : String(v));
+
+/** A state change that may have been a no-op (repeated revocations keep the first time). */
+export interface Changed<T> {
+  record: T;
+  changed: boolean;
+}
 
 export function toOrganization(r: Row): OrganizationRecord {
   return {
@@ -62,5 +71,30 @@ export function toUser(r: Row): UserRecord {
     version: Number(r.version),
     createdAt: date(r.created_at),
     updatedAt: date(r.updated_at),
+  };
+}
+
+export function toToken(r: Row): TokenRecord {
+  return {
+    id: String(r.id),
+    orgId: String(r.org_id),
+    name: String(r.name),
+    keyHash: String(r.key_hash),
+    keyPreview: String(r.key_preview),
+    scopes: r.scopes as Scope[],
+    expiresAt: dateOrNull(r.expires_at),
+    revokedAt: dateOrNull(r.revoked_at),
+    createdAt: date(r.created_at),
+  };
+}
+
+export function toRelationship(r: Row): PartnerRelationshipRecord {
+  return {
+    parentOrgId: String(r.parent_org_id),
+    childOrgId: String(r.child_org_id),
+    grantedScopes: r.granted_scopes as Scope[],
+    createdAt: date(r.created_at),
+    updatedAt: date(r.updated_at),
+    revokedAt: dateOrNull(r.revoked_at),
   };
 }

@@ -29,7 +29,8 @@ export interface UserQuery extends PageQuery {
   filters: UserFilters;
 }
 
-export interface UserReads {
+/** The users of each organization. */
+export interface UserStore {
   /** The user of `orgId` with that id; another org's user is as absent as an unknown one. */
   findUser(orgId: string, id: string): Promise<UserView | undefined>;
   listUsers(orgId: string, query: UserQuery): Promise<Keyed<UserView>[]>;
@@ -39,9 +40,6 @@ export interface UserReads {
   countSeatHolders(orgId: string, pendingSince: Date): Promise<number>;
   /** Active, accepted Admins and Partner Admins other than `exceptUserId`. */
   countOtherAdministrators(orgId: string, exceptUserId: string): Promise<number>;
-}
-
-export interface UserWrites {
   insertUser(user: UserRecord): Promise<void>;
   /** Writes every mutable column of the user (all but id, org, email and creation time). */
   updateUser(user: UserRecord): Promise<void>;
@@ -79,7 +77,7 @@ function filterSql(f: UserFilters, p: Params): string[] {
   return where;
 }
 
-export function userReads(q: Queryable): UserReads {
+export function userStore(q: Queryable): UserStore {
   return {
     async findUser(orgId, id) {
       const [row] = await q.query(`SELECT ${USER_COLUMNS} FROM ${USERS} WHERE u.org_id = $1 AND u.id = $2`, [
@@ -124,11 +122,6 @@ export function userReads(q: Queryable): UserReads {
       );
       return row?.n ?? 0;
     },
-  };
-}
-
-export function userWrites(q: Queryable): UserWrites {
-  return {
     async insertUser(u) {
       const cols = userColumns(u);
       await q.query(

@@ -1,5 +1,6 @@
 import { timestampDate, timestampFromDate } from "@bufbuild/protobuf/wkt";
 import type { ServiceImpl } from "@connectrpc/connect";
+import { meetingStatus } from "@platform/contracts/rest/meeting";
 import {
   CreateDealRequestSchema,
   CreateDealResponseSchema,
@@ -27,7 +28,6 @@ import {
 import type { CrmReferences, Directory } from "../application/references.js";
 import { idempotentWrite, type WriteDeps } from "../application/write.js";
 import type { AmountInput } from "../domain/deal-input.js";
-import type { MeetingRecord } from "../domain/model.js";
 import { DEAL_SORT_KEYS, type DealListFilter } from "../store/deal.store.js";
 import type { Store } from "../store/index.js";
 import { MEETING_SORT_KEYS } from "../store/meeting.store.js";
@@ -44,11 +44,6 @@ const DEAL_SORTS = Object.keys(DEAL_SORT_KEYS);
 
 const amountOf = (m: Money | undefined): AmountInput | null =>
   m ? { ...(m.value !== undefined ? { value: m.value } : {}), currency: m.currency } : null;
-
-function meetingStatus(m: MeetingRecord, now: Date): string {
-  if (m.canceled) return "canceled";
-  return m.end.getTime() <= now.getTime() ? "completed" : "scheduled";
-}
 
 const filterOf = (
   f:

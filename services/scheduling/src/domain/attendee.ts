@@ -1,39 +1,29 @@
+import {
+  type EmailFault,
+  emailFault,
+  INVALID_LOCAL_PART,
+  MAX_EMAIL_ADDRESS,
+  MAX_EMAIL_LOCAL,
+} from "@platform/kit/email";
+import type { FieldError, SurveyQuestion } from "./model.js";
 import { isIanaZone } from "./time-zone.js";
-import type { FieldError, SurveyQuestion } from "./types.js";
 
-// The attendee email is an RFC 5322 addr-spec restricted to what mail systems deliver in
-// practice (the same rules identity applies to invitations):
-// - the local part is a dot-atom: atext runs separated by single dots. Quoted strings,
-//   comments and obsolete forms are legal RFC 5322 but in practice only seen in attacks and
-//   typos, and they break naive consumers downstream (CRM sync, calendar invites);
-// - the domain is a DNS host name of at least two labels: no address literals ([1.2.3.4]),
-//   no bare hosts, no all-numeric top-level domain. Internationalised domains must arrive
-//   as punycode (xn--), with an ASCII local part;
-// - lengths follow RFC 5321: 64 for the local part, 63 per label, 254 overall.
-const MAX_ADDRESS = 254;
-const MAX_LOCAL = 64;
-const MAX_LABEL = 63;
-const ATOM = /^[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+$/;
-const LABEL = /^[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?$/;
-const NUMERIC = /^[0-9]+$/;
+// The address rules are the kit's (shared with identity's invitations); the wording of each
+// fault is scheduling's API text.
+const EMAIL_MESSAGES: Record<EmailFault, string> = {
+  "too-long": `must be at most ${MAX_EMAIL_ADDRESS} characters`,
+  "no-at": "must contain an @",
+  "empty-local": "must have a local part before the @",
+  "local-too-long": `must have a local part of at most ${MAX_EMAIL_LOCAL} characters`,
+  "invalid-local": INVALID_LOCAL_PART,
+  "single-label-domain": "must have a domain with at least two labels after the @",
+  "invalid-domain": "has an invalid domain",
+};
 
 /** Why `address` is not an acceptable addr-spec, or undefined when it is. Not trimmed: spaces are errors. */
 export function emailProblem(address: string): string | undefined {
-  if (address.length > MAX_ADDRESS) return `must be at most ${MAX_ADDRESS} characters`;
-  const at = address.lastIndexOf("@");
-  if (at < 0) return "must contain an @";
-  const local = address.slice(0, at);
-  const domain = address.slice(at + 1);
-  if (local === "") return "must have a local part before the @";
-  if (local.length > MAX_LOCAL) return `must have a local part of at most ${MAX_LOCAL} characters`;
-  if (!local.split(".").every((atom) => ATOM.test(atom))) {
-    return "has a local part with a character, a leading or trailing dot, or two dots in a row that are not allowed";
-  }
-  const labels = domain.split(".");
-  if (labels.length < 2) return "must have a domain with at least two labels after the @";
-  if (!labels.every((l) => l.length <= MAX_LABEL && LABEL.test(l))) return "has an invalid domain";
-  if (NUMERIC.test(labels.at(-1) ?? "")) return "has an invalid domain";
-  return undefined;
+  const found = emailFault(address);
+  return found && EMAIL_MESSAGES[found.fault];
 }
 
 const MAX_NAME = 200;

@@ -1,6 +1,6 @@
 import { DateTime, IANAZone } from "luxon";
+import type { FieldError, HostCalendar, TimeRange, WorkingHours } from "./model.js";
 import { isIanaZone } from "./time-zone.js";
-import type { FieldError, HostCalendar, TimeRange, WorkingHours } from "./types.js";
 
 const MINUTE_MS = 60_000;
 const CLOCK_TIME = /^([01]\d|2[0-3]):([0-5]\d)$/;

@@ -1,4 +1,4 @@
-import type { BookingWindow, TimeRange } from "./types.js";
+import type { BookingWindow, TimeRange } from "./model.js";
 
 const MINUTE_MS = 60_000;
 // maxAdvanceDays counts elapsed 24-hour days from now, not calendar days of some zone: the

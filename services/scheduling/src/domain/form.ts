@@ -1,6 +1,6 @@
 import { hashRequest } from "@platform/kit/idempotency";
 import { problem } from "@platform/kit/problems";
-import type { FieldError, FormAnswer, FormField } from "./types.js";
+import type { FieldError, FormAnswer, FormField } from "./model.js";
 
 // Absent and blank answers are treated alike: a client that sends "" or [] for a question it
 // skipped means "no answer", and a required field must reject both forms the same way.

@@ -1,5 +1,5 @@
+import type { WorkingHours } from "./model.js";
 import { isIanaZone } from "./time-zone.js";
-import type { WorkingHours } from "./types.js";
 
 // What a host gets when scheduling learns of a user from identity's events: identity owns
 // the names and the address, scheduling owns the zone and the working hours. Identity records

@@ -1,4 +1,4 @@
-import type { FormAnswer, Routing, RoutingCondition } from "./types.js";
+import type { FormAnswer, Routing, RoutingCondition } from "./model.js";
 
 function conditionMatches(condition: RoutingCondition, values: Record<string, FormAnswer>): boolean {
   if (!Object.hasOwn(values, condition.fieldKey)) return false;

@@ -2,7 +2,7 @@ import { createHmac, createSecretKey, type KeyObject, timingSafeEqual } from "no
 import { hmac } from "@noble/hashes/hmac";
 import { sha256 } from "@noble/hashes/sha256";
 import { problem } from "@platform/kit/problems";
-import type { SlotTokenPayload } from "./types.js";
+import type { SlotTokenPayload } from "./model.js";
 
 /** How long a slot token can be booked with (the spec's slot token lifetime). */
 export const SLOT_TOKEN_TTL_MS = 10 * 60 * 1000;

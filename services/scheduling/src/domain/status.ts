@@ -1,11 +1,8 @@
-/** A meeting's status as the API reports it. */
-export type MeetingStatus = "scheduled" | "completed" | "canceled";
+import { type MeetingStatus, meetingStatus as statusOf } from "@platform/contracts/rest/meeting";
 
-/**
- * Derived, never stored: canceled wins over everything; otherwise completed once the end time
- * has been reached (end <= now), else scheduled. No sweeper runs, so this is computed on read.
- */
+export type { MeetingStatus } from "@platform/contracts/rest/meeting";
+
+/** The shared status rule (libs/contracts) on scheduling's record, where a cancellation is its time. */
 export function meetingStatus(m: { end: Date; canceledAt: Date | null }, now: Date): MeetingStatus {
-  if (m.canceledAt !== null) return "canceled";
-  return m.end.getTime() <= now.getTime() ? "completed" : "scheduled";
+  return statusOf({ end: m.end, canceled: m.canceledAt !== null }, now);
 }

@@ -7,7 +7,7 @@ import { EVENT_TYPES, type EventEnvelope } from "@platform/kit/events";
 import type { Logger } from "@platform/kit/logger";
 import { decodeEvent } from "@platform/kit/outbox";
 import { DEFAULT_WORKING_HOURS, hostTimeZone } from "../domain/host-defaults.js";
-import { applyIdentityUser, type IdentityUser } from "../store/hosts.store.js";
+import { hostStore, type IdentityUser } from "../store/host.store.js";
 
 // Hosts follow identity: every user identity invites or changes becomes (or updates) a host
 // in scheduling's projection, so a user invited through the API can be a schedule's host
@@ -59,6 +59,9 @@ export async function projectHost(deps: { db: Db; logger: Logger }, message: Con
   if (!applied) return;
   const { user, timeZone } = applied;
   await consumeOnce(deps.db, HOSTS_GROUP, event.id, async (q) => {
-    await applyIdentityUser(q, user, { timeZone: hostTimeZone(timeZone), workingHours: DEFAULT_WORKING_HOURS });
+    await hostStore(q).applyIdentityUser(user, {
+      timeZone: hostTimeZone(timeZone),
+      workingHours: DEFAULT_WORKING_HOURS,
+    });
   });
 }

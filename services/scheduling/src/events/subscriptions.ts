@@ -12,8 +12,8 @@ import type { Db, Queryable } from "@platform/kit/db";
 import { EVENT_TYPES, type EventEnvelope, TOPICS } from "@platform/kit/events";
 import type { Logger } from "@platform/kit/logger";
 import { decodeEvent } from "@platform/kit/outbox";
-import type { Notice, NoticeKind, Notifier } from "../notifier.js";
-import { schedulingWrites } from "../store/scheduling.store.js";
+import type { Notice, NoticeKind, Notifier } from "../application/notifier.js";
+import { txStore } from "../store/index.js";
 import { HOSTS_GROUP, projectHost } from "./hosts.consumer.js";
 
 // What scheduling consumes: its own meeting events, turned into email and SMS notices, and
@@ -98,7 +98,7 @@ async function sendsEmails(plan: Plan, q: Queryable): Promise<boolean> {
   if (plan.emails !== "schedule") return plan.emails;
   const { orgId, smartScheduling } = plan.meeting;
   // The setting as it stands when the notice goes out; it is not the booking request's to override.
-  const schedule = await schedulingWrites(q).findSchedule(orgId, smartScheduling?.scheduleId ?? "");
+  const schedule = await txStore(q).findSchedule(orgId, smartScheduling?.scheduleId ?? "");
   return schedule?.sendConfirmations ?? false;
 }
 

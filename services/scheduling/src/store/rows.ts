@@ -1,17 +1,21 @@
 import type { Row } from "@platform/kit/db";
-import type { BookingWindow, FormField, Routing, SurveyQuestion, WorkingHours } from "../domain/types.js";
 import type {
   AttendeeRecord,
+  BookingWindow,
   CampaignRecord,
   ConferencingRecord,
+  FormField,
   FormValueRecord,
   HostRecord,
   LocationRecord,
   MeetingRecord,
+  Routing,
   ScheduleRecord,
   ScheduleStatus,
+  SurveyQuestion,
   SurveyResponseRecord,
-} from "../model.js";
+  WorkingHours,
+} from "../domain/model.js";
 
 // Database rows to records and back. Both drivers return timestamps as Dates and jsonb as
 // parsed JSON, but a JSON round trip (to_jsonb) turns times into strings, so those are accepted too.

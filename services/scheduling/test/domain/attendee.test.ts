@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { emailProblem, validateAttendee, validateSurvey } from "../../src/domain/attendee.js";
-import type { SurveyQuestion } from "../../src/domain/types.js";
+import type { SurveyQuestion } from "../../src/domain/model.js";
 
 const ada = { email: "ada@example.com", firstName: "Ada", lastName: "Lovelace" };
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { slotStarts, workingBlocks } from "../../src/domain/availability.js";
-import type { HostCalendar, TimeRange, WorkingHours } from "../../src/domain/types.js";
+import type { HostCalendar, TimeRange, WorkingHours } from "../../src/domain/model.js";
 
 // slotStarts replaced a generator that resolved every working block with Luxon. That
 // generator is kept here, as it was, as the reference: on random hosts, zones, working hours,

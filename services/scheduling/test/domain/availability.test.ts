@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { hostSlots, isSlotAvailable, validateWorkingHours, workingBlocks } from "../../src/domain/availability.js";
-import type { HostCalendar, WorkingHours } from "../../src/domain/types.js";
+import type { HostCalendar, WorkingHours } from "../../src/domain/model.js";
 import { aHost, everyDay, range, starts } from "./builders.js";
 
 // Every expectation below is an exact UTC instant worked out by hand from the zone's rules

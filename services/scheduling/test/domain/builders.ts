@@ -1,4 +1,4 @@
-import type { FormField, HostCalendar, SlotTokenPayload, TimeRange, WorkingHours } from "../../src/domain/types.js";
+import type { FormField, HostCalendar, SlotTokenPayload, TimeRange, WorkingHours } from "../../src/domain/model.js";
 
 const ALL_DAYS = [1, 2, 3, 4, 5, 6, 7] as const;
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
+import type { Routing } from "../../src/domain/model.js";
 import { routeHosts } from "../../src/domain/routing.js";
-import type { Routing } from "../../src/domain/types.js";
 
 const routing: Routing = {
   rules: [

@@ -2,7 +2,7 @@ import { Settings } from "luxon";
 import { afterEach, describe, expect, it } from "vitest";
 import { hostSlots } from "../../src/domain/availability.js";
 import { searchRange } from "../../src/domain/booking-window.js";
-import type { HostCalendar, TimeRange } from "../../src/domain/types.js";
+import type { HostCalendar, TimeRange } from "../../src/domain/model.js";
 import { aHost, range, starts } from "./builders.js";
 
 // Slot computation must depend only on the host's zone, never on the zone of the process

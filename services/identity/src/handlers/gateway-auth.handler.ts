@@ -1,0 +1,37 @@
+import type { HandlerContext, ServiceImpl } from "@connectrpc/connect";
+import type { GatewayAuthService } from "@platform/contracts/identity";
+import { requestContext } from "@platform/kit/connect";
+import { problem } from "@platform/kit/problems";
+import type { Store } from "../store/index.js";
+import { tokenMessage } from "./proto.js";
+
+function requireGateway(ctx: HandlerContext): void {
+  if (requestContext(ctx).principal !== "gateway") {
+    throw problem("missing-trust-header", "This RPC serves the gateway's own look-ups only.");
+  }
+}
+
+/**
+ * The gateway's look-ups. Revoked and expired tokens are returned as they are: the gateway
+ * tells unknown-subscription from subscription-expired, and caches the answer.
+ */
+export function gatewayAuthHandlers(store: Store): ServiceImpl<typeof GatewayAuthService> {
+  return {
+    async resolveApiKey(req, ctx) {
+      requireGateway(ctx);
+      const token = await store.findTokenByHash(req.keyHash.toLowerCase());
+      if (!token) throw problem("unknown-subscription", "The API key is unknown.");
+      const { id, orgId, scopes, expireTime, revokeTime } = tokenMessage(token);
+      return { tokenId: id, orgId, scopes, expireTime, revokeTime };
+    },
+    async resolveDelegation(req, ctx) {
+      requireGateway(ctx);
+      const relationship = await store.findRelationship(req.parentOrgId, req.childOrgId);
+      if (!relationship || relationship.revokedAt) {
+        // One answer for "not a child", "unknown" and "revoked", so nothing leaks.
+        throw problem("cross-org-delegation-forbidden", `Organization ${req.childOrgId} is not a managed child.`);
+      }
+      return { grantedScopes: relationship.grantedScopes };
+    },
+  };
+}

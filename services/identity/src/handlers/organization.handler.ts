@@ -1,0 +1,59 @@
+import type { ServiceImpl } from "@connectrpc/connect";
+import {
+  type OrganizationService,
+  UpdateOrganizationRequestSchema,
+  UpdateOrganizationResponseSchema,
+} from "@platform/contracts/identity";
+import { apiContext } from "@platform/kit/connect";
+import { problem } from "@platform/kit/problems";
+import { idempotentWrite, type WriteDeps } from "../application/write.js";
+import { shapeEntitlements } from "../domain/entitlements.js";
+import { applyOrganizationPatch, validateOrganizationPatch } from "../domain/organizations.js";
+import { pendingInvitationCutoff } from "../domain/seats.js";
+import { checkExpectedVersion } from "../domain/versions.js";
+import { visibleOrgId } from "../domain/visibility.js";
+import { organizationUpdatedEvent } from "../events/outbox-events.js";
+import type { OrganizationStore, Store } from "../store/index.js";
+import { entitlementsMessage, organizationMessage } from "./proto.js";
+
+const notFound = (id: string) => problem("organization-not-found", `Organization ${id} was not found.`);
+
+/** The organization resources of the public API, always within the caller's org context. */
+export function organizationHandlers(deps: WriteDeps & { store: Store }): ServiceImpl<typeof OrganizationService> {
+  const { store, clock } = deps;
+  const loadOrg = async (reads: OrganizationStore, id: string) => {
+    const org = await reads.findOrganization(id);
+    if (!org) throw notFound(id);
+    return org;
+  };
+  return {
+    async getOrganization(req, ctx) {
+      const org = await loadOrg(store, visibleOrgId(req.orgId, apiContext(ctx).orgId));
+      return { organization: organizationMessage(org) };
+    },
+    async getEntitlements(_req, ctx) {
+      const org = await loadOrg(store, apiContext(ctx).orgId);
+      const used = await store.countSeatHolders(org.id, pendingInvitationCutoff(clock.now()));
+      return { entitlements: entitlementsMessage(shapeEntitlements(org, used)) };
+    },
+    async updateOrganization(req, ctx) {
+      const orgId = visibleOrgId(req.orgId, apiContext(ctx).orgId);
+      const patch = validateOrganizationPatch(req);
+      return idempotentWrite(
+        deps,
+        ctx,
+        { schema: UpdateOrganizationRequestSchema, message: req },
+        UpdateOrganizationResponseSchema,
+        async (w) => {
+          const org = await w.lockOrganization(orgId);
+          if (!org) throw notFound(orgId);
+          checkExpectedVersion(org.version, req.expectedVersion, "organization");
+          const { next, changedFields } = applyOrganizationPatch(org, patch, clock.now());
+          await w.updateOrganization(next);
+          await w.enqueue(organizationUpdatedEvent(next, changedFields));
+          return { organization: organizationMessage(await loadOrg(w, orgId)) };
+        },
+      );
+    },
+  };
+}

@@ -1,0 +1,136 @@
+import { setImmediate as yieldToLoop } from "node:timers/promises";
+import { timestampDate } from "@bufbuild/protobuf/wkt";
+import type { GetAvailabilityRequest } from "@platform/contracts/scheduling";
+import { problem } from "@platform/kit/problems";
+import { slotStarts } from "../domain/availability.js";
+import { searchRange } from "../domain/booking-window.js";
+import { assertValidFormValues, formValuesHash } from "../domain/form.js";
+import type { FormAnswer, HostRecord, ScheduleRecord, TimeRange } from "../domain/model.js";
+import { routeHosts } from "../domain/routing.js";
+import { slotTokenExpiresAt, slotTokenSigner } from "../domain/slot-token.js";
+import { isIanaZone } from "../domain/time-zone.js";
+import type { HostStore, ScheduleStore } from "../store/index.js";
+import { formValuesOf, hostCalendar } from "./booking.js";
+
+// Availability: an availability request checked against its schedule, routed to host groups,
+// and each routed host's free slots signed into slot tokens.
+
+const invalidRequest = (detail: string) => problem("availability-request-invalid", detail);
+
+/** What an availability request asks for, once checked. */
+export interface AvailabilityQuery {
+  durationMinutes: number;
+  /** The requested date range; undefined for the whole booking window. */
+  requested: TimeRange | undefined;
+  values: Record<string, FormAnswer>;
+  preview: boolean;
+}
+
+/** The date range a request asks for; a missing bound is open (the booking window bounds it). */
+function requestedRange(start: Date | undefined, end: Date | undefined): TimeRange | undefined {
+  if (!start && !end) return undefined;
+  if (start && end && start.getTime() > end.getTime()) throw invalidRequest("dateRange.start is after dateRange.end.");
+  // The widest instants a Date can hold stand for "unbounded": searchRange intersects with the window.
+  return { start: start ?? new Date(-8.64e15), end: end ?? new Date(8.64e15) };
+}
+
+/**
+ * Checks a request against its schedule: the duration is one of its booking periods (never
+ * snapped), the range is not inverted, the zone is IANA, and the form values fit its form
+ * (422 form-validation with fieldErrors otherwise).
+ */
+export function availabilityQuery(schedule: ScheduleRecord, req: GetAvailabilityRequest): AvailabilityQuery {
+  const durationMinutes = req.durationMinutes ?? schedule.durationMinutes;
+  if (!schedule.bookingPeriods.includes(durationMinutes)) {
+    throw invalidRequest(
+      `durationMinutes must be one of the schedule's booking periods: ${schedule.bookingPeriods.join(", ")}.`,
+    );
+  }
+  if (req.timeZone !== "" && !isIanaZone(req.timeZone)) {
+    throw invalidRequest(`timeZone '${req.timeZone}' is not an IANA time zone.`);
+  }
+  const requested = requestedRange(
+    req.rangeStart && timestampDate(req.rangeStart),
+    req.rangeEnd && timestampDate(req.rangeEnd),
+  );
+  const values = formValuesOf(req.formValues);
+  assertValidFormValues(schedule.matchingForm, values);
+  // Valid values are answers: the validation checked each one's type.
+  return { durationMinutes, requested, values: values as Record<string, FormAnswer>, preview: req.preview };
+}
+
+/** One routed host's free slots: their starts and, concatenated in the same order, their tokens. */
+export interface HostAvailability {
+  host: HostRecord;
+  /** Slot starts, ms since the epoch, ascending. */
+  starts: number[];
+  durationMinutes: number;
+  /** The slots' tokens concatenated, each `SLOT_TOKEN_LENGTH` (domain/slot-token.ts) characters. */
+  tokens: string;
+}
+
+/**
+ * Slots signed per turn of the event loop: about 2 µs each, so a turn stays near 5 ms and
+ * a whole month of a large round robin never holds the loop (the Kafka consumers'
+ * heartbeats, other requests) for long.
+ */
+export const SLOTS_PER_TURN = 2_500;
+
+/**
+ * The host groups the form values route to, most preferred first, each host with its signed
+ * free slots in the booking window at `now` (within the requested range). Routed users who
+ * are no longer assigned are skipped. Busy time of every routed host comes in one query.
+ * The work is split into turns of the event loop (see `SLOTS_PER_TURN`).
+ */
+export async function matchHosts(
+  reads: ScheduleStore & HostStore,
+  schedule: ScheduleRecord,
+  query: AvailabilityQuery,
+  opts: { orgId: string; slotTokenSecret: string; now: Date },
+): Promise<HostAvailability[][]> {
+  const { durationMinutes } = query;
+  const assignees = new Map((await reads.listAssignees(schedule.id)).map((h) => [h.userId, h]));
+  const groups = routeHosts(schedule.routing, query.values)
+    .map((group) => group.flatMap((userId) => assignees.get(userId) ?? []))
+    .filter((group) => group.length > 0);
+  const range = searchRange(schedule.bookingWindow, opts.now, query.requested);
+  if (!range) return groups.map((group) => group.map((host) => ({ host, starts: [], durationMinutes, tokens: "" })));
+  const busy = await reads.busyTimes(
+    groups.flat().map((h) => h.userId),
+    range,
+  );
+  const signer = slotTokenSigner(opts.slotTokenSecret, {
+    orgId: opts.orgId,
+    scheduleId: schedule.id,
+    expiresAt: new Date(slotTokenExpiresAt(opts.now)),
+    preview: query.preview,
+    durationMinutes,
+    formValuesHash: formValuesHash(query.values),
+  });
+  const result: HostAvailability[][] = [];
+  let sinceYield = 0;
+  for (const group of groups) {
+    const hosts: HostAvailability[] = [];
+    for (const host of group) {
+      const starts = slotStarts({
+        host: hostCalendar(host, busy.get(host.userId) ?? []),
+        range,
+        durationMinutes,
+        stepMinutes: schedule.stepMinutes,
+      });
+      let tokens = "";
+      for (let from = 0; from < starts.length; from += SLOTS_PER_TURN) {
+        const chunk = starts.slice(from, from + SLOTS_PER_TURN);
+        if (sinceYield + chunk.length > SLOTS_PER_TURN) {
+          await yieldToLoop();
+          sinceYield = 0;
+        }
+        tokens += signer.tokens(host.userId, chunk);
+        sinceYield += chunk.length;
+      }
+      hosts.push({ host, starts, durationMinutes, tokens });
+    }
+    result.push(hosts);
+  }
+  return result;
+}
