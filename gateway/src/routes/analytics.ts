@@ -1,5 +1,3 @@
-import { createClient } from "@connectrpc/connect";
-import { BuyerSignalsService, EmailBlastService } from "@platform/contracts/analytics";
 import {
   activityJson,
   buyerSignalsSummaryJson,
@@ -14,7 +12,7 @@ import {
 import { defineRoute, type JsonSchema, type RouteSpec } from "../route.js";
 import { ACTIONS, analyticsResponseSchemas, ownerUserId, periodDays } from "../schemas/analytics.js";
 import { type PageQuery, pageQuery, pageRequest, pageSchema } from "../schemas/pagination.js";
-import type { ServiceTransports } from "../services.js";
+import type { ServiceClients } from "../services.js";
 
 const str = (description: string) => ({ type: "string", description });
 const hasReplied = { type: "boolean", description: "Only recipients who replied (true) or did not (false)" };
@@ -54,9 +52,8 @@ const TOP_MAX = 20;
 type PeriodQuery = { periodDays: number };
 
 /** Buyer signals and email blasts (analytics service): REST routes. */
-export function analyticsRoutes(transports: ServiceTransports): RouteSpec[] {
-  const signals = createClient(BuyerSignalsService, transports.analytics);
-  const blasts = createClient(EmailBlastService, transports.analytics);
+export function routes(clients: ServiceClients): RouteSpec[] {
+  const { signals, blasts } = clients.analytics;
   const buyerSignals = { tag: "Buyer signals", scope: "buyer-signals:read", tier: "read" } as const;
   const emailBlasts = { tag: "Email blasts", scope: "email-blasts:read", tier: "read" } as const;
 
@@ -298,4 +295,4 @@ export function analyticsRoutes(transports: ServiceTransports): RouteSpec[] {
 }
 
 /** Shared JSON schemas ($id'd) the routes above reference. */
-export const analyticsSchemas: JsonSchema[] = analyticsResponseSchemas;
+export const schemas: readonly JsonSchema[] = analyticsResponseSchemas;

@@ -1,14 +1,10 @@
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
-import { createClient } from "@connectrpc/connect";
-import { AccountService } from "@platform/contracts/crm";
-import { DealService } from "@platform/contracts/revenue";
-import type { Clock } from "@platform/kit/clock";
 import { problem } from "@platform/kit/problems";
 import { accountJson, activityJson, contactListJson } from "../mapping/crm.js";
 import { dealListItemJson } from "../mapping/revenue.js";
 import { parseInstant } from "../mapping/time.js";
-import { defineRoute, type JsonSchema, type RouteSpec } from "../route.js";
-import type { ServiceTransports } from "../services.js";
+import { defineRoute, type JsonSchema, type RouteDeps, type RouteSpec } from "../route.js";
+import type { ServiceClients } from "../services.js";
 
 // Responses that span bounded contexts, composed by the gateway (ARCHITECTURE: API
 // composition): each part comes from the context that owns it, over its own RPCs.
@@ -63,9 +59,9 @@ const clamp = (name: keyof typeof CAPS, raw: number | undefined) =>
 
 type RelatedQuery = Partial<Record<keyof typeof CAPS, number>> & { activitySince?: string };
 
-export function composedRoutes(transports: ServiceTransports, clock: Clock): RouteSpec[] {
-  const accounts = createClient(AccountService, transports.crm);
-  const deals = createClient(DealService, transports.revenue);
+export function routes(clients: ServiceClients, { clock }: RouteDeps): RouteSpec[] {
+  const { accounts } = clients.crm;
+  const { deals } = clients.revenue;
   return [
     defineRoute({
       method: "GET",
@@ -119,4 +115,4 @@ export function composedRoutes(transports: ServiceTransports, clock: Clock): Rou
   ];
 }
 
-export const composedSchemas: JsonSchema[] = [accountRelatedSchema];
+export const schemas: readonly JsonSchema[] = [accountRelatedSchema];

@@ -1,5 +1,3 @@
-import { createClient } from "@connectrpc/connect";
-import { AccountService, ContactService, TranscriptService } from "@platform/contracts/crm";
 import type { ProblemName } from "@platform/kit/problems";
 import {
   accountJson,
@@ -17,7 +15,7 @@ import {
 import { defineRoute, type JsonSchema, type RouteSpec } from "../route.js";
 import { crmResponseSchemas } from "../schemas/crm.js";
 import { type PageQuery, pageQuery, pageRequest, pageSchema } from "../schemas/pagination.js";
-import type { ServiceTransports } from "../services.js";
+import type { ServiceClients } from "../services.js";
 
 const str = (description?: string) => ({ type: "string", ...(description ? { description } : {}) });
 const CONTACT_SORTS = ["updatedAt", "createdAt", "lastName", "firstName"];
@@ -67,10 +65,8 @@ const TRANSCRIPT_PROBLEMS: ProblemName[] = ["meeting-not-found", "transcript-not
 type TimelineQuery = PageQuery & { type?: string | string[]; since?: string };
 
 /** Accounts, contacts, activity timelines, transcripts, chat and bot status (crm-data service): REST routes. */
-export function crmRoutes(transports: ServiceTransports): RouteSpec[] {
-  const accounts = createClient(AccountService, transports.crm);
-  const contacts = createClient(ContactService, transports.crm);
-  const transcripts = createClient(TranscriptService, transports.crm);
+export function routes(clients: ServiceClients): RouteSpec[] {
+  const { accounts, contacts, transcripts } = clients.crm;
 
   const timeline = (query: TimelineQuery) => ({
     ...pageRequest(timelinePage.page, query),
@@ -322,4 +318,4 @@ export function crmRoutes(transports: ServiceTransports): RouteSpec[] {
 }
 
 /** Shared JSON schemas ($id'd) the routes above reference. */
-export const crmSchemas: JsonSchema[] = crmResponseSchemas;
+export const schemas: readonly JsonSchema[] = crmResponseSchemas;

@@ -12,8 +12,17 @@ import {
   userPatch,
   versionEtag,
 } from "../mapping/identity.js";
-import { type ApiCall, defineRoute, type RouteSpec } from "../route.js";
-import { organizationPatchSchema, userInviteSchema, userPatchSchema } from "../schemas/identity.js";
+import { type ApiCall, defineRoute, type JsonSchema, type RouteSpec } from "../route.js";
+import {
+  entitlementsSchema,
+  managedOrganizationSchema,
+  organizationPatchSchema,
+  organizationSchema,
+  userInviteSchema,
+  userListItemSchema,
+  userPatchSchema,
+  userSchema,
+} from "../schemas/identity.js";
 import { type PageQuery, pageQuery, pageRequest, pageSchema } from "../schemas/pagination.js";
 import type { ServiceClients } from "../services.js";
 
@@ -66,7 +75,7 @@ function version(call: ApiCall): bigint {
 }
 
 /** The organization, user and partner endpoints identity serves. */
-export function identityRoutes(clients: ServiceClients): RouteSpec[] {
+export function routes({ identity: clients }: ServiceClients): RouteSpec[] {
   async function getOrganization(orgId: string, call: ApiCall) {
     const res = await clients.organizations.getOrganization({ orgId }, call.callOptions());
     return required(res.organization, "organization");
@@ -282,3 +291,11 @@ export function identityRoutes(clients: ServiceClients): RouteSpec[] {
 
   return [...organizations, ...users, ...partner];
 }
+
+export const schemas: readonly JsonSchema[] = [
+  organizationSchema,
+  entitlementsSchema,
+  userSchema,
+  userListItemSchema,
+  managedOrganizationSchema,
+];

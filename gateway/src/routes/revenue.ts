@@ -1,7 +1,5 @@
 import { fromJson } from "@bufbuild/protobuf";
 import { ValueSchema } from "@bufbuild/protobuf/wkt";
-import { createClient } from "@connectrpc/connect";
-import { DealService, InsightService, QnaService } from "@platform/contracts/revenue";
 import type { ProblemName } from "@platform/kit/problems";
 import { problem } from "@platform/kit/problems";
 import {
@@ -37,7 +35,7 @@ import {
   transitionQnaRequestSchema,
   updateDealRequestSchema,
 } from "../schemas/revenue.js";
-import type { ServiceTransports } from "../services.js";
+import type { ServiceClients } from "../services.js";
 
 const INSIGHT_PREFIXES = ["prof_", "prob_", "pain_", "powr_", "posn_", "phas_", "proc_", "plan_"] as const;
 const DEAL_SORTS = ["updatedAt", "createdAt", "name", "closeDate", "amount"];
@@ -89,10 +87,8 @@ function optionalBody<T extends object>(body: unknown): T {
 }
 
 /** Deals, deal Q&As and 8P insights: the routes the revenue service serves. */
-export function revenueRoutes(transports: ServiceTransports): RouteSpec[] {
-  const deals = createClient(DealService, transports.revenue);
-  const qnas = createClient(QnaService, transports.revenue);
-  const insights = createClient(InsightService, transports.revenue);
+export function routes(clients: ServiceClients): RouteSpec[] {
+  const { deals, qnas, insights } = clients.revenue;
 
   const dealRoutes: RouteSpec[] = [
     defineRoute({
@@ -484,4 +480,4 @@ export function revenueRoutes(transports: ServiceTransports): RouteSpec[] {
 }
 
 /** Shared JSON schemas ($id'd) the routes above reference. */
-export const revenueSchemas: JsonSchema[] = revenueJsonSchemas;
+export const schemas: readonly JsonSchema[] = revenueJsonSchemas;

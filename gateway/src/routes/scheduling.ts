@@ -14,14 +14,19 @@ import {
   smartScheduleJson,
   smartScheduleSummaryJson,
 } from "../mapping/scheduling.js";
-import { defineRoute, type RouteSpec } from "../route.js";
+import { defineRoute, type JsonSchema, type RouteSpec } from "../route.js";
 import { type PageQuery, pageQuery, pageRequest, pageSchema } from "../schemas/pagination.js";
 import {
   availabilityRequestSchema,
+  availabilitySchema,
+  availableSlotSchema,
   bookingQuerySchema,
   bookingRequestSchema,
   cancelQuerySchema,
+  meetingSchema,
   rescheduleRequestSchema,
+  smartScheduleSchema,
+  smartScheduleSummarySchema,
 } from "../schemas/scheduling.js";
 import type { ServiceClients } from "../services.js";
 
@@ -49,7 +54,7 @@ function required<T>(value: T | undefined, what: string): T {
 }
 
 /** The Smart Schedule and scheduled-meeting endpoints scheduling serves. */
-export function schedulingRoutes(clients: ServiceClients): RouteSpec[] {
+export function routes({ scheduling: clients }: ServiceClients): RouteSpec[] {
   const smartSchedules: RouteSpec[] = [
     defineRoute({
       method: "GET",
@@ -204,3 +209,11 @@ export function schedulingRoutes(clients: ServiceClients): RouteSpec[] {
 
   return [...smartSchedules, ...meetings];
 }
+
+export const schemas: readonly JsonSchema[] = [
+  smartScheduleSummarySchema,
+  smartScheduleSchema,
+  availableSlotSchema,
+  availabilitySchema,
+  meetingSchema,
+];
