@@ -11,10 +11,13 @@ import {
 } from "../mapping/analytics.js";
 import { defineRoute, type JsonSchema, type RouteSpec } from "../route.js";
 import { ACTIONS, analyticsResponseSchemas, ownerUserId, periodDays } from "../schemas/analytics.js";
+import { str } from "../schemas/common.js";
 import { type PageQuery, pageQuery, pageRequest, pageSchema } from "../schemas/pagination.js";
 import type { ServiceClients } from "../services.js";
+import { requiredFrom } from "./shared.js";
 
-const str = (description: string) => ({ type: "string", description });
+const required = requiredFrom("analytics");
+
 const hasReplied = { type: "boolean", description: "Only recipients who replied (true) or did not (false)" };
 
 /**
@@ -132,8 +135,7 @@ export function routes(clients: ServiceClients): RouteSpec[] {
       async handler(call, request) {
         const { sentEmailId } = request.params as { sentEmailId: string };
         const res = await signals.getSentEmail({ sentEmailId }, call.callOptions());
-        if (!res.sentEmail) throw new Error("analytics returned no sent email");
-        return sentEmailJson(res.sentEmail);
+        return sentEmailJson(required(res.sentEmail, "sent email"));
       },
     }),
     defineRoute({
@@ -246,8 +248,7 @@ export function routes(clients: ServiceClients): RouteSpec[] {
       async handler(call, request) {
         const { blastId } = request.params as { blastId: string };
         const res = await blasts.getEmailBlast({ blastId }, call.callOptions());
-        if (!res.blast) throw new Error("analytics returned no blast");
-        return emailBlastJson(res.blast);
+        return emailBlastJson(required(res.blast, "blast"));
       },
     }),
     defineRoute({

@@ -5,6 +5,9 @@ import { dealListItemJson } from "../mapping/revenue.js";
 import { parseInstant } from "../mapping/time.js";
 import { defineRoute, type JsonSchema, type RouteDeps, type RouteSpec } from "../route.js";
 import type { ServiceClients } from "../services.js";
+import { requiredFrom } from "./shared.js";
+
+const required = requiredFrom("crm-data");
 
 // Responses that span bounded contexts, composed by the gateway (ARCHITECTURE: API
 // composition): each part comes from the context that owns it, over its own RPCs.
@@ -88,8 +91,7 @@ export function routes(clients: ServiceClients, { clock }: RouteDeps): RouteSpec
           });
         }
         // The account first: an unknown or foreign id is its 404 before anything else is asked.
-        const { account } = await accounts.getAccount({ accountId }, call.callOptions());
-        if (!account) throw new Error("crm-data returned no account");
+        const account = required((await accounts.getAccount({ accountId }, call.callOptions())).account, "account");
         const [contactPage, dealPage, activityPage] = await Promise.all([
           accounts.listAccountContacts(
             { accountId, limit: clamp("contactsLimit", q.contactsLimit), sort: "-updatedAt" },

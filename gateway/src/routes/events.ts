@@ -5,6 +5,9 @@ import { defineRoute, type JsonSchema, type RouteDeps, type RouteSpec } from "..
 import { eventStreamSchema, listEventsQuery, streamEventsQuery } from "../schemas/events.js";
 import { pageSchema } from "../schemas/pagination.js";
 import type { ServiceClients } from "../services.js";
+import { requiredFrom } from "./shared.js";
+
+const required = requiredFrom("webhooks");
 
 const TAG = "Events";
 const LAST_EVENT_ID_HEADER = "last-event-id";
@@ -126,8 +129,7 @@ export function routes(clients: ServiceClients, deps: RouteDeps): RouteSpec[] {
       async handler(call, request, reply) {
         const { eventId } = request.params as { eventId: string };
         const res = await client.getEvent({ eventId }, call.callOptions());
-        if (!res.event) throw new Error("webhooks returned no event");
-        return reply.type("application/json; charset=utf-8").send(eventJson(res.event));
+        return reply.type("application/json; charset=utf-8").send(eventJson(required(res.event, "event")));
       },
     }),
   ];

@@ -36,6 +36,7 @@ import {
   updateDealRequestSchema,
 } from "../schemas/revenue.js";
 import type { ServiceClients } from "../services.js";
+import { requiredFrom } from "./shared.js";
 
 const INSIGHT_PREFIXES = ["prof_", "prob_", "pain_", "powr_", "posn_", "phas_", "proc_", "plan_"] as const;
 const DEAL_SORTS = ["updatedAt", "createdAt", "name", "closeDate", "amount"];
@@ -65,10 +66,7 @@ const DEAL_WRITE_PROBLEMS: ProblemName[] = [
   "source-ref-conflict",
 ];
 
-function required<T>(value: T | undefined, what: string): T {
-  if (value === undefined) throw new Error(`revenue returned no ${what}`);
-  return value;
-}
+const required = requiredFrom("revenue");
 
 const schemaTypeParams = {
   type: "object",

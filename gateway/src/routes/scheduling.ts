@@ -29,6 +29,7 @@ import {
   smartScheduleSummarySchema,
 } from "../schemas/scheduling.js";
 import type { ServiceClients } from "../services.js";
+import { requiredFrom } from "./shared.js";
 
 const meeting = { $ref: "Meeting#" };
 
@@ -48,10 +49,7 @@ const BOOKING_PROBLEMS: ProblemName[] = [
 
 // A response without the resource it exists for is a service bug: a plain Error, which the
 // error handler logs and answers with an opaque 500.
-function required<T>(value: T | undefined, what: string): T {
-  if (value === undefined) throw new Error(`scheduling returned no ${what}`);
-  return value;
-}
+const required = requiredFrom("scheduling");
 
 /** The Smart Schedule and scheduled-meeting endpoints scheduling serves. */
 export function routes({ scheduling: clients }: ServiceClients): RouteSpec[] {

@@ -22,6 +22,7 @@ import {
   webhookSubscriptionWithSecretSchema,
 } from "../schemas/webhooks.js";
 import type { ServiceClients } from "../services.js";
+import { requiredFrom } from "./shared.js";
 
 const TAG = "Webhook subscriptions";
 const subscription = { $ref: "WebhookSubscription#" };
@@ -37,10 +38,7 @@ const deliveriesPage = pageQuery(["createdAt"], "-createdAt", {
 
 // A response without the resource it exists for is a service bug: a plain Error, which the
 // error handler logs and answers with an opaque 500.
-function required<T>(value: T | undefined, what: string): T {
-  if (value === undefined) throw new Error(`webhooks returned no ${what}`);
-  return value;
-}
+const required = requiredFrom("webhooks");
 
 /**
  * Webhook subscriptions and their delivery attempts (webhooks service). Scopes

@@ -1,11 +1,10 @@
 import type { JsonSchema } from "../route.js";
+import { nullableTimestamp, timestamp } from "./common.js";
 
 // Query and response schemas of the buyer-signals and email-blast endpoints. The serializer
 // writes only what a response schema names, so every field of the spec is listed; nullable
 // fields are always present, null when unset.
 
-const timestamp = { type: "string", format: "date-time" } as const;
-const nullableTimestamp = (description: string) => ({ type: ["string", "null"], format: "date-time", description });
 const count = (description: string) => ({ type: "integer", minimum: 0, description });
 const percent = (description: string) => ({ type: "number", minimum: 0, maximum: 100, description });
 

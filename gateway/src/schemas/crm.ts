@@ -1,12 +1,10 @@
 import type { JsonSchema } from "../route.js";
+import { nullable, timestamp } from "./common.js";
 
 // Response schemas of crm-data's endpoints ($id'd, referenced by the routes). The serializer
 // writes only what a schema names, so every field of the spec is listed.
 
-const timestamp = { type: "string", format: "date-time" } as const;
 const date = { type: "string", format: "date", description: "YYYY-MM-DD" } as const;
-const nullable = (type: string, description?: string) =>
-  ({ type: [type, "null"], ...(description ? { description } : {}) }) as const;
 
 const object = (properties: Record<string, unknown>, description?: string, nullableObject = false): JsonSchema => ({
   type: nullableObject ? ["object", "null"] : "object",

@@ -1,13 +1,11 @@
-const timestamp = { type: "string", format: "date-time" } as const;
+import { nullable, timestamp } from "./common.js";
+
 const userRef = {
   type: "object",
   required: ["userId", "displayName"],
   properties: { userId: { type: "string", description: "usr_ id" }, displayName: { type: "string" } },
   additionalProperties: false,
 } as const;
-
-const nullable = (type: string, description?: string) =>
-  ({ type: [type, "null"], ...(description ? { description } : {}) }) as const;
 
 const seats = {
   type: "object",

@@ -1,8 +1,8 @@
 import type { JsonSchema } from "../route.js";
+import { orNull, timestamp } from "./common.js";
 
 // The JSON shapes of deals, Q&A items and 8P records, and the bodies their writes take.
 
-const timestamp = { type: "string", format: "date-time" } as const;
 const isoDate = {
   type: "string",
   pattern: "^\\d{4}-\\d{2}-\\d{2}$",
@@ -16,8 +16,6 @@ const ref = (_id: string, description: string) =>
     properties: { id: { type: "string" }, displayName: { type: "string" } },
     additionalProperties: false,
   }) as const;
-const nullable = <T extends Record<string, unknown>>(schema: T) =>
-  ({ ...schema, type: [schema.type as string, "null"] }) as const;
 
 export const INSIGHT_TYPES = ["profile", "problem", "pain", "power", "position", "phases", "process", "plan"] as const;
 
@@ -103,7 +101,7 @@ export const dealSchema = {
   required: [...listRequired, "primaryContact", "schemaId", "schemaVersion", "customFields", "insightSummary"],
   properties: {
     ...listProperties,
-    primaryContact: nullable(ref("primaryContact", "Primary contact (cont_); null when none")),
+    primaryContact: orNull(ref("primaryContact", "Primary contact (cont_); null when none")),
     schemaId: { type: "string", description: "schm_ id" },
     schemaVersion: { type: "integer", description: "Version of the schema the deal was last written under" },
     customFields: { type: "object", description: "Keys and types per the schema", additionalProperties: true },
@@ -177,7 +175,7 @@ export const qnaSchema = {
       properties: { schemaType: { type: "string" }, fieldKey: { type: "string" } },
       additionalProperties: false,
     },
-    contact: nullable(ref("contact", "RFI only")),
+    contact: orNull(ref("contact", "RFI only")),
     occurrences: {
       type: "array",
       items: {

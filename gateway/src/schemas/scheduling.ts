@@ -1,5 +1,4 @@
-const timestamp = { type: "string", format: "date-time" } as const;
-const nullable = (type: string, description: string) => ({ type: [type, "null"], description }) as const;
+import { nullable, timestamp } from "./common.js";
 
 const hostRef = {
   type: "object",

@@ -1,8 +1,6 @@
 import { WEBHOOK_EVENT_CATALOG, WEBHOOK_TEST_EVENT_TYPE } from "@platform/contracts/webhooks";
 import { API_PREFIX, type JsonSchema } from "../route.js";
-
-const timestamp = { type: "string", format: "date-time" } as const;
-const nullable = (type: string, description: string) => ({ type: [type, "null"], description }) as const;
+import { nullable, timestamp } from "./common.js";
 
 /** The event catalog: the kinds a subscription may name (the contracts' list, which the service checks too). */
 export const webhookEventKindSchema = {

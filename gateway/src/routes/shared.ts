@@ -1,0 +1,12 @@
+// Helpers every route module uses (the route modules themselves are the other files here).
+
+/**
+ * The reading of a field every successful answer of the named service carries (proto3 makes
+ * message fields optional): its absence is a broken service, an internal error, not a 404.
+ */
+export function requiredFrom(service: string) {
+  return <T>(value: T | undefined, what: string): T => {
+    if (value === undefined) throw new Error(`${service} returned no ${what}`);
+    return value;
+  };
+}
