@@ -1,3 +1,5 @@
+import { problem } from "@platform/kit/problems";
+
 // Helpers every route module uses (the route modules themselves are the other files here).
 
 /**
@@ -9,4 +11,12 @@ export function requiredFrom(service: string) {
     if (value === undefined) throw new Error(`${service} returned no ${what}`);
     return value;
   };
+}
+
+/** An optional JSON body: absent is empty; present, it must be an object (its schema checked the properties). */
+export function optionalBody<T extends object>(body: unknown): T {
+  if (body === undefined || body === null) return {} as T;
+  if (typeof body !== "object" || Array.isArray(body))
+    throw problem("invalid-field", "The request body must be an object.");
+  return body as T;
 }
