@@ -1,3 +1,4 @@
+import { EMAIL_ACTIONS } from "@platform/contracts/analytics";
 import {
   activityJson,
   buyerSignalsSummaryJson,
@@ -10,7 +11,7 @@ import {
   topEmailBlastJson,
 } from "../mapping/analytics.js";
 import { defineRoute, type JsonSchema, type RouteSpec } from "../route.js";
-import { ACTIONS, analyticsResponseSchemas, ownerUserId, periodDays } from "../schemas/analytics.js";
+import { analyticsResponseSchemas, ownerUserId, periodDays } from "../schemas/analytics.js";
 import { str } from "../schemas/common.js";
 import { type PageQuery, pageQuery, pageRequest, pageSchema } from "../schemas/pagination.js";
 import type { ServiceClients } from "../services.js";
@@ -87,7 +88,11 @@ export function routes(clients: ServiceClients): RouteSpec[] {
           type: "object",
           properties: {
             periodDays,
-            action: { type: "array", items: { type: "string", enum: ACTIONS }, description: "Repeatable; default all" },
+            action: {
+              type: "array",
+              items: { type: "string", enum: [...EMAIL_ACTIONS] },
+              description: "Repeatable; default all",
+            },
           },
         },
         response: { 200: { $ref: "BuyerSignalsActivity#" } },

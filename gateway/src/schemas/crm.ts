@@ -1,3 +1,4 @@
+import { BOT_STATUSES, VIDEO_PROVIDERS } from "@platform/contracts/crm";
 import type { JsonSchema } from "../route.js";
 import { nullable, timestamp } from "./common.js";
 
@@ -192,12 +193,12 @@ export const botStatusSchema = {
       meetingId: { type: "string" },
       status: {
         type: "string",
-        enum: ["pending", "joining", "waiting-for-host", "recording", "paused", "done", "failed", "cancelled"],
+        enum: [...BOT_STATUSES],
       },
       startedAt: nullable("string"),
       endedAt: nullable("string", "null while running"),
       joinUrl: { type: "string" },
-      provider: { type: "string", enum: ["video_a", "video_b", "video_c"] },
+      provider: { type: "string", enum: [...VIDEO_PROVIDERS] },
       recordingAvailable: { type: "boolean" },
       transcriptChunksAvailable: { type: "integer", description: "Running count" },
       errorReason: nullable("string", "Set when status is failed"),

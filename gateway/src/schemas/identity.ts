@@ -1,3 +1,4 @@
+import { FEATURE_KEYS, LICENSE_TIERS, ROLES } from "@platform/contracts/identity";
 import { nullable, timestamp } from "./common.js";
 
 const userRef = {
@@ -22,7 +23,7 @@ const licenseTier = {
   type: "object",
   required: ["slug", "name"],
   properties: {
-    slug: { type: "string", enum: ["free", "starter", "professional", "enterprise"] },
+    slug: { type: "string", enum: [...LICENSE_TIERS] },
     name: { type: "string" },
   },
   additionalProperties: false,
@@ -81,22 +82,8 @@ export const entitlementsSchema = {
     features: {
       type: "object",
       description: "Fixed key set; new keys are added over time, retired keys stay false for one major version",
-      required: [
-        "smartScheduling",
-        "teamCalendarScheduling",
-        "replyTracking",
-        "emailBlast",
-        "dealIntelApp",
-        "meetingAi",
-      ],
-      properties: {
-        smartScheduling: { type: "boolean" },
-        teamCalendarScheduling: { type: "boolean" },
-        replyTracking: { type: "boolean" },
-        emailBlast: { type: "boolean" },
-        dealIntelApp: { type: "boolean" },
-        meetingAi: { type: "boolean" },
-      },
+      required: [...FEATURE_KEYS],
+      properties: Object.fromEntries(FEATURE_KEYS.map((key) => [key, { type: "boolean" }])),
       additionalProperties: false,
     },
     seats,
@@ -131,7 +118,7 @@ const userDetailProperties = {
   department: nullable("string"),
   phoneNumber: nullable("string"),
   profileImageUrl: nullable("string", "Public URL; null when none"),
-  role: { type: "string", enum: ["User", "Admin", "Partner Admin"] },
+  role: { type: "string", enum: [...ROLES] },
   active: { type: "boolean", description: "false when deactivated" },
   invitationStatus: { type: "string", enum: ["accepted", "pending", "expired"] },
   invitedBy: {

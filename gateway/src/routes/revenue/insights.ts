@@ -1,12 +1,13 @@
 import { fromJson } from "@bufbuild/protobuf";
 import { ValueSchema } from "@bufbuild/protobuf/wkt";
+import { INSIGHT_PREFIX } from "@platform/contracts/revenue";
 import { type AppendBody, dealInsightsJson, insightJson } from "../../mapping/revenue.js";
 import { defineRoute, type RouteSpec } from "../../route.js";
 import { appendInsightItemRequestSchema, createInsightRequestSchema } from "../../schemas/revenue.js";
 import type { ServiceClients } from "../../services.js";
 import { optionalBody, requiredFrom } from "../shared.js";
 
-const INSIGHT_PREFIXES = ["prof_", "prob_", "pain_", "powr_", "posn_", "phas_", "proc_", "plan_"] as const;
+const INSIGHT_PREFIXES = Object.values(INSIGHT_PREFIX);
 
 const required = requiredFrom("revenue");
 

@@ -14,4 +14,4 @@ export const ref = (_id: string, description: string) =>
     additionalProperties: false,
   }) as const;
 
-export const INSIGHT_TYPES = ["profile", "problem", "pain", "power", "position", "phases", "process", "plan"] as const;
+export { INSIGHT_TYPES } from "@platform/contracts/revenue";
