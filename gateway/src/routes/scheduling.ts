@@ -17,17 +17,19 @@ import {
 import { defineRoute, type JsonSchema, type RouteSpec } from "../route.js";
 import { type PageQuery, pageQuery, pageRequest, pageSchema } from "../schemas/pagination.js";
 import {
-  availabilityRequestSchema,
   availabilitySchema,
   availableSlotSchema,
-  bookingQuerySchema,
-  bookingRequestSchema,
-  cancelQuerySchema,
   meetingSchema,
-  rescheduleRequestSchema,
   smartScheduleSchema,
   smartScheduleSummarySchema,
 } from "../schemas/scheduling.js";
+import {
+  availabilityRequestSchema,
+  bookingQuerySchema,
+  bookingRequestSchema,
+  cancelQuerySchema,
+  rescheduleRequestSchema,
+} from "../schemas/scheduling-requests.js";
 import type { ServiceClients } from "../services.js";
 import { requiredFrom } from "./shared.js";
 
