@@ -26,30 +26,16 @@ import { registerOpenApi } from "./openapi.js";
 import { RateLimiter } from "./rate-limit/limiter.js";
 import type { RateLimitStore } from "./rate-limit/store.js";
 import { REQUEST_ID_HEADER, requestId } from "./request-id.js";
-import { API_PREFIX, type JsonSchema, type RouteSpec } from "./route.js";
-import { analyticsRoutes, analyticsSchemas } from "./routes/analytics.js";
-import { composedRoutes, composedSchemas } from "./routes/composed.js";
-import { crmRoutes, crmSchemas } from "./routes/crm.js";
-import { eventsRoutes, eventsSchemas } from "./routes/events.js";
-import { identityRoutes } from "./routes/identity.js";
-import { revenueRoutes, revenueSchemas } from "./routes/revenue.js";
-import { schedulingRoutes } from "./routes/scheduling.js";
-import { webhooksRoutes, webhooksSchemas } from "./routes/webhooks.js";
-import {
-  entitlementsSchema,
-  managedOrganizationSchema,
-  organizationSchema,
-  userListItemSchema,
-  userSchema,
-} from "./schemas/identity.js";
+import { API_PREFIX, type JsonSchema, type RouteDeps, type RouteModule, type RouteSpec } from "./route.js";
+import * as analytics from "./routes/analytics.js";
+import * as composed from "./routes/composed.js";
+import * as crm from "./routes/crm.js";
+import * as events from "./routes/events.js";
+import * as identity from "./routes/identity.js";
+import * as revenue from "./routes/revenue.js";
+import * as scheduling from "./routes/scheduling.js";
+import * as webhooks from "./routes/webhooks.js";
 import { problemSchema } from "./schemas/problem.js";
-import {
-  availabilitySchema,
-  availableSlotSchema,
-  meetingSchema,
-  smartScheduleSchema,
-  smartScheduleSummarySchema,
-} from "./schemas/scheduling.js";
 import { contextSigner, createServiceClients, type ServiceTransports } from "./services.js";
 import { memoryStreamSlots, type StreamSlots } from "./stream-slots.js";
 import { validatorCompiler } from "./validation.js";
@@ -82,6 +68,21 @@ declare module "fastify" {
     purge: CachePurge;
   }
 }
+
+/**
+ * Every context's routes, in the order of the OpenAPI document's paths; their shared schemas
+ * are registered in the same order (the document's components).
+ */
+const ROUTE_MODULES: readonly RouteModule[] = [
+  identity,
+  scheduling,
+  crm,
+  revenue,
+  analytics,
+  webhooks,
+  composed,
+  events,
+];
 
 const CACHE_MAX_ENTRIES = 10_000;
 const ACTING_ON_RESPONSE_HEADER = "platform-acting-on";
@@ -204,27 +205,8 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
     },
   };
 
-  for (const schema of [
-    problemSchema,
-    organizationSchema,
-    entitlementsSchema,
-    userSchema,
-    userListItemSchema,
-    managedOrganizationSchema,
-    smartScheduleSummarySchema,
-    smartScheduleSchema,
-    availableSlotSchema,
-    availabilitySchema,
-    meetingSchema,
-    ...crmSchemas,
-    ...revenueSchemas,
-    ...analyticsSchemas,
-    ...webhooksSchemas,
-    ...eventsSchemas,
-    ...composedSchemas,
-  ]) {
-    app.addSchema(schema);
-  }
+  app.addSchema(problemSchema);
+  for (const module of ROUTE_MODULES) for (const schema of module.schemas) app.addSchema(schema);
   await registerCompression(app);
   await registerOpenApi(app, { docsUrl, serverUrl: publicUrl(config) });
   const streams = new EventStreams({
@@ -241,17 +223,10 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
   // Open streams would hold the server open: end them (clients resume elsewhere with Last-Event-ID).
   app.addHook("preClose", async () => streams.closeAll());
   registerHealth(app, { clients, sign, docsUrl });
-  const routes = [
-    ...identityRoutes(clients),
-    ...schedulingRoutes(clients),
-    ...crmRoutes(deps.transports),
-    ...revenueRoutes(deps.transports),
-    ...analyticsRoutes(deps.transports),
-    ...webhooksRoutes(deps.transports),
-    ...composedRoutes(deps.transports, clock),
-    ...eventsRoutes(deps.transports, { streams, recheck: (spec, request) => recheckAccess(spec, guard, request) }),
-  ];
-  for (const spec of routes) registerApiRoute(app, spec, guard);
+  const routeDeps: RouteDeps = { clock, streams, recheck: (spec, request) => recheckAccess(spec, guard, request) };
+  for (const module of ROUTE_MODULES) {
+    for (const spec of module.routes(clients, routeDeps)) registerApiRoute(app, spec, guard);
+  }
 
   if (deps.bus) {
     const purging = await startCachePurge(deps.bus, { instanceId: config.GATEWAY_INSTANCE_ID, purge, logger });

@@ -61,7 +61,7 @@ export class ApiKeyAuthenticator {
 
   async #resolve(keyHash: string, requestId: string) {
     try {
-      const res = await this.#clients.gatewayAuth.resolveApiKey(
+      const res = await this.#clients.identity.gatewayAuth.resolveApiKey(
         { keyHash },
         this.#sign({ principal: "gateway", requestId }),
       );

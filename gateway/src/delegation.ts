@@ -69,7 +69,7 @@ export class DelegationResolver {
 
   async #load(parentOrgId: string, childOrgId: string, requestId: string) {
     try {
-      const res = await this.#clients.gatewayAuth.resolveDelegation(
+      const res = await this.#clients.identity.gatewayAuth.resolveDelegation(
         { parentOrgId, childOrgId },
         this.#sign({ principal: "gateway", requestId }),
       );

@@ -21,7 +21,7 @@ export function registerHealth(
   app.get("/healthz", hidden, async () => ({ status: "ok" }));
   app.get("/readyz", hidden, async (request, reply) => {
     try {
-      await deps.clients.gatewayAuth.resolveApiKey(
+      await deps.clients.identity.gatewayAuth.resolveApiKey(
         { keyHash: PROBE_HASH },
         deps.sign({ principal: "gateway", requestId: request.id }),
       );

@@ -3,9 +3,9 @@ import swaggerUi from "@fastify/swagger-ui";
 import { PROBLEM_CATALOG, type ProblemName } from "@platform/kit/problems";
 import type { FastifyInstance, FastifySchema } from "fastify";
 import { OPENAPI_TAGS } from "./openapi-tags.js";
+import { documentWebhooks } from "./openapi-webhooks.js";
 import { DAILY_QUOTA, TIER_LIMITS } from "./rate-limit/limiter.js";
 import { API_PREFIX, type JsonSchema, type RouteSpec, requiredScopes } from "./route.js";
-import { documentWebhooks } from "./schemas/webhooks.js";
 
 const header = (description: string) => ({ type: "string", description });
 

@@ -1,12 +1,15 @@
 import type { CallOptions } from "@connectrpc/connect";
+import type { Clock } from "@platform/kit/clock";
 import type { RequestContext } from "@platform/kit/context";
 import type { ProblemName } from "@platform/kit/problems";
 import type { Scope } from "@platform/kit/scopes";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import type { Token } from "./auth.js";
+import type { EventStreams } from "./event-stream.js";
 import type { PageBinding } from "./http/cursor-binding.js";
 import type { Tier } from "./rate-limit/limiter.js";
 import type { PageSpec } from "./schemas/pagination.js";
+import type { ServiceClients } from "./services.js";
 
 /** Every public path starts with this. */
 export const API_PREFIX = "/api/v1alpha1";
@@ -82,6 +85,24 @@ export interface RouteSpec {
   /** Route-specific success response headers, name → description, for the documentation. */
   headers?: Record<string, string>;
   handler: RouteHandler;
+}
+
+/** What route modules need besides the Connect clients (each module takes what it uses). */
+export interface RouteDeps {
+  clock: Clock;
+  /** The open event streams (the events routes). */
+  streams: EventStreams;
+  /** Runs the route's authentication, delegation and scope checks again (a stream outlives its first check). */
+  recheck(spec: RouteSpec, request: FastifyRequest): Promise<void>;
+}
+
+/**
+ * One module per context under routes/: its endpoints, and the $id'd JSON schemas they
+ * reference (registered before any route, in the order of the module list in app.ts).
+ */
+export interface RouteModule {
+  routes(clients: ServiceClients, deps: RouteDeps): RouteSpec[];
+  schemas: readonly JsonSchema[];
 }
 
 export function defineRoute(spec: RouteSpec): RouteSpec {

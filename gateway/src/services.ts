@@ -1,6 +1,11 @@
+import type { DescService } from "@bufbuild/protobuf";
 import { type CallOptions, type Client, createClient, type Transport } from "@connectrpc/connect";
+import { BuyerSignalsService, EmailBlastService } from "@platform/contracts/analytics";
+import { AccountService, ContactService, TranscriptService } from "@platform/contracts/crm";
 import { GatewayAuthService, OrganizationService, PartnerService, UserService } from "@platform/contracts/identity";
+import { DealService, InsightService, QnaService } from "@platform/contracts/revenue";
 import { MeetingService, SmartScheduleService } from "@platform/contracts/scheduling";
+import { EventLogService, WebhookSubscriptionService } from "@platform/contracts/webhooks";
 import type { Clock } from "@platform/kit/clock";
 import { CONTEXT_HEADER, IDEMPOTENT_REPLAY_HEADER, type RequestContext, signContext } from "@platform/kit/context";
 
@@ -14,25 +19,41 @@ export interface ServiceTransports {
   webhooks: Transport;
 }
 
-/** Connect clients of the services behind the gateway. */
-export interface ServiceClients {
-  gatewayAuth: Client<typeof GatewayAuthService>;
-  organizations: Client<typeof OrganizationService>;
-  users: Client<typeof UserService>;
-  partners: Client<typeof PartnerService>;
-  smartSchedules: Client<typeof SmartScheduleService>;
-  meetings: Client<typeof MeetingService>;
-}
+/**
+ * The Connect services of each bounded context, by context and then by the name routes use
+ * (`clients.revenue.deals`). The one place a gateway client is made: routes, auth, delegation
+ * and health all take theirs from here.
+ */
+const SERVICES = {
+  identity: {
+    gatewayAuth: GatewayAuthService,
+    organizations: OrganizationService,
+    users: UserService,
+    partners: PartnerService,
+  },
+  scheduling: { smartSchedules: SmartScheduleService, meetings: MeetingService },
+  crm: { accounts: AccountService, contacts: ContactService, transcripts: TranscriptService },
+  revenue: { deals: DealService, qnas: QnaService, insights: InsightService },
+  analytics: { signals: BuyerSignalsService, blasts: EmailBlastService },
+  webhooks: { subscriptions: WebhookSubscriptionService, events: EventLogService },
+} as const satisfies Record<keyof ServiceTransports, Record<string, DescService>>;
+
+type Services = typeof SERVICES;
+
+/** Connect clients of the services behind the gateway, grouped per context. */
+export type ServiceClients = {
+  [C in keyof Services]: { [S in keyof Services[C]]: Client<Services[C][S] & DescService> };
+};
 
 export function createServiceClients(transports: ServiceTransports): ServiceClients {
-  return {
-    gatewayAuth: createClient(GatewayAuthService, transports.identity),
-    organizations: createClient(OrganizationService, transports.identity),
-    users: createClient(UserService, transports.identity),
-    partners: createClient(PartnerService, transports.identity),
-    smartSchedules: createClient(SmartScheduleService, transports.scheduling),
-    meetings: createClient(MeetingService, transports.scheduling),
-  };
+  const clients: Record<string, Record<string, unknown>> = {};
+  for (const [context, services] of Object.entries(SERVICES)) {
+    const transport = transports[context as keyof ServiceTransports];
+    clients[context] = Object.fromEntries(
+      Object.entries(services).map(([name, service]) => [name, createClient(service, transport)]),
+    );
+  }
+  return clients as ServiceClients;
 }
 
 /** Call options carrying a context signed now; signed per call, since a signature ages out. */

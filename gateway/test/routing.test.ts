@@ -3,11 +3,11 @@ import { seededId } from "@platform/kit/ids";
 import { ALL_SCOPES } from "@platform/kit/scopes";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { API_PREFIX } from "../src/route.js";
-import { analyticsRoutes } from "../src/routes/analytics.js";
-import { crmRoutes } from "../src/routes/crm.js";
-import { revenueRoutes } from "../src/routes/revenue.js";
-import { webhooksRoutes } from "../src/routes/webhooks.js";
-import type { ServiceTransports } from "../src/services.js";
+import * as analytics from "../src/routes/analytics.js";
+import * as crm from "../src/routes/crm.js";
+import * as revenue from "../src/routes/revenue.js";
+import * as webhooks from "../src/routes/webhooks.js";
+import { createServiceClients, type ServiceTransports } from "../src/services.js";
 import {
   API,
   buildTestGateway,
@@ -22,8 +22,10 @@ import {
 let gw: TestGateway;
 let key: string;
 const DEAL = seededId("deal_", "gw-test", "deal");
-/** Route specs only need transports to create their clients; none is called through these. */
-const gw0Transports = new Proxy({}, { get: () => createRouterTransport(() => {}) }) as ServiceTransports;
+/** Route specs only need clients to close over; none is called through these. */
+const gw0Clients = createServiceClients(
+  new Proxy({}, { get: () => createRouterTransport(() => {}) }) as ServiceTransports,
+);
 
 beforeAll(async () => {
   gw = await buildTestGateway({ config: { BODY_LIMIT_BYTES: 1024 } });
@@ -256,12 +258,9 @@ describe("routes of contexts this harness does not fake", () => {
   // Their services are empty routers here: every call is "unimplemented", which the gateway
   // answers 501 not-implemented, after the whole guard ran (their behaviour is tested end to
   // end on the embedded platform in runtime/test).
-  const unfaked = [
-    ...crmRoutes(gw0Transports),
-    ...revenueRoutes(gw0Transports),
-    ...analyticsRoutes(gw0Transports),
-    ...webhooksRoutes(gw0Transports),
-  ].filter((r) => r.method === "GET");
+  const unfaked = [crm, revenue, analytics, webhooks]
+    .flatMap((module) => module.routes(gw0Clients))
+    .filter((r) => r.method === "GET");
 
   it.each(unfaked.map((r) => [`${r.method} ${r.url}`, r] as const))(
     "%s passes the guard and answers 501 from a service without the RPC",

@@ -42,8 +42,12 @@ export interface EmbeddedParts {
   adminRoutes?: Routes;
   /** Its event consumers and background workers, closed before the bus. */
   consumers?: Subscription[];
-  /** Seeds its sandbox data when missing (after every service started, in start order). */
-  seed?: () => Promise<void>;
+  /**
+   * Seeds its sandbox data when missing (after every service started, in start order);
+   * identity answers whether it created the sandbox now.
+   */
+  // biome-ignore lint/suspicious/noConfusingVoidType: the other services' seeds answer nothing (void), not undefined
+  seed?: () => Promise<boolean | void>;
 }
 
 /** A bounded context as the embedded runtime runs it. */

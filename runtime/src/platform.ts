@@ -1,14 +1,7 @@
 import { join } from "node:path";
 import { buildGateway, type GatewayConfig, memoryRateLimitStore } from "@platform/gateway/app";
 import type { ServiceTransports } from "@platform/gateway/services";
-import {
-  build as buildIdentity,
-  identityMigrations,
-  logMailer,
-  sandboxKeys,
-  seedSandbox,
-  startIdentityConsumers,
-} from "@platform/identity/server";
+import { sandboxKeys } from "@platform/identity/server";
 import type { Subscription } from "@platform/kit/bus";
 import { type Clock, systemClock } from "@platform/kit/clock";
 import type { Routes } from "@platform/kit/connect";
@@ -25,33 +18,32 @@ import { openPglite, pgliteDb } from "@platform/kit/db";
 import { InProcessBus } from "@platform/kit/in-process-bus";
 import type { Logger } from "@platform/kit/logger";
 import { kitMigrations, migrate } from "@platform/kit/migrate";
-import { startOutboxRelay } from "@platform/kit/outbox-relay";
+import { type OutboxRelay, startOutboxRelay } from "@platform/kit/outbox-relay";
 import type { SandboxKeyInfo } from "@platform/sandbox";
-import {
-  build as buildScheduling,
-  logNotifier,
-  schedulingMigrations,
-  seedSchedulingSandbox,
-  startSchedulingConsumers,
-} from "@platform/scheduling/server";
 import type { FastifyInstance } from "fastify";
 import { lockDataDirectory } from "./data-lock.js";
 import type { EmbeddedParts, EmbeddedService } from "./embedded-service.js";
 import { analyticsEmbedded } from "./services/analytics.js";
 import { crmEmbedded } from "./services/crm.js";
+import { identityEmbedded } from "./services/identity.js";
 import { revenueEmbedded } from "./services/revenue.js";
+import { schedulingEmbedded } from "./services/scheduling.js";
 import { webhooksEmbedded } from "./services/webhooks.js";
 
 /**
- * The contexts after identity and scheduling, in start order: a service may call the ones
- * before it (revenue calls crm-data).
+ * Every context, in start order: a service may call the ones before it (revenue calls
+ * crm-data and identity), and sandboxes are seeded in this order too.
  */
-const EMBEDDED_SERVICES: (EmbeddedService | undefined)[] = [
-  crmEmbedded,
-  revenueEmbedded,
-  analyticsEmbedded,
-  webhooksEmbedded,
-];
+function embeddedServices(opts: EmbeddedOptions): EmbeddedService[] {
+  return [
+    identityEmbedded,
+    schedulingEmbedded(opts),
+    crmEmbedded,
+    revenueEmbedded,
+    analyticsEmbedded,
+    webhooksEmbedded,
+  ];
+}
 
 /** Answers every RPC "unimplemented", which the gateway renders as 501 not-implemented. */
 const NO_ROUTES: Routes = () => {};
@@ -72,7 +64,7 @@ export interface EmbeddedOptions {
   slotTokenSecret?: string;
   /** Base of the reschedule and cancel links in meetings. */
   bookingBaseUrl?: string;
-  /** Settings of the services after identity and scheduling (their own variables); process.env when unset. */
+  /** Settings of the services other than identity and scheduling (their own variables); process.env when unset. */
   env?: NodeJS.ProcessEnv;
 }
 
@@ -113,49 +105,20 @@ export async function createEmbeddedPlatform(opts: EmbeddedOptions): Promise<Emb
   const serverInterceptors = [errorInterceptor(logger), trustInterceptor(opts.gateway.PLATFORM_CONTEXT_SECRET, clock)];
   const cursorSecret = opts.gateway.PLATFORM_CURSOR_SECRET;
 
-  const identityDb = pgliteDb(pglite, "identity");
-  await migrate(identityDb, [kitMigrations, identityMigrations]);
-  const identityRelay = startOutboxRelay({ db: identityDb, bus, logger, clock });
-  const identity = buildIdentity({
-    db: identityDb,
-    clock,
-    logger,
-    sandboxSeed: opts.sandboxSeed,
-    cursorSecret,
-    onCommit: () => identityRelay.notify(),
-  });
-
-  const schedulingDb = pgliteDb(pglite, "scheduling");
-  await migrate(schedulingDb, [kitMigrations, schedulingMigrations]);
-  const schedulingRelay = startOutboxRelay({ db: schedulingDb, bus, logger, clock });
-  const scheduling = buildScheduling({
-    db: schedulingDb,
-    clock,
-    logger,
-    cursorSecret,
-    slotTokenSecret: opts.slotTokenSecret ?? "dev-slot-token-secret-change-me",
-    bookingBaseUrl: opts.bookingBaseUrl ?? "https://book.platform.example",
-    onCommit: () => schedulingRelay.notify(),
-  });
-
-  const consumers: Subscription[] = [
-    ...(await startIdentityConsumers({ db: identityDb, bus, logger, mailer: logMailer(logger) })),
-    ...(await startSchedulingConsumers({ db: schedulingDb, bus, logger, notifier: logNotifier(logger) })),
-  ];
-
+  // Until a service starts, its transport answers every RPC "unimplemented".
   const transports: ServiceTransports = {
-    identity: inProcessTransport(identity.routes, serverInterceptors),
-    scheduling: inProcessTransport(scheduling.routes, serverInterceptors),
+    identity: inProcessTransport(NO_ROUTES, serverInterceptors),
+    scheduling: inProcessTransport(NO_ROUTES, serverInterceptors),
     crm: inProcessTransport(NO_ROUTES, serverInterceptors),
     revenue: inProcessTransport(NO_ROUTES, serverInterceptors),
     analytics: inProcessTransport(NO_ROUTES, serverInterceptors),
     webhooks: inProcessTransport(NO_ROUTES, serverInterceptors),
   };
-  const dbs: EmbeddedPlatform["dbs"] = { identity: identityDb, scheduling: schedulingDb };
-  const relays = [identityRelay, schedulingRelay];
-  const started: EmbeddedParts[] = [];
-  for (const service of EMBEDDED_SERVICES) {
-    if (!service) continue;
+  const dbs: Record<string, Db> = {};
+  const relays: OutboxRelay[] = [];
+  const consumers: Subscription[] = [];
+  const started: { name: EmbeddedService["name"]; parts: EmbeddedParts }[] = [];
+  for (const service of embeddedServices(opts)) {
     const db = pgliteDb(pglite, service.schema);
     await migrate(db, [kitMigrations, service.migrations]);
     const relay = startOutboxRelay({ db, bus, logger, clock });
@@ -175,15 +138,19 @@ export async function createEmbeddedPlatform(opts: EmbeddedOptions): Promise<Emb
     });
     transports[service.name] = inProcessTransport(parts.routes, serverInterceptors);
     consumers.push(...(parts.consumers ?? []));
-    started.push(parts);
+    started.push({ name: service.name, parts });
   }
 
-  const seeded = opts.seedSandbox ? await seedSandbox(identityDb, clock, opts.sandboxSeed) : false;
+  // The platform counts as seeded by this start when identity created the sandbox organization.
+  let seeded = false;
   if (opts.seedSandbox) {
-    await seedSchedulingSandbox(schedulingDb, clock, opts.sandboxSeed, opts.bookingBaseUrl);
-    for (const parts of started) await parts.seed?.();
+    for (const { name, parts } of started) {
+      const created = await parts.seed?.();
+      if (name === "identity") seeded = created === true;
+    }
   }
 
+  const platformDbs = dbs as EmbeddedPlatform["dbs"];
   const app = await buildGateway({
     config: opts.gateway,
     clock,
@@ -209,8 +176,7 @@ export async function createEmbeddedPlatform(opts: EmbeddedOptions): Promise<Emb
         ? undefined
         : await serveConnect({
             routes: (router) => {
-              identity.adminRoutes(router);
-              for (const parts of started) parts.adminRoutes?.(router);
+              for (const { parts } of started) parts.adminRoutes?.(router);
             },
             interceptors: [errorInterceptor(logger), adminSecretInterceptor(opts.adminSecret)],
             port: opts.adminPort,
@@ -227,8 +193,8 @@ export async function createEmbeddedPlatform(opts: EmbeddedOptions): Promise<Emb
     bus,
     admin,
     seeded,
-    sandboxKeys: () => sandboxKeys(identityDb, opts.sandboxSeed),
-    dbs,
+    sandboxKeys: () => sandboxKeys(platformDbs.identity, opts.sandboxSeed),
+    dbs: platformDbs,
     drainOutbox: async () => {
       let published = 0;
       for (const relay of relays) published += await relay.drain();

@@ -9,7 +9,7 @@ import type {
   SmartSchedule,
 } from "@platform/contracts/scheduling";
 import { problem } from "@platform/kit/problems";
-import { UTM_PARAMETERS } from "../schemas/scheduling.js";
+import { UTM_PARAMETERS } from "../schemas/scheduling-requests.js";
 import { parseInstant } from "./time.js";
 
 // The canonical Meeting JSON is shared with the webhook payloads (v2), so it lives in contracts.

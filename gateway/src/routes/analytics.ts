@@ -1,5 +1,4 @@
-import { createClient } from "@connectrpc/connect";
-import { BuyerSignalsService, EmailBlastService } from "@platform/contracts/analytics";
+import { EMAIL_ACTIONS } from "@platform/contracts/analytics";
 import {
   activityJson,
   buyerSignalsSummaryJson,
@@ -12,11 +11,14 @@ import {
   topEmailBlastJson,
 } from "../mapping/analytics.js";
 import { defineRoute, type JsonSchema, type RouteSpec } from "../route.js";
-import { ACTIONS, analyticsResponseSchemas, ownerUserId, periodDays } from "../schemas/analytics.js";
+import { analyticsResponseSchemas, ownerUserId, periodDays } from "../schemas/analytics.js";
+import { str } from "../schemas/common.js";
 import { type PageQuery, pageQuery, pageRequest, pageSchema } from "../schemas/pagination.js";
-import type { ServiceTransports } from "../services.js";
+import type { ServiceClients } from "../services.js";
+import { requiredFrom } from "./shared.js";
 
-const str = (description: string) => ({ type: "string", description });
+const required = requiredFrom("analytics");
+
 const hasReplied = { type: "boolean", description: "Only recipients who replied (true) or did not (false)" };
 
 /**
@@ -54,9 +56,8 @@ const TOP_MAX = 20;
 type PeriodQuery = { periodDays: number };
 
 /** Buyer signals and email blasts (analytics service): REST routes. */
-export function analyticsRoutes(transports: ServiceTransports): RouteSpec[] {
-  const signals = createClient(BuyerSignalsService, transports.analytics);
-  const blasts = createClient(EmailBlastService, transports.analytics);
+export function routes(clients: ServiceClients): RouteSpec[] {
+  const { signals, blasts } = clients.analytics;
   const buyerSignals = { tag: "Buyer signals", scope: "buyer-signals:read", tier: "read" } as const;
   const emailBlasts = { tag: "Email blasts", scope: "email-blasts:read", tier: "read" } as const;
 
@@ -87,7 +88,11 @@ export function analyticsRoutes(transports: ServiceTransports): RouteSpec[] {
           type: "object",
           properties: {
             periodDays,
-            action: { type: "array", items: { type: "string", enum: ACTIONS }, description: "Repeatable; default all" },
+            action: {
+              type: "array",
+              items: { type: "string", enum: [...EMAIL_ACTIONS] },
+              description: "Repeatable; default all",
+            },
           },
         },
         response: { 200: { $ref: "BuyerSignalsActivity#" } },
@@ -135,8 +140,7 @@ export function analyticsRoutes(transports: ServiceTransports): RouteSpec[] {
       async handler(call, request) {
         const { sentEmailId } = request.params as { sentEmailId: string };
         const res = await signals.getSentEmail({ sentEmailId }, call.callOptions());
-        if (!res.sentEmail) throw new Error("analytics returned no sent email");
-        return sentEmailJson(res.sentEmail);
+        return sentEmailJson(required(res.sentEmail, "sent email"));
       },
     }),
     defineRoute({
@@ -249,8 +253,7 @@ export function analyticsRoutes(transports: ServiceTransports): RouteSpec[] {
       async handler(call, request) {
         const { blastId } = request.params as { blastId: string };
         const res = await blasts.getEmailBlast({ blastId }, call.callOptions());
-        if (!res.blast) throw new Error("analytics returned no blast");
-        return emailBlastJson(res.blast);
+        return emailBlastJson(required(res.blast, "blast"));
       },
     }),
     defineRoute({
@@ -298,4 +301,4 @@ export function analyticsRoutes(transports: ServiceTransports): RouteSpec[] {
 }
 
 /** Shared JSON schemas ($id'd) the routes above reference. */
-export const analyticsSchemas: JsonSchema[] = analyticsResponseSchemas;
+export const schemas: readonly JsonSchema[] = analyticsResponseSchemas;

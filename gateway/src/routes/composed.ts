@@ -1,14 +1,13 @@
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
-import { createClient } from "@connectrpc/connect";
-import { AccountService } from "@platform/contracts/crm";
-import { DealService } from "@platform/contracts/revenue";
-import type { Clock } from "@platform/kit/clock";
 import { problem } from "@platform/kit/problems";
 import { accountJson, activityJson, contactListJson } from "../mapping/crm.js";
 import { dealListItemJson } from "../mapping/revenue.js";
 import { parseInstant } from "../mapping/time.js";
-import { defineRoute, type JsonSchema, type RouteSpec } from "../route.js";
-import type { ServiceTransports } from "../services.js";
+import { defineRoute, type JsonSchema, type RouteDeps, type RouteSpec } from "../route.js";
+import type { ServiceClients } from "../services.js";
+import { requiredFrom } from "./shared.js";
+
+const required = requiredFrom("crm-data");
 
 // Responses that span bounded contexts, composed by the gateway (ARCHITECTURE: API
 // composition): each part comes from the context that owns it, over its own RPCs.
@@ -63,9 +62,9 @@ const clamp = (name: keyof typeof CAPS, raw: number | undefined) =>
 
 type RelatedQuery = Partial<Record<keyof typeof CAPS, number>> & { activitySince?: string };
 
-export function composedRoutes(transports: ServiceTransports, clock: Clock): RouteSpec[] {
-  const accounts = createClient(AccountService, transports.crm);
-  const deals = createClient(DealService, transports.revenue);
+export function routes(clients: ServiceClients, { clock }: RouteDeps): RouteSpec[] {
+  const { accounts } = clients.crm;
+  const { deals } = clients.revenue;
   return [
     defineRoute({
       method: "GET",
@@ -92,8 +91,7 @@ export function composedRoutes(transports: ServiceTransports, clock: Clock): Rou
           });
         }
         // The account first: an unknown or foreign id is its 404 before anything else is asked.
-        const { account } = await accounts.getAccount({ accountId }, call.callOptions());
-        if (!account) throw new Error("crm-data returned no account");
+        const account = required((await accounts.getAccount({ accountId }, call.callOptions())).account, "account");
         const [contactPage, dealPage, activityPage] = await Promise.all([
           accounts.listAccountContacts(
             { accountId, limit: clamp("contactsLimit", q.contactsLimit), sort: "-updatedAt" },
@@ -119,4 +117,4 @@ export function composedRoutes(transports: ServiceTransports, clock: Clock): Rou
   ];
 }
 
-export const composedSchemas: JsonSchema[] = [accountRelatedSchema];
+export const schemas: readonly JsonSchema[] = [accountRelatedSchema];

@@ -1,5 +1,3 @@
-import { createClient } from "@connectrpc/connect";
-import { AccountService, ContactService, TranscriptService } from "@platform/contracts/crm";
 import type { ProblemName } from "@platform/kit/problems";
 import {
   accountJson,
@@ -15,11 +13,14 @@ import {
   typesFilter,
 } from "../mapping/crm.js";
 import { defineRoute, type JsonSchema, type RouteSpec } from "../route.js";
+import { str } from "../schemas/common.js";
 import { crmResponseSchemas } from "../schemas/crm.js";
 import { type PageQuery, pageQuery, pageRequest, pageSchema } from "../schemas/pagination.js";
-import type { ServiceTransports } from "../services.js";
+import type { ServiceClients } from "../services.js";
+import { requiredFrom } from "./shared.js";
 
-const str = (description?: string) => ({ type: "string", ...(description ? { description } : {}) });
+const required = requiredFrom("crm-data");
+
 const CONTACT_SORTS = ["updatedAt", "createdAt", "lastName", "firstName"];
 
 const accountsPage = pageQuery(["updatedAt", "createdAt", "name", "employeeCount"], "-updatedAt", {
@@ -67,10 +68,8 @@ const TRANSCRIPT_PROBLEMS: ProblemName[] = ["meeting-not-found", "transcript-not
 type TimelineQuery = PageQuery & { type?: string | string[]; since?: string };
 
 /** Accounts, contacts, activity timelines, transcripts, chat and bot status (crm-data service): REST routes. */
-export function crmRoutes(transports: ServiceTransports): RouteSpec[] {
-  const accounts = createClient(AccountService, transports.crm);
-  const contacts = createClient(ContactService, transports.crm);
-  const transcripts = createClient(TranscriptService, transports.crm);
+export function routes(clients: ServiceClients): RouteSpec[] {
+  const { accounts, contacts, transcripts } = clients.crm;
 
   const timeline = (query: TimelineQuery) => ({
     ...pageRequest(timelinePage.page, query),
@@ -117,8 +116,7 @@ export function crmRoutes(transports: ServiceTransports): RouteSpec[] {
       async handler(call, request) {
         const { accountId } = request.params as { accountId: string };
         const res = await accounts.getAccount({ accountId }, call.callOptions());
-        if (!res.account) throw new Error("crm-data returned no account");
-        return accountJson(res.account);
+        return accountJson(required(res.account, "account"));
       },
     }),
     defineRoute({
@@ -204,8 +202,7 @@ export function crmRoutes(transports: ServiceTransports): RouteSpec[] {
       async handler(call, request) {
         const { contactId } = request.params as { contactId: string };
         const res = await contacts.getContact({ contactId }, call.callOptions());
-        if (!res.contact) throw new Error("crm-data returned no contact");
-        return contactJson(res.contact);
+        return contactJson(required(res.contact, "contact"));
       },
     }),
     defineRoute({
@@ -247,8 +244,7 @@ export function crmRoutes(transports: ServiceTransports): RouteSpec[] {
           { meetingId, startTime: q.startTime, endTime: q.endTime, language: q.language ?? "" },
           call.callOptions(),
         );
-        if (!res.transcript) throw new Error("crm-data returned no transcript");
-        return transcriptJson(res.transcript);
+        return transcriptJson(required(res.transcript, "transcript"));
       },
     }),
     defineRoute({
@@ -314,12 +310,11 @@ export function crmRoutes(transports: ServiceTransports): RouteSpec[] {
       async handler(call, request) {
         const { meetingId } = request.params as { meetingId: string };
         const res = await transcripts.getBotStatus({ meetingId }, call.callOptions());
-        if (!res.bot) throw new Error("crm-data returned no bot status");
-        return botJson(res.bot);
+        return botJson(required(res.bot, "bot status"));
       },
     }),
   ];
 }
 
 /** Shared JSON schemas ($id'd) the routes above reference. */
-export const crmSchemas: JsonSchema[] = crmResponseSchemas;
+export const schemas: readonly JsonSchema[] = crmResponseSchemas;

@@ -1,13 +1,13 @@
-import { createClient } from "@connectrpc/connect";
-import { EventLogService, type Event as LoggedEvent } from "@platform/contracts/webhooks";
+import type { Event as LoggedEvent } from "@platform/contracts/webhooks";
 import { problem } from "@platform/kit/problems";
-import type { FastifyRequest } from "fastify";
-import type { EventStreams } from "../event-stream.js";
 import { parseInstant } from "../mapping/time.js";
-import { defineRoute, type JsonSchema, type RouteSpec } from "../route.js";
-import { eventSchema, eventStreamSchema, listEventsQuery, streamEventsQuery } from "../schemas/events.js";
+import { defineRoute, type JsonSchema, type RouteDeps, type RouteSpec } from "../route.js";
+import { eventStreamSchema, listEventsQuery, streamEventsQuery } from "../schemas/events.js";
 import { pageSchema } from "../schemas/pagination.js";
-import type { ServiceTransports } from "../services.js";
+import type { ServiceClients } from "../services.js";
+import { requiredFrom } from "./shared.js";
+
+const required = requiredFrom("webhooks");
 
 const TAG = "Events";
 const LAST_EVENT_ID_HEADER = "last-event-id";
@@ -20,12 +20,6 @@ interface ListQuery {
   type?: string[];
   createdAfter?: string;
   createdBefore?: string;
-}
-
-export interface EventsRoutesDeps {
-  streams: EventStreams;
-  /** Runs the route's authentication, delegation and scope checks again (a stream outlives its first check). */
-  recheck(spec: RouteSpec, request: FastifyRequest): Promise<void>;
 }
 
 function instant(raw: string | undefined, field: string) {
@@ -45,8 +39,8 @@ const eventJson = (e: LoggedEvent) => e.payloadJson;
  * The organization's event log (webhooks service): a page of it, one event, and the live
  * stream. Scope webhooks:read; read tier (the stream counts once per connection).
  */
-export function eventsRoutes(transports: ServiceTransports, deps: EventsRoutesDeps): RouteSpec[] {
-  const client = createClient(EventLogService, transports.webhooks);
+export function routes(clients: ServiceClients, deps: RouteDeps): RouteSpec[] {
+  const client = clients.webhooks.events;
   const filters = ["type", "createdAfter", "createdBefore"] as const;
 
   const stream: RouteSpec = defineRoute({
@@ -135,12 +129,15 @@ export function eventsRoutes(transports: ServiceTransports, deps: EventsRoutesDe
       async handler(call, request, reply) {
         const { eventId } = request.params as { eventId: string };
         const res = await client.getEvent({ eventId }, call.callOptions());
-        if (!res.event) throw new Error("webhooks returned no event");
-        return reply.type("application/json; charset=utf-8").send(eventJson(res.event));
+        return reply.type("application/json; charset=utf-8").send(eventJson(required(res.event, "event")));
       },
     }),
   ];
 }
 
 /** The Event component the routes above reference. */
-export const eventsSchemas: JsonSchema[] = [eventSchema];
+/**
+ * None of its own: the Event schema is the webhooks context's v2 delivery body, registered
+ * with the webhooks module (routes/webhooks.ts).
+ */
+export const schemas: readonly JsonSchema[] = [];

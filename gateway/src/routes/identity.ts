@@ -12,17 +12,26 @@ import {
   userPatch,
   versionEtag,
 } from "../mapping/identity.js";
-import { type ApiCall, defineRoute, type RouteSpec } from "../route.js";
-import { organizationPatchSchema, userInviteSchema, userPatchSchema } from "../schemas/identity.js";
+import { type ApiCall, defineRoute, type JsonSchema, type RouteSpec } from "../route.js";
+import { str } from "../schemas/common.js";
+import {
+  entitlementsSchema,
+  managedOrganizationSchema,
+  organizationPatchSchema,
+  organizationSchema,
+  userInviteSchema,
+  userListItemSchema,
+  userPatchSchema,
+  userSchema,
+} from "../schemas/identity.js";
 import { type PageQuery, pageQuery, pageRequest, pageSchema } from "../schemas/pagination.js";
 import type { ServiceClients } from "../services.js";
+import { requiredFrom } from "./shared.js";
 
 const organization = { $ref: "Organization#" };
 const user = { $ref: "User#" };
 const etag = { ETag: 'Weak validator W/"<version>"; send it as If-Match when updating' };
 const freshEtag = { ETag: 'The new W/"<version>" after the change' };
-
-const str = (description?: string) => ({ type: "string", ...(description ? { description } : {}) });
 
 const usersPage = pageQuery(["updatedAt", "createdAt", "lastLoginAt", "email", "firstName", "lastName"], "-createdAt", {
   search: str("Case-insensitive substring of email, firstName, lastName or displayName"),
@@ -54,10 +63,7 @@ const withVersion = (reply: FastifyReply, resource: { version: bigint }) => repl
 
 // A response without the resource it exists for is a service bug: a plain Error, which the
 // error handler logs and answers with an opaque 500.
-function required<T>(value: T | undefined, what: string): T {
-  if (value === undefined) throw new Error(`identity returned no ${what}`);
-  return value;
-}
+const required = requiredFrom("identity");
 
 /** The If-Match version the guard parsed, on routes that declare `ifMatch: "required"`. */
 function version(call: ApiCall): bigint {
@@ -66,7 +72,7 @@ function version(call: ApiCall): bigint {
 }
 
 /** The organization, user and partner endpoints identity serves. */
-export function identityRoutes(clients: ServiceClients): RouteSpec[] {
+export function routes({ identity: clients }: ServiceClients): RouteSpec[] {
   async function getOrganization(orgId: string, call: ApiCall) {
     const res = await clients.organizations.getOrganization({ orgId }, call.callOptions());
     return required(res.organization, "organization");
@@ -282,3 +288,11 @@ export function identityRoutes(clients: ServiceClients): RouteSpec[] {
 
   return [...organizations, ...users, ...partner];
 }
+
+export const schemas: readonly JsonSchema[] = [
+  organizationSchema,
+  entitlementsSchema,
+  userSchema,
+  userListItemSchema,
+  managedOrganizationSchema,
+];

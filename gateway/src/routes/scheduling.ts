@@ -14,16 +14,24 @@ import {
   smartScheduleJson,
   smartScheduleSummaryJson,
 } from "../mapping/scheduling.js";
-import { defineRoute, type RouteSpec } from "../route.js";
+import { defineRoute, type JsonSchema, type RouteSpec } from "../route.js";
 import { type PageQuery, pageQuery, pageRequest, pageSchema } from "../schemas/pagination.js";
+import {
+  availabilitySchema,
+  availableSlotSchema,
+  meetingSchema,
+  smartScheduleSchema,
+  smartScheduleSummarySchema,
+} from "../schemas/scheduling.js";
 import {
   availabilityRequestSchema,
   bookingQuerySchema,
   bookingRequestSchema,
   cancelQuerySchema,
   rescheduleRequestSchema,
-} from "../schemas/scheduling.js";
+} from "../schemas/scheduling-requests.js";
 import type { ServiceClients } from "../services.js";
+import { requiredFrom } from "./shared.js";
 
 const meeting = { $ref: "Meeting#" };
 
@@ -43,13 +51,10 @@ const BOOKING_PROBLEMS: ProblemName[] = [
 
 // A response without the resource it exists for is a service bug: a plain Error, which the
 // error handler logs and answers with an opaque 500.
-function required<T>(value: T | undefined, what: string): T {
-  if (value === undefined) throw new Error(`scheduling returned no ${what}`);
-  return value;
-}
+const required = requiredFrom("scheduling");
 
 /** The Smart Schedule and scheduled-meeting endpoints scheduling serves. */
-export function schedulingRoutes(clients: ServiceClients): RouteSpec[] {
+export function routes({ scheduling: clients }: ServiceClients): RouteSpec[] {
   const smartSchedules: RouteSpec[] = [
     defineRoute({
       method: "GET",
@@ -204,3 +209,11 @@ export function schedulingRoutes(clients: ServiceClients): RouteSpec[] {
 
   return [...smartSchedules, ...meetings];
 }
+
+export const schemas: readonly JsonSchema[] = [
+  smartScheduleSummarySchema,
+  smartScheduleSchema,
+  availableSlotSchema,
+  availabilitySchema,
+  meetingSchema,
+];

@@ -1,5 +1,3 @@
-import { createClient } from "@connectrpc/connect";
-import { WebhookSubscriptionService } from "@platform/contracts/webhooks";
 import type { ProblemName } from "@platform/kit/problems";
 import {
   type CreateBody,
@@ -10,6 +8,7 @@ import {
   updateRequest,
 } from "../mapping/webhooks.js";
 import { defineRoute, type JsonSchema, type RouteSpec } from "../route.js";
+import { eventSchema } from "../schemas/events.js";
 import { type PageQuery, pageQuery, pageRequest, pageSchema } from "../schemas/pagination.js";
 import {
   createSubscriptionSchema,
@@ -22,7 +21,8 @@ import {
   webhookSubscriptionSchema,
   webhookSubscriptionWithSecretSchema,
 } from "../schemas/webhooks.js";
-import type { ServiceTransports } from "../services.js";
+import type { ServiceClients } from "../services.js";
+import { requiredFrom } from "./shared.js";
 
 const TAG = "Webhook subscriptions";
 const subscription = { $ref: "WebhookSubscription#" };
@@ -38,10 +38,7 @@ const deliveriesPage = pageQuery(["createdAt"], "-createdAt", {
 
 // A response without the resource it exists for is a service bug: a plain Error, which the
 // error handler logs and answers with an opaque 500.
-function required<T>(value: T | undefined, what: string): T {
-  if (value === undefined) throw new Error(`webhooks returned no ${what}`);
-  return value;
-}
+const required = requiredFrom("webhooks");
 
 /**
  * Webhook subscriptions and their delivery attempts (webhooks service). Scopes
@@ -49,8 +46,8 @@ function required<T>(value: T | undefined, what: string): T {
  * required on POST and PATCH (a retried create must not make a second subscription with a
  * second secret), not used on DELETE (repeating it answers 404).
  */
-export function webhooksRoutes(transports: ServiceTransports): RouteSpec[] {
-  const client = createClient(WebhookSubscriptionService, transports.webhooks);
+export function routes(clients: ServiceClients): RouteSpec[] {
+  const client = clients.webhooks.subscriptions;
   const ids = { subscriptionId: "sub_" };
   return [
     defineRoute({
@@ -243,7 +240,7 @@ export function webhooksRoutes(transports: ServiceTransports): RouteSpec[] {
  * Shared JSON schemas ($id'd) the routes above reference, and the payload envelopes the
  * document's `webhooks` section references (components of the OpenAPI document).
  */
-export const webhooksSchemas: JsonSchema[] = [
+export const schemas: readonly JsonSchema[] = [
   webhookEventKindSchema,
   webhookSubscriptionSchema,
   webhookSubscriptionWithSecretSchema,
@@ -251,4 +248,6 @@ export const webhooksSchemas: JsonSchema[] = [
   webhookEventV2Schema,
   webhookEventLegacySchema,
   webhookLegacyMeetingSchema,
+  // The event log's entry (routes/events.ts): the body of a v2 delivery.
+  eventSchema,
 ];

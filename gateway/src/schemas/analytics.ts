@@ -1,11 +1,11 @@
+import { BLAST_STATUSES, EMAIL_ACTIONS } from "@platform/contracts/analytics";
 import type { JsonSchema } from "../route.js";
+import { nullableTimestamp, timestamp } from "./common.js";
 
 // Query and response schemas of the buyer-signals and email-blast endpoints. The serializer
 // writes only what a response schema names, so every field of the spec is listed; nullable
 // fields are always present, null when unset.
 
-const timestamp = { type: "string", format: "date-time" } as const;
-const nullableTimestamp = (description: string) => ({ type: ["string", "null"], format: "date-time", description });
 const count = (description: string) => ({ type: "integer", minimum: 0, description });
 const percent = (description: string) => ({ type: "number", minimum: 0, maximum: 100, description });
 
@@ -32,8 +32,6 @@ export const ownerUserId = {
   description: "Only this owner's blasts (usr_ id)",
 };
 
-export const ACTIONS = ["sends", "opens", "clicks", "replies"] as const;
-
 const sender = object(
   undefined,
   { userId: { type: "string", description: "usr_ id" }, displayName: { type: "string" } },
@@ -44,7 +42,7 @@ const activityItem = object(
   undefined,
   {
     date: { type: "string", format: "date", description: "YYYY-MM-DD (UTC)" },
-    action: { type: "string", enum: ACTIONS },
+    action: { type: "string", enum: [...EMAIL_ACTIONS] },
     count: count("Raw event count; days without activity are omitted"),
   },
   "One action's raw count on one day",
@@ -178,21 +176,7 @@ export const analyticsResponseSchemas: JsonSchema[] = [
           sentAt: nullableTimestamp("Null while not sent"),
           status: {
             type: "string",
-            enum: [
-              "Draft",
-              "Assigned",
-              "Scheduled",
-              "SendNow",
-              "Rejected",
-              "Processing",
-              "Queued",
-              "Sending",
-              "Success",
-              "PartialSuccess",
-              "Failure",
-              "Sent",
-              "PastDue",
-            ],
+            enum: [...BLAST_STATUSES],
           },
           recipientCount: count("Recipients addressed"),
           successfulSentCount: count("Recipients successfully sent to"),

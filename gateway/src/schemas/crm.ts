@@ -1,12 +1,11 @@
+import { BOT_STATUSES, VIDEO_PROVIDERS } from "@platform/contracts/crm";
 import type { JsonSchema } from "../route.js";
+import { nullable, timestamp } from "./common.js";
 
 // Response schemas of crm-data's endpoints ($id'd, referenced by the routes). The serializer
 // writes only what a schema names, so every field of the spec is listed.
 
-const timestamp = { type: "string", format: "date-time" } as const;
 const date = { type: "string", format: "date", description: "YYYY-MM-DD" } as const;
-const nullable = (type: string, description?: string) =>
-  ({ type: [type, "null"], ...(description ? { description } : {}) }) as const;
 
 const object = (properties: Record<string, unknown>, description?: string, nullableObject = false): JsonSchema => ({
   type: nullableObject ? ["object", "null"] : "object",
@@ -194,12 +193,12 @@ export const botStatusSchema = {
       meetingId: { type: "string" },
       status: {
         type: "string",
-        enum: ["pending", "joining", "waiting-for-host", "recording", "paused", "done", "failed", "cancelled"],
+        enum: [...BOT_STATUSES],
       },
       startedAt: nullable("string"),
       endedAt: nullable("string", "null while running"),
       joinUrl: { type: "string" },
-      provider: { type: "string", enum: ["video_a", "video_b", "video_c"] },
+      provider: { type: "string", enum: [...VIDEO_PROVIDERS] },
       recordingAvailable: { type: "boolean" },
       transcriptChunksAvailable: { type: "integer", description: "Running count" },
       errorReason: nullable("string", "Set when status is failed"),

@@ -1,13 +1,12 @@
-const timestamp = { type: "string", format: "date-time" } as const;
+import { FEATURE_KEYS, LICENSE_TIERS, ROLES } from "@platform/contracts/identity";
+import { nullable, timestamp } from "./common.js";
+
 const userRef = {
   type: "object",
   required: ["userId", "displayName"],
   properties: { userId: { type: "string", description: "usr_ id" }, displayName: { type: "string" } },
   additionalProperties: false,
 } as const;
-
-const nullable = (type: string, description?: string) =>
-  ({ type: [type, "null"], ...(description ? { description } : {}) }) as const;
 
 const seats = {
   type: "object",
@@ -24,7 +23,7 @@ const licenseTier = {
   type: "object",
   required: ["slug", "name"],
   properties: {
-    slug: { type: "string", enum: ["free", "starter", "professional", "enterprise"] },
+    slug: { type: "string", enum: [...LICENSE_TIERS] },
     name: { type: "string" },
   },
   additionalProperties: false,
@@ -83,22 +82,8 @@ export const entitlementsSchema = {
     features: {
       type: "object",
       description: "Fixed key set; new keys are added over time, retired keys stay false for one major version",
-      required: [
-        "smartScheduling",
-        "teamCalendarScheduling",
-        "replyTracking",
-        "emailBlast",
-        "dealIntelApp",
-        "meetingAi",
-      ],
-      properties: {
-        smartScheduling: { type: "boolean" },
-        teamCalendarScheduling: { type: "boolean" },
-        replyTracking: { type: "boolean" },
-        emailBlast: { type: "boolean" },
-        dealIntelApp: { type: "boolean" },
-        meetingAi: { type: "boolean" },
-      },
+      required: [...FEATURE_KEYS],
+      properties: Object.fromEntries(FEATURE_KEYS.map((key) => [key, { type: "boolean" }])),
       additionalProperties: false,
     },
     seats,
@@ -133,7 +118,7 @@ const userDetailProperties = {
   department: nullable("string"),
   phoneNumber: nullable("string"),
   profileImageUrl: nullable("string", "Public URL; null when none"),
-  role: { type: "string", enum: ["User", "Admin", "Partner Admin"] },
+  role: { type: "string", enum: [...ROLES] },
   active: { type: "boolean", description: "false when deactivated" },
   invitationStatus: { type: "string", enum: ["accepted", "pending", "expired"] },
   invitedBy: {

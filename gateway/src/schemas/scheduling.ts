@@ -1,5 +1,4 @@
-const timestamp = { type: "string", format: "date-time" } as const;
-const nullable = (type: string, description: string) => ({ type: [type, "null"], description }) as const;
+import { nullable, timestamp } from "./common.js";
 
 const hostRef = {
   type: "object",
@@ -10,7 +9,7 @@ const hostRef = {
 } as const;
 
 /** matchingForm key → answer, as availability and booking take them. */
-const formValues = {
+export const formValues = {
   type: "object",
   description: "matchingForm key → string, number, boolean, or array of strings (multi-select)",
   // One type list rather than anyOf, so a bad answer fails with one message naming them all.
@@ -301,111 +300,4 @@ export const meetingSchema = {
     meetingAi: { type: "null", description: "Schema undefined; always null today" },
   },
   additionalProperties: false,
-} as const;
-
-/** POST /smart-schedules/{scheduleId}/availability; a body failing it is 422 availability-request-invalid. */
-export const availabilityRequestSchema = {
-  type: "object",
-  required: ["formValues"],
-  properties: {
-    formValues,
-    dateRange: {
-      type: "object",
-      description: "Inclusive; the schedule's booking window when omitted",
-      required: ["start", "end"],
-      properties: {
-        start: { ...timestamp, description: "ISO 8601 date-time with a zone" },
-        end: { ...timestamp, description: "ISO 8601 date-time with a zone" },
-      },
-      additionalProperties: false,
-    },
-    durationMinutes: {
-      type: "integer",
-      minimum: 1,
-      // The contract's int32: a larger number could not even be sent to the service.
-      maximum: 2_147_483_647,
-      description: "One of the schedule's booking periods (never snapped); the schedule's default when omitted",
-    },
-    timeZone: { type: "string", description: "IANA zone; informational, slots are always UTC" },
-    preview: { type: "boolean", default: false, description: "Slot tokens carry the preview flag" },
-  },
-  additionalProperties: false,
-} as const;
-
-/** POST /scheduled-meetings. Email, phone and zone values are judged by the service (422 form-validation). */
-export const bookingRequestSchema = {
-  type: "object",
-  required: ["slotToken", "attendee", "formValues"],
-  properties: {
-    slotToken: { type: "string", description: "From availability; encodes schedule, host, start and end" },
-    attendee: {
-      type: "object",
-      required: ["firstName", "lastName", "email"],
-      properties: {
-        firstName: { type: "string" },
-        lastName: { type: "string" },
-        email: { type: "string", format: "email", description: "RFC 5322 addr-spec" },
-        phone: nullable("string", "E.164; an SMS confirmation is sent when present, none when absent"),
-        timeZone: nullable("string", "IANA zone"),
-      },
-      additionalProperties: false,
-    },
-    formValues: { ...formValues, description: "Must equal the values the slot token was issued for" },
-    surveyResponses: {
-      type: "object",
-      description: "Question text → free-text answer; an unknown question is 422",
-      additionalProperties: { type: "string" },
-    },
-    additionalAttendees: {
-      type: "array",
-      maxItems: 50,
-      items: { type: "string", format: "email" },
-      description: "Extra attendee emails",
-    },
-  },
-  additionalProperties: false,
-} as const;
-
-/** The UTM parameters a booking records as its campaign, by the campaign member each fills. */
-export const UTM_PARAMETERS = {
-  utm_id: "id",
-  utm_source: "source",
-  utm_medium: "medium",
-  utm_campaign: "campaign",
-  utm_term: "term",
-  utm_content: "content",
-} as const;
-
-export const bookingQuerySchema = {
-  type: "object",
-  properties: Object.fromEntries(
-    Object.entries(UTM_PARAMETERS).map(([name, member]) => [
-      name,
-      { type: "string", description: `Recorded as smartScheduling.campaign.${member}` },
-    ]),
-  ),
-} as const;
-
-/** PATCH /scheduled-meetings/{meetingId}. */
-export const rescheduleRequestSchema = {
-  type: "object",
-  required: ["slotToken"],
-  properties: {
-    slotToken: { type: "string", description: "A slot token of the same schedule; may be another host's" },
-    reason: { type: "string", description: "Kept in the audit trail and sent in the reschedule event" },
-  },
-  additionalProperties: false,
-} as const;
-
-/** DELETE /scheduled-meetings/{meetingId}. */
-export const cancelQuerySchema = {
-  type: "object",
-  properties: {
-    sendNotifications: {
-      type: "boolean",
-      default: true,
-      description: "false suppresses the cancellation email and SMS",
-    },
-    reason: { type: "string", maxLength: 500, description: "Why; sent in the cancel event" },
-  },
 } as const;

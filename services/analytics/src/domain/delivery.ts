@@ -1,3 +1,4 @@
+import { EMAIL_ACTIONS } from "@platform/contracts/analytics";
 import { seededId } from "@platform/kit/ids";
 import type { EmailEvent } from "./email-event.js";
 import { dayOf } from "./period.js";
@@ -5,8 +6,8 @@ import { dayOf } from "./period.js";
 // The heart of ingestion, as plain functions: how one event changes the state of one
 // recipient of one email (a delivery), and which rollup changes follow from that.
 
-export type Action = "sends" | "opens" | "clicks" | "replies";
-export const ACTIONS: readonly Action[] = ["sends", "opens", "clicks", "replies"];
+export type Action = (typeof EMAIL_ACTIONS)[number];
+export const ACTIONS: readonly Action[] = EMAIL_ACTIONS;
 
 /** The semail_ id of a producer's message: derived, so both ingestion paths agree without a lookup. */
 export function sentEmailId(orgId: string, messageId: string): string {

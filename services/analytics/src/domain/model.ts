@@ -1,21 +1,8 @@
+import { BLAST_STATUSES } from "@platform/contracts/analytics";
 import type { UniqueCounts } from "./rates.js";
 
-/** The spec's blast status values; Sent is terminal. */
-export const BLAST_STATUSES = [
-  "Draft",
-  "Assigned",
-  "Scheduled",
-  "SendNow",
-  "Rejected",
-  "Processing",
-  "Queued",
-  "Sending",
-  "Success",
-  "PartialSuccess",
-  "Failure",
-  "Sent",
-  "PastDue",
-] as const;
+/** The spec's blast status values (the contracts' list, which the gateway documents). */
+export { BLAST_STATUSES };
 export type BlastStatus = (typeof BLAST_STATUSES)[number];
 
 export interface SentEmailRecord {

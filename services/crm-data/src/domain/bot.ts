@@ -1,21 +1,10 @@
+import { BOT_STATUSES, VIDEO_PROVIDERS } from "@platform/contracts/crm";
 import { problem } from "@platform/kit/problems";
 
-/** The spec's recording-bot states. */
-export const BOT_STATUSES = [
-  "pending",
-  "joining",
-  "waiting-for-host",
-  "recording",
-  "paused",
-  "done",
-  "failed",
-  "cancelled",
-] as const;
+/** The spec's recording-bot states and video providers (the contracts' lists, which the gateway documents). */
+export { BOT_STATUSES, VIDEO_PROVIDERS };
 
 export type BotState = (typeof BOT_STATUSES)[number];
-
-/** The spec's neutral names of the video providers a bot joins. */
-export const VIDEO_PROVIDERS = ["video_a", "video_b", "video_c"] as const;
 
 export function botProvider(provider: string): (typeof VIDEO_PROVIDERS)[number] {
   if (!(VIDEO_PROVIDERS as readonly string[]).includes(provider)) {

@@ -1,21 +1,13 @@
+import { FEATURE_KEYS, LICENSE_TIERS, ROLES } from "@platform/contracts/identity";
 import type { Scope } from "@platform/kit/scopes";
 
-export const LICENSE_TIERS = ["free", "starter", "professional", "enterprise"] as const;
+// The API's enumerations are the contracts' lists, which the gateway documents.
+export { FEATURE_KEYS, LICENSE_TIERS, ROLES };
 export type LicenseTierSlug = (typeof LICENSE_TIERS)[number];
 
-/** The fixed feature keys of the entitlements, in the spec's order. */
-export const FEATURE_KEYS = [
-  "smartScheduling",
-  "teamCalendarScheduling",
-  "replyTracking",
-  "emailBlast",
-  "dealIntelApp",
-  "meetingAi",
-] as const;
 export type FeatureKey = (typeof FEATURE_KEYS)[number];
 export type FeatureSet = Record<FeatureKey, boolean>;
 
-export const ROLES = ["User", "Admin", "Partner Admin"] as const;
 export type Role = (typeof ROLES)[number];
 
 /** What is stored; "expired" is derived from the clock (see `invitationStatus`). */

@@ -1,19 +1,11 @@
-// The eight insight (8P) types and their id prefixes: an id's prefix reveals its type.
+import { INSIGHT_PREFIX, INSIGHT_TYPES } from "@platform/contracts/revenue";
 
-export const INSIGHT_TYPES = ["profile", "problem", "pain", "power", "position", "phases", "process", "plan"] as const;
+// The eight insight (8P) types and their id prefixes (the contracts' lists, which the gateway
+// documents): an id's prefix reveals its type.
+
+export { INSIGHT_PREFIX, INSIGHT_TYPES };
 
 export type InsightType = (typeof INSIGHT_TYPES)[number];
-
-export const INSIGHT_PREFIX: Record<InsightType, string> = {
-  profile: "prof_",
-  problem: "prob_",
-  pain: "pain_",
-  power: "powr_",
-  position: "posn_",
-  phases: "phas_",
-  process: "proc_",
-  plan: "plan_",
-};
 
 export const INSIGHT_PREFIXES: readonly string[] = Object.values(INSIGHT_PREFIX);
 

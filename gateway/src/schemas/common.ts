@@ -1,0 +1,23 @@
+// The building blocks every context's JSON schemas share, defined once so a timestamp or a
+// nullable field reads the same in every part of the OpenAPI document.
+
+/** An RFC 3339 instant (UTC), as every response writes them. */
+export const timestamp = { type: "string", format: "date-time" } as const;
+
+/** A field of the given JSON type that is null when unset (always present). */
+export const nullable = (type: string, description?: string) =>
+  ({ type: [type, "null"], ...(description ? { description } : {}) }) as const;
+
+/** A timestamp that is null when unset. */
+export const nullableTimestamp = (description: string) => ({
+  type: ["string", "null"],
+  format: "date-time",
+  description,
+});
+
+/** The given schema, null allowed too. */
+export const orNull = <T extends Record<string, unknown>>(schema: T) =>
+  ({ ...schema, type: [schema.type as string, "null"] }) as const;
+
+/** A string (a query parameter or field), with its description when it has one. */
+export const str = (description?: string) => ({ type: "string", ...(description ? { description } : {}) });

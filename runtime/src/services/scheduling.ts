@@ -1,0 +1,51 @@
+import {
+  build,
+  logNotifier,
+  SCHEDULING_SCHEMA,
+  schedulingMigrations,
+  seedSchedulingSandbox,
+  startSchedulingConsumers,
+} from "@platform/scheduling/server";
+import type { EmbeddedService } from "../embedded-service.js";
+
+export interface SchedulingEmbeddedOptions {
+  /** HMAC secret of slot tokens; a development default when unset. */
+  slotTokenSecret?: string;
+  /** Base of the reschedule and cancel links in meetings. */
+  bookingBaseUrl?: string;
+}
+
+/**
+ * The scheduling context in the embedded runtime: Smart Schedules, availability and meetings,
+ * notices written to the log, and its sandbox schedules.
+ */
+export function schedulingEmbedded(opts: SchedulingEmbeddedOptions): EmbeddedService {
+  return {
+    name: "scheduling",
+    schema: SCHEDULING_SCHEMA,
+    migrations: schedulingMigrations,
+    async start(ctx) {
+      const { routes } = build({
+        db: ctx.db,
+        clock: ctx.clock,
+        logger: ctx.logger,
+        cursorSecret: ctx.cursorSecret,
+        slotTokenSecret: opts.slotTokenSecret ?? "dev-slot-token-secret-change-me",
+        bookingBaseUrl: opts.bookingBaseUrl ?? "https://book.platform.example",
+        onCommit: ctx.onCommit,
+      });
+      return {
+        routes,
+        consumers: await startSchedulingConsumers({
+          db: ctx.db,
+          bus: ctx.bus,
+          logger: ctx.logger,
+          notifier: logNotifier(ctx.logger),
+        }),
+        seed: async () => {
+          await seedSchedulingSandbox(ctx.db, ctx.clock, ctx.sandboxSeed, opts.bookingBaseUrl);
+        },
+      };
+    },
+  };
+}
