@@ -160,3 +160,17 @@ describe("GetSmartSchedule", () => {
     expect(await problemOf(schedules().getSmartSchedule({ scheduleId: "mtg_x" }))).toBe("invalid-resource-id");
   });
 });
+
+describe("booking periods", () => {
+  // A slot token carries the booking's length in 12 bits (src/domain/slot-token.ts).
+  it("stores periods up to 4,095 minutes and refuses a longer one, which no slot token could carry", async () => {
+    const longest = await givenSchedule(t.db, acme, hosts, { durationMinutes: 4095, bookingPeriods: [30, 4095] });
+    expect(longest.bookingPeriods).toEqual([30, 4095]);
+    await expect(givenSchedule(t.db, acme, hosts, { durationMinutes: 30, bookingPeriods: [30, 4096] })).rejects.toThrow(
+      /schedules_booking_periods_fit_slot_tokens/,
+    );
+    await expect(givenSchedule(t.db, acme, hosts, { durationMinutes: 30, bookingPeriods: [0, 30] })).rejects.toThrow(
+      /schedules_booking_periods_fit_slot_tokens/,
+    );
+  });
+});
