@@ -8,6 +8,8 @@ export default defineConfig({
       {
         test: {
           name: "unit",
+          // Both cores: vitest's default leaves one of two idle (CPUs − 1), which doubled CI's time.
+          maxWorkers: 2,
           include: ["{libs,gateway,services,cli,clients,runtime,deploy}/**/*.test.ts"],
           exclude: ["**/node_modules/**", "**/*.infra.test.ts"],
           testTimeout: 30_000,
