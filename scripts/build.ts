@@ -11,21 +11,9 @@ import { build, type Plugin } from "esbuild";
 // the instrumented clients (pg, kafkajs, redis, http) must load after that.
 // Usage: node --import tsx scripts/build.ts [process ...]   (default: all)
 
-const ROOT = resolve(dirname(new URL(import.meta.url).pathname), "..");
+import { PROCESSES } from "./processes.js";
 
-/** Process name → entry point. The images run `node dist/<process>/main.js`. */
-export const PROCESSES: Record<string, string> = {
-  gateway: "gateway/src/main.ts",
-  identity: "services/identity/src/main.ts",
-  scheduling: "services/scheduling/src/main.ts",
-  "crm-data": "services/crm-data/src/main.ts",
-  revenue: "services/revenue/src/main.ts",
-  analytics: "services/analytics/src/main.ts",
-  webhooks: "services/webhooks/src/main.ts",
-  "webhooks-delivery": "services/webhooks/src/delivery-main.ts",
-  // `npm start`'s embedded platform, for running it without tsx.
-  embedded: "runtime/src/embedded.ts",
-};
+const ROOT = resolve(dirname(new URL(import.meta.url).pathname), "..");
 
 const MIGRATIONS_URL = 'new URL("../migrations", import.meta.url)';
 

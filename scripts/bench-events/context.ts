@@ -1,9 +1,11 @@
 // The events bench's settings, its report, and the databases and processes it creates
 // (scripts/bench-events.ts runs the phases).
-import { type ChildProcess, spawn } from "node:child_process";
+import { type ChildProcess, spawn, spawnSync } from "node:child_process";
+import { existsSync } from "node:fs";
 import { createLogger } from "@platform/kit/logger";
 import pg from "pg";
 import { cpuMsOf, portOpen, sleep, suiteArgs } from "../bench-support.js";
+import { PROCESSES } from "../processes.js";
 
 export const values = suiteArgs(
   {
@@ -20,10 +22,13 @@ export const values = suiteArgs(
     "db-prefix": { type: "string", default: process.env.STACK_DB_PREFIX ?? "pipe_" },
     "cpu-prof": { type: "string" },
     "drain-timeout": { type: "string", default: "180" },
+    runtime: { type: "string", default: "compiled" },
   },
   "usage: npm run bench -- --suite events [--phases drain,drain1,drain20,relay,idle,restart,latency,analytics]\n" +
     "  [--attempts N] [--rate N] [--seconds N] [--cap N] [--caps20 N] [--concurrency N] [--port-base P]\n" +
-    "  [--db-prefix X] [--events N] [--small N] [--drain-timeout S] [--cpu-prof DIR]",
+    "  [--db-prefix X] [--events N] [--small N] [--drain-timeout S] [--cpu-prof DIR]\n" +
+    "  [--runtime compiled|source]   compiled (default): npm run build, then node dist/<process>/main.js, as the\n" +
+    "                                stack and the images run them; source: node --import tsx <entry>",
 );
 export const phases = new Set(values.phases.split(","));
 export const attemptCount = Number(values.attempts);
@@ -74,14 +79,36 @@ export interface Proc {
 }
 export const procs = new Set<Proc>();
 
-/** Starts `node --import tsx entry` and waits until it listens on `port`. */
+if (values.runtime !== "compiled" && values.runtime !== "source")
+  throw new Error(`--runtime must be compiled or source, not '${values.runtime}'`);
+let built = false;
+
+/**
+ * The command line of a process: its bundle under dist/ (built once per bench run, as
+ * `npm run stack` does), or the TypeScript entry through tsx with `--runtime source`.
+ */
+function commandOf(entry: string): string[] {
+  if (values.runtime === "source") return ["--import", "tsx", entry];
+  if (!built) {
+    process.stderr.write("building dist/ (npm run build; --runtime source skips it)…\n");
+    const build = spawnSync("npm", ["run", "--silent", "build"], { stdio: ["ignore", "ignore", "inherit"] });
+    if (build.status !== 0) throw new Error(`npm run build failed (exit ${build.status})`);
+    built = true;
+  }
+  const name = Object.entries(PROCESSES).find(([, e]) => e === entry)?.[0];
+  const main = name && `dist/${name}/main.js`;
+  if (!main || !existsSync(main)) throw new Error(`no bundle for ${entry} (scripts/processes.ts)`);
+  return [main];
+}
+
+/** Starts the process of `entry` (compiled or through tsx) and waits until it listens on `port`. */
 export async function startProc(name: string, entry: string, env: Record<string, string>, port: number): Promise<Proc> {
   const profile =
     values["cpu-prof"] && name.startsWith("webhooks-delivery")
       ? ["--cpu-prof", `--cpu-prof-dir=${values["cpu-prof"]}`]
       : [];
   const startedAt = performance.now();
-  const child = spawn(process.execPath, [...profile, "--import", "tsx", entry], {
+  const child = spawn(process.execPath, [...profile, ...commandOf(entry)], {
     env: { ...process.env, LOG_LEVEL: "warn", PLATFORM_CONTEXT_SECRET: CONTEXT_SECRET, KAFKA_BROKERS, ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
