@@ -1,5 +1,6 @@
 import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
+import { pathToFileURL } from "node:url";
 import { build, type Plugin } from "esbuild";
 
 // `npm run build`: compiles every process to JavaScript, one directory per process:
@@ -11,9 +12,21 @@ import { build, type Plugin } from "esbuild";
 // the instrumented clients (pg, kafkajs, redis, http) must load after that.
 // Usage: node --import tsx scripts/build.ts [process ...]   (default: all)
 
-import { PROCESSES } from "./processes.js";
-
 const ROOT = resolve(dirname(new URL(import.meta.url).pathname), "..");
+
+/** Process name → entry point. The images run `node dist/<process>/main.js`. */
+export const PROCESSES: Record<string, string> = {
+  gateway: "gateway/src/main.ts",
+  identity: "services/identity/src/main.ts",
+  scheduling: "services/scheduling/src/main.ts",
+  "crm-data": "services/crm-data/src/main.ts",
+  revenue: "services/revenue/src/main.ts",
+  analytics: "services/analytics/src/main.ts",
+  webhooks: "services/webhooks/src/main.ts",
+  "webhooks-delivery": "services/webhooks/src/delivery-main.ts",
+  // `npm start`'s embedded platform, for running it without tsx.
+  embedded: "runtime/src/embedded.ts",
+};
 
 const MIGRATIONS_URL = 'new URL("../migrations", import.meta.url)';
 
@@ -80,17 +93,20 @@ async function buildProcess(name: string, entry: string): Promise<{ name: string
   return { name, bytes: statSync(join(outdir, "main.js")).size, ms: Math.round(performance.now() - started) };
 }
 
-const wanted = process.argv.slice(2);
-for (const w of wanted) {
-  if (!(w in PROCESSES)) {
-    console.error(`unknown process '${w}'; the processes are: ${Object.keys(PROCESSES).join(", ")}`);
-    process.exit(2);
+// Run as a script (npm run build); the benches import PROCESSES only.
+if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
+  const wanted = process.argv.slice(2);
+  for (const w of wanted) {
+    if (!(w in PROCESSES)) {
+      console.error(`unknown process '${w}'; the processes are: ${Object.keys(PROCESSES).join(", ")}`);
+      process.exit(2);
+    }
   }
-}
-mkdirSync(join(ROOT, "dist"), { recursive: true });
-for (const [name, entry] of Object.entries(PROCESSES)) {
-  if (wanted.length > 0 && !wanted.includes(name)) continue;
-  if (!existsSync(join(ROOT, entry))) throw new Error(`entry point ${entry} of ${name} is missing`);
-  const r = await buildProcess(name, entry);
-  console.log(`built dist/${r.name}/main.js (${(r.bytes / 1024).toFixed(0)} KiB entry) in ${r.ms} ms`);
+  mkdirSync(join(ROOT, "dist"), { recursive: true });
+  for (const [name, entry] of Object.entries(PROCESSES)) {
+    if (wanted.length > 0 && !wanted.includes(name)) continue;
+    if (!existsSync(join(ROOT, entry))) throw new Error(`entry point ${entry} of ${name} is missing`);
+    const r = await buildProcess(name, entry);
+    console.log(`built dist/${r.name}/main.js (${(r.bytes / 1024).toFixed(0)} KiB entry) in ${r.ms} ms`);
+  }
 }

@@ -118,8 +118,10 @@ launch() {
   echo "$name: starting"
   rm -f "$RUN_DIR/$name.restarts" "$RUN_DIR/$name.child"
   : >"$RUN_DIR/$name.log"
-  # Detached from this shell: the supervisor outlives `stack.sh start`.
-  (trap '' HUP; supervise "$name" env "$@") </dev/null >/dev/null 2>&1 &
+  # Detached from this shell: the supervisor outlives `stack.sh start`. A static Kafka member
+  # id per process: restarted after a crash, it takes its old place in its consumer groups at
+  # once instead of waiting out the dead member's session.
+  (trap '' HUP; supervise "$name" env KAFKA_GROUP_INSTANCE_ID="stack-$name" "$@") </dev/null >/dev/null 2>&1 &
   echo $! >"$RUN_DIR/$name.pid"
   wait_port "$name" "$port"
   echo "$name: ready on port $port (pid $(cat "$RUN_DIR/$name.child"), log $RUN_DIR/$name.log)"

@@ -5,7 +5,7 @@ import { existsSync } from "node:fs";
 import { createLogger } from "@platform/kit/logger";
 import pg from "pg";
 import { cpuMsOf, portOpen, sleep, suiteArgs } from "../bench-support.js";
-import { PROCESSES } from "../processes.js";
+import { PROCESSES } from "../build.js";
 
 export const values = suiteArgs(
   {
@@ -97,7 +97,7 @@ function commandOf(entry: string): string[] {
   }
   const name = Object.entries(PROCESSES).find(([, e]) => e === entry)?.[0];
   const main = name && `dist/${name}/main.js`;
-  if (!main || !existsSync(main)) throw new Error(`no bundle for ${entry} (scripts/processes.ts)`);
+  if (!main || !existsSync(main)) throw new Error(`no bundle for ${entry} (scripts/build.ts PROCESSES)`);
   return [main];
 }
 

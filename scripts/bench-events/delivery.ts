@@ -155,9 +155,7 @@ export async function restart(): Promise<void> {
     }
   })();
   const port = portBase + 30;
-  const env = deliveryEnv(url, { DELIVERY_PORT: String(port), PORT: String(port + 1) });
   const entry = "services/webhooks/src/delivery-main.ts";
-  let worker = await startProc("webhooks-delivery-restart", entry, env, port);
   const firstAfter = async (since: number) => {
     for (;;) {
       const hit = receivers.arrivals.find((a) => a.at > since);
@@ -165,32 +163,45 @@ export async function restart(): Promise<void> {
       await sleep(5);
     }
   };
-  await firstAfter(worker.readyAt);
-  for (const signal of ["SIGTERM", "SIGKILL", "SIGTERM"] as const) {
-    await sleep(2000);
-    await worker.stop(signal);
-    const down = performance.now();
-    await sleep(1000);
-    worker = await startProc("webhooks-delivery-restart", entry, env, port);
-    const first = await Promise.race([firstAfter(worker.startedAt), sleep(90_000).then(() => Number.NaN)]);
-    report(
-      `restart after ${signal === "SIGTERM" ? "a graceful stop (SIGTERM)" : "kill -9"}: first delivery ` +
-        `**${((first - worker.startedAt) / 1000).toFixed(2)} s** after the process started ` +
-        `(${((first - worker.readyAt) / 1000).toFixed(2)} s after it listened; process start-up ` +
-        `${((worker.readyAt - worker.startedAt) / 1000).toFixed(2)} s; ${((first - down) / 1000).toFixed(2)} s after the old one stopped)`,
-    );
+  // Side by side: the worker joining its group dynamically (no KAFKA_GROUP_INSTANCE_ID), then
+  // as a static member (what the stack and the manifests set): a kill -9 costs the dynamic
+  // worker the dead member's session timeout.
+  for (const membership of ["dynamic", "static"] as const) {
+    const env = deliveryEnv(url, {
+      DELIVERY_PORT: String(port),
+      PORT: String(port + 1),
+      ...(membership === "static" ? { KAFKA_GROUP_INSTANCE_ID: `bench-restart-${run}` } : {}),
+    });
+    let worker = await startProc("webhooks-delivery-restart", entry, env, port);
+    await firstAfter(worker.readyAt);
+    for (const signal of ["SIGTERM", "SIGKILL", "SIGTERM"] as const) {
+      await sleep(2000);
+      await worker.stop(signal);
+      const down = performance.now();
+      await sleep(1000);
+      worker = await startProc("webhooks-delivery-restart", entry, env, port);
+      const first = await Promise.race([firstAfter(worker.startedAt), sleep(90_000).then(() => Number.NaN)]);
+      report(
+        `restart (${membership} membership) after ${signal === "SIGTERM" ? "a graceful stop (SIGTERM)" : "kill -9"}: first delivery ` +
+          `**${((first - worker.startedAt) / 1000).toFixed(2)} s** after the process started ` +
+          `(${((first - worker.readyAt) / 1000).toFixed(2)} s after it listened; process start-up ` +
+          `${((worker.readyAt - worker.startedAt) / 1000).toFixed(2)} s; ${((first - down) / 1000).toFixed(2)} s after the old one stopped)`,
+      );
+    }
+    await worker.stop();
   }
   publishing = false;
   await publisher;
   // Nothing lost: every event published reaches the receiver (at least once).
   const published = n;
   const deadline = Date.now() + 60_000;
-  while (Date.now() < deadline && new Set(receivers.arrivals.map((a) => a.id)).size < published) await sleep(200);
-  const got = new Set(receivers.arrivals.map((a) => a.id)).size;
+  // Only this run's events: the topic also holds earlier runs', which a new group reads too.
+  const ours = () => receivers.arrivals.filter((a) => a.id.startsWith(`evt_restart_${run}_`));
+  while (Date.now() < deadline && new Set(ours().map((a) => a.id)).size < published) await sleep(200);
+  const got = new Set(ours().map((a) => a.id)).size;
   report(
-    `restart: ${got}/${published} events delivered after the three restarts (duplicates ${receivers.arrivals.length - got}), wrong-org ${receivers.wrongOrg()}`,
+    `restart: ${got}/${published} events delivered across the six restarts (duplicates ${ours().length - got}), wrong-org ${receivers.wrongOrg()}`,
   );
-  await worker.stop();
   await bus.close();
   await receivers.close();
   await db.close();

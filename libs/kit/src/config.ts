@@ -152,6 +152,12 @@ export const serviceConfig = {
     default: [] as string[],
     parse: parse.list,
   },
+  KAFKA_GROUP_INSTANCE_ID: {
+    description:
+      "This process's static member id in its Kafka consumer groups (unique per live process, e.g. the pod's name): restarted after a crash, it consumes again at once instead of after the dead member's 10 s session; unset joins dynamically",
+    default: "",
+    parse: parse.string,
+  },
   SANDBOX_SEED: {
     description: "Seed the sandbox ids and keys derive from (the same in every service)",
     default: "sandbox",

@@ -12,6 +12,7 @@ import {
 } from "kafkajs";
 import type { BusMessage, ConsumedMessage, EventBus, SubscribeOptions, Subscription } from "./bus.js";
 import "./kafkajs-idle-fix.js";
+import { setGroupInstanceId } from "./kafkajs-static-membership.js";
 import type { Logger } from "./logger.js";
 import { type QuietLog, quietLog } from "./quiet-log.js";
 
@@ -19,6 +20,12 @@ export interface KafkaBusOptions {
   brokers: string[];
   clientId: string;
   logger: Logger;
+  /**
+   * This process's static member id in the groups it consumes in (KAFKA_GROUP_INSTANCE_ID;
+   * unique per live process, e.g. the pod's name): a restart after a crash takes the dead
+   * member's place at once instead of waiting for its session to time out.
+   */
+  groupInstanceId?: string;
 }
 
 /** How long `subscribe` waits for the group to be joined before returning anyway. */
@@ -60,6 +67,7 @@ function observeConsumerLag(): void {
 export class KafkaBus implements EventBus {
   readonly #kafka: Kafka;
   readonly #logger: Logger;
+  readonly #groupInstanceId: string | undefined;
   readonly #knownTopics = new Set<string>();
   readonly #consumers = new Set<Consumer>();
   #producer: Promise<Producer> | undefined;
@@ -67,6 +75,7 @@ export class KafkaBus implements EventBus {
 
   constructor(options: KafkaBusOptions) {
     this.#logger = options.logger.child({ component: "kafka" });
+    this.#groupInstanceId = options.groupInstanceId || undefined;
     const quiet = quietLog(this.#logger);
     this.#kafka = new Kafka({
       brokers: options.brokers,
@@ -99,6 +108,7 @@ export class KafkaBus implements EventBus {
 
   async subscribe(options: SubscribeOptions): Promise<Subscription> {
     await this.#ensureTopics(options.topics);
+    setGroupInstanceId(options.groupId, this.#groupInstanceId);
     const consumer = this.#kafka.consumer({
       groupId: options.groupId,
       sessionTimeout: SESSION_TIMEOUT_MS,

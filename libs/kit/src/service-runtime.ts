@@ -27,6 +27,7 @@ export interface ServiceConfig {
   LOG_LEVEL: string;
   PLATFORM_CONTEXT_SECRET: string;
   KAFKA_BROKERS: string[];
+  KAFKA_GROUP_INSTANCE_ID?: string;
   SANDBOX_ENABLED: boolean;
   SANDBOX_SEED: string;
   MIGRATE_ONLY: boolean;
@@ -109,7 +110,12 @@ export async function startService(
 
   const kafka = config.KAFKA_BROKERS.length > 0;
   const bus: EventBus = kafka
-    ? new KafkaBus({ brokers: config.KAFKA_BROKERS, clientId: def.name, logger })
+    ? new KafkaBus({
+        brokers: config.KAFKA_BROKERS,
+        clientId: def.name,
+        logger,
+        groupInstanceId: config.KAFKA_GROUP_INSTANCE_ID,
+      })
     : new InProcessBus({ logger });
   const relay = startOutboxRelay({ db, bus, logger, clock });
   const servers: RunningServer[] = [];
