@@ -2,7 +2,7 @@
 // pid files of the processes they measure, percentiles, the load average, and loading
 // generated email events into an analytics database.
 import { execFileSync } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import net from "node:net";
 import { type ParseArgsConfig, parseArgs } from "node:util";
 import { type EmailEvent, emailEventOf, ingestEvents } from "@platform/analytics/server";
@@ -150,4 +150,26 @@ export async function loadEmailEvents(
   if (batch.length > 0) await flush();
   process.stderr.write("\n");
   return { options, loaded, rate: loaded / ((performance.now() - started) / 1000) };
+}
+
+/** Pids of every process whose command name is `comm` (e.g. every Postgres backend), from /proc. */
+export function pidsNamed(comm: string): number[] {
+  const pids: number[] = [];
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (readFileSync(`/proc/${entry}/comm`, "utf8").trim() === comm) pids.push(Number(entry));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return pids;
+}
+
+/** The machine's busy and total CPU time so far (all cores), in clock ticks, from /proc/stat. */
+export function machineTicks(): { busy: number; total: number } {
+  const cpu = readFileSync("/proc/stat", "utf8").split("\n")[0]?.trim().split(/\s+/).slice(1).map(Number) ?? [];
+  const total = cpu.reduce((a, b) => a + b, 0);
+  const idle = (cpu[3] ?? 0) + (cpu[4] ?? 0);
+  return { busy: total - idle, total };
 }

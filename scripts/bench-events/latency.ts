@@ -2,7 +2,7 @@ import http from "node:http";
 import { createClient } from "@connectrpc/connect";
 import { IdentityAdminService } from "@platform/contracts/identity";
 import { adminClientInterceptor, httpTransport } from "@platform/kit/connect";
-import { pct, sleep } from "../bench-support.js";
+import { cpuMs, machineTicks, pct, pidsNamed, sleep } from "../bench-support.js";
 import {
   ADMIN_SECRET,
   fmt,
@@ -177,6 +177,24 @@ export async function apiLatency(): Promise<void> {
   report(
     `latency: the delivery caught up ${warmNames.every((n) => arrivalsByName.has(n)) ? "" : "NOT "}before the measurement`,
   );
+  // CPU of every process taking part, per write: where the time of the tail goes.
+  const cpuSample = () => {
+    const sample = new Map<string, number>();
+    for (const proc of procs) if (proc.child.pid) sample.set(proc.name, cpuMs(proc.child.pid) ?? 0);
+    for (const [name, comm] of [
+      ["postgres", "postgres"],
+      ["kafka", "java"],
+    ] as const)
+      sample.set(
+        name,
+        pidsNamed(comm).reduce((sum, pid) => sum + (cpuMs(pid) ?? 0), 0),
+      );
+    const own = process.cpuUsage();
+    sample.set("bench (load + receiver)", (own.user + own.system) / 1000);
+    return sample;
+  };
+  const cpuBefore = cpuSample();
+  const ticksBefore = machineTicks();
   const start = performance.now() + 100;
   for (let i = 0; i < total; i++) {
     const scheduled = start + (i * 1000) / rate;
@@ -205,6 +223,13 @@ export async function apiLatency(): Promise<void> {
   // Wait for the measured writes' webhooks only (the map also holds the warm-up's names).
   const missing = () => [...responded.keys()].filter((name) => !arrivalsByName.has(name)).length;
   while (Date.now() < deadline && missing() > 0) await sleep(100);
+  const cpuAfter = cpuSample();
+  const ticksAfter = machineTicks();
+  const perWrite = [...cpuAfter]
+    .map(([name, ms]) => `${name} ${((ms - (cpuBefore.get(name) ?? 0)) / total).toFixed(2)}`)
+    .join(", ");
+  const busy = (ticksAfter.busy - ticksBefore.busy) / Math.max(1, ticksAfter.total - ticksBefore.total);
+  report(`latency: CPU ms per write: ${perWrite}; the machine's cores ${(busy * 100).toFixed(0)} % busy meanwhile`);
   for (const [name, at] of arrivalsByName) {
     const r = responded.get(name);
     if (!r) continue;
