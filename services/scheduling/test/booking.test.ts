@@ -1,84 +1,34 @@
-import { createHmac } from "node:crypto";
-import type { JsonValue } from "@bufbuild/protobuf";
-import { timestampDate, timestampFromDate } from "@bufbuild/protobuf/wkt";
-import { MeetingService, SmartScheduleService } from "@platform/contracts/scheduling";
+import { timestampDate } from "@bufbuild/protobuf/wkt";
 import { EVENT_TYPES, TOPICS } from "@platform/kit/events";
 import { newId } from "@platform/kit/ids";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { simulatedRoom } from "../src/application/providers.js";
-import { formValuesHash } from "../src/domain/form.js";
-import type { HostRecord, ScheduleRecord } from "../src/domain/model.js";
 import { txStore } from "../src/store/index.js";
+import {
+  acme,
+  ada,
+  booking,
+  MINUTE,
+  meetingCount,
+  meetings,
+  other,
+  schedule,
+  t,
+  tokenFor,
+  useBookingWorld,
+} from "./booking-fixture.js";
 import {
   anAttendee,
   BOOKING_BASE_URL,
-  type CallerOptions,
-  createTestScheduling,
   formValues,
-  givenHost,
   givenSchedule,
   outboxRows,
   problemDetailOf,
   problemOf,
-  SLOT_TOKEN_SECRET,
-  SURVEY,
-  type TestScheduling,
   withHeaders,
 } from "./builders.js";
 
-let t: TestScheduling;
-const acme = newId("org_");
-const other = newId("org_");
-let ada: HostRecord;
-let schedule: ScheduleRecord;
-
-const meetings = (orgId = acme, opts: CallerOptions = {}) => t.caller(MeetingService, orgId, opts);
-const EMEA = { region: "EMEA" };
-const MINUTE = 60_000;
-
-/** A slot token of the schedule's first host, for the slot starting at `start` (16 January 09:00 UTC by default). */
-async function tokenFor(
-  opts: {
-    start?: string;
-    values?: Record<string, JsonValue>;
-    preview?: boolean;
-    orgId?: string;
-    scheduleId?: string;
-  } = {},
-): Promise<string> {
-  const start = new Date(opts.start ?? "2026-01-16T09:00:00Z");
-  const res = await t.caller(SmartScheduleService, opts.orgId ?? acme).getAvailability({
-    scheduleId: opts.scheduleId ?? schedule.id,
-    formValues: formValues(opts.values ?? EMEA),
-    preview: opts.preview ?? false,
-    rangeStart: timestampFromDate(start),
-    rangeEnd: timestampFromDate(new Date(start.getTime() + 60 * MINUTE)),
-  });
-  const token = res.hostGroups[0]?.hosts[0]?.slots[0]?.slotToken;
-  if (!token) throw new Error(`no slot at ${start.toISOString()}`);
-  return token;
-}
-
-const booking = (slotToken: string, extra: Record<string, unknown> = {}) => ({
-  slotToken,
-  attendee: anAttendee(),
-  formValues: formValues(EMEA),
-  surveyResponses: SURVEY,
-  ...extra,
-});
-
-const meetingCount = async () =>
-  (await t.db.query<{ n: number }>("SELECT count(*)::int AS n FROM scheduling.meetings"))[0]?.n;
-
-beforeAll(async () => {
-  t = await createTestScheduling();
-});
-afterAll(() => t.close());
-beforeEach(async () => {
-  await t.reset();
-  ada = await givenHost(t.db, acme, { firstName: "Ada", lastName: "Host", displayName: "Ada Host" });
-  schedule = await givenSchedule(t.db, acme, [ada]);
-});
+useBookingWorld();
 
 describe("BookMeeting", () => {
   it("books the token's slot and answers the canonical meeting", async () => {
@@ -173,140 +123,6 @@ describe("BookMeeting", () => {
     expect(await problemOf(meetings(acme, { noIdempotencyKey: true }).bookMeeting(request))).toBe(
       "idempotency-key-required",
     );
-  });
-
-  it("refuses a token 10 minutes after it was issued", async () => {
-    const token = await tokenFor();
-    t.clock.advance(10 * MINUTE);
-    const expired = await problemDetailOf(meetings().bookMeeting(booking(token)));
-    expect(expired.name).toBe("slot-token-expired");
-    t.clock.advance(-1);
-    expect((await meetings().bookMeeting(booking(token))).meeting?.id).toMatch(/^mtg_/);
-  });
-
-  it("refuses tampered, malformed and other organizations' tokens as invalid", async () => {
-    const token = await tokenFor();
-    // Another host (bytes 17–31) under the original MAC.
-    const bytes = Buffer.from(token, "base64url");
-    bytes[20] = (bytes[20] ?? 0) ^ 0x01;
-    const forged = bytes.toString("base64url");
-    expect(await problemOf(meetings().bookMeeting(booking(forged)))).toBe("slot-token-invalid");
-    expect(await problemOf(meetings().bookMeeting(booking("not-a-token")))).toBe("slot-token-invalid");
-
-    const foreignHost = await givenHost(t.db, other);
-    const foreign = await givenSchedule(t.db, other, [foreignHost]);
-    const foreignToken = await tokenFor({ orgId: other, scheduleId: foreign.id });
-    expect(await problemOf(meetings().bookMeeting(booking(foreignToken)))).toBe("slot-token-invalid");
-    expect(await meetingCount()).toBe(0);
-  });
-
-  it("still books with a token of the previous format (format 1) while it lives", async () => {
-    const payload = {
-      orgId: acme,
-      scheduleId: schedule.id,
-      hostUserId: ada.userId,
-      start: "2026-01-16T09:00:00.000Z",
-      end: "2026-01-16T09:30:00.000Z",
-      expiresAt: new Date(t.clock.now().getTime() + 10 * MINUTE).toISOString(),
-      preview: false,
-      formValuesHash: formValuesHash(EMEA),
-    };
-    const format1 = (p: object) => {
-      const encoded = Buffer.from(JSON.stringify(p)).toString("base64url");
-      return `${encoded}.${createHmac("sha256", SLOT_TOKEN_SECRET).update(encoded).digest("base64url")}`;
-    };
-    const genuine = format1(payload);
-    const tampered = `${genuine.slice(0, -1)}${genuine.endsWith("A") ? "B" : "A"}`;
-    expect(await problemOf(meetings().bookMeeting(booking(tampered)))).toBe("slot-token-invalid");
-    expect(await problemOf(meetings().bookMeeting(booking(format1({ ...payload, preview: "no" }))))).toBe(
-      "slot-token-invalid",
-    );
-    const { meeting } = await meetings().bookMeeting(booking(format1(payload)));
-    expect(meeting?.host?.userId).toBe(ada.userId);
-    expect(meeting?.startTime && timestampDate(meeting.startTime)).toEqual(new Date("2026-01-16T09:00:00Z"));
-  });
-
-  it("refuses form values other than those the token was issued for", async () => {
-    const token = await tokenFor({ values: { region: "EMEA", products: ["crm", "voice"] } });
-    const reordered = booking(token, { formValues: formValues({ region: "EMEA", products: ["voice", "crm"] }) });
-    expect(await problemDetailOf(meetings().bookMeeting(reordered))).toMatchObject({
-      name: "slot-token-invalid",
-      detail: "The form values differ from those the slot token was issued for.",
-    });
-    const keyOrder = booking(token, { formValues: formValues({ products: ["crm", "voice"], region: "EMEA" }) });
-    expect((await meetings().bookMeeting(keyOrder)).meeting?.id).toMatch(/^mtg_/);
-  });
-
-  it("refuses a schedule that became a draft or was disabled after the token was issued", async () => {
-    const token = await tokenFor();
-    await t.db.query("UPDATE scheduling.schedules SET status = 'disabled' WHERE id = $1", [schedule.id]);
-    expect(await problemOf(meetings().bookMeeting(booking(token)))).toBe("schedule-unavailable");
-    await t.db.query("UPDATE scheduling.schedules SET status = 'draft' WHERE id = $1", [schedule.id]);
-    expect(await problemOf(meetings().bookMeeting(booking(token)))).toBe("schedule-not-found");
-  });
-
-  it("checks the form values again against the schedule's current form", async () => {
-    const token = await tokenFor();
-    await t.db.query(
-      `UPDATE scheduling.schedules SET matching_form = matching_form || '[{"key":"seats","label":"Seats","type":"number","options":[],"required":true}]'::jsonb
-        WHERE id = $1`,
-      [schedule.id],
-    );
-    expect(await problemDetailOf(meetings().bookMeeting(booking(token)))).toMatchObject({
-      name: "form-validation",
-      extensions: { fieldErrors: [{ field: "seats", message: "is required" }] },
-    });
-  });
-
-  it("lists every attendee problem as fieldErrors", async () => {
-    const token = await tokenFor();
-    const bad = await problemDetailOf(
-      meetings().bookMeeting(
-        booking(token, {
-          attendee: { email: "ada@", firstName: "Ada", lastName: " ", phone: "0155 555" },
-          additionalAttendees: ["ok@analytical.example", "not an email"],
-        }),
-      ),
-    );
-    expect(bad.name).toBe("form-validation");
-    expect(bad.extensions.fieldErrors).toEqual([
-      { field: "attendee.email", message: expect.any(String) },
-      { field: "attendee.lastName", message: "is required" },
-      { field: "attendee.phone", message: expect.stringContaining("E.164") },
-      { field: "additionalAttendees[1]", message: expect.any(String) },
-    ]);
-    const crowd = Array.from({ length: 51 }, (_, i) => `guest${i}@analytical.example`);
-    expect(await problemDetailOf(meetings().bookMeeting(booking(token, { additionalAttendees: crowd })))).toMatchObject(
-      {
-        name: "form-validation",
-        extensions: { fieldErrors: [{ field: "additionalAttendees", message: "must list at most 50 addresses" }] },
-      },
-    );
-    const fifty = crowd.slice(0, 50);
-    expect(
-      (await meetings().bookMeeting(booking(token, { additionalAttendees: fifty }))).meeting?.additionalAttendees,
-    ).toHaveLength(50);
-  });
-
-  it("rejects unknown survey questions and missing required answers", async () => {
-    const token = await tokenFor();
-    const unknown = await problemDetailOf(
-      meetings().bookMeeting(booking(token, { surveyResponses: { ...SURVEY, "Favourite colour?": "Blue" } })),
-    );
-    expect(unknown).toMatchObject({
-      name: "booking-validation-failed",
-      extensions: { unknownQuestions: ["Favourite colour?"] },
-    });
-    expect(unknown.detail).toContain("Favourite colour?");
-    const missing = await problemDetailOf(
-      meetings().bookMeeting(booking(token, { surveyResponses: { "Anything else?": "x" } })),
-    );
-    expect(missing).toMatchObject({
-      name: "form-validation",
-      extensions: {
-        fieldErrors: [{ field: "surveyResponses.What would you like to discuss?", message: "is required" }],
-      },
-    });
   });
 
   it("lets the exclusion constraint refuse a second booking of the slot, and removes its calendar event", async () => {
