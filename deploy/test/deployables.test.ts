@@ -169,8 +169,7 @@ describe.each(processes)("$name", (proc) => {
     // Compiled JavaScript (scripts/build.ts bundles proc.entry into dist/<name>/), no tsx.
     expect(stage.cmd).toEqual(["node", `dist/${proc.name}/main.js`]);
     expect(existsSync(join(ROOT, proc.entry))).toBe(true);
-    // scripts/processes.ts is build.ts's list of processes and their entry points.
-    expect(read("scripts/processes.ts")).toContain(`"${proc.entry}"`);
+    expect(read("scripts/build.ts")).toContain(`"${proc.entry}"`);
     expect(stage.user, "a non-root user").toMatch(/^(node|[1-9]\d*(:[1-9]\d*)?)$/);
     // Nothing from the build context: no sources at all, of any package.
     expect(stage.copies, `${proc.name} copies no sources`).toEqual([]);
