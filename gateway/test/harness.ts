@@ -135,6 +135,32 @@ export function get(app: FastifyInstance, url: string, key?: string, headers: Re
   return app.inject({ method: "GET", url, headers: { ...(key ? { "x-platform-api-key": key } : {}), ...headers } });
 }
 
+/**
+ * A write with an API key and a fresh Idempotency-Key (DELETE takes none), and a JSON body
+ * when there is one; a header given as undefined is left out, so a test can drop a default.
+ */
+export function request(
+  app: FastifyInstance,
+  method: "POST" | "PATCH" | "DELETE",
+  url: string,
+  key: string,
+  body?: unknown,
+  headers: Record<string, string | undefined> = {},
+) {
+  const all: Record<string, string | undefined> = {
+    "x-platform-api-key": key,
+    ...(method === "DELETE" ? {} : { "idempotency-key": `k-${Math.random()}` }),
+    ...(body !== undefined ? { "content-type": "application/json" } : {}),
+    ...headers,
+  };
+  return app.inject({
+    method,
+    url,
+    headers: Object.fromEntries(Object.entries(all).filter(([, v]) => v !== undefined)) as Record<string, string>,
+    ...(body !== undefined ? { payload: JSON.stringify(body) } : {}),
+  });
+}
+
 /** The problem body without the member that differs per request. */
 export function withoutRequestId(body: Record<string, unknown>): Record<string, unknown> {
   const { requestId: _ignored, ...rest } = body;

@@ -1,7 +1,7 @@
 // What the scheduled-meetings tests share: a gateway with a key holding both scheduling
 // scopes, the expected shape of a meeting, and the requests of the three writes.
 import { afterEach, beforeEach } from "vitest";
-import { ADA, API, BEN, buildTestGateway, ORG, type TestGateway } from "./harness.js";
+import { ADA, API, BEN, buildTestGateway, ORG, request, type TestGateway } from "./harness.js";
 
 /** The gateway of the current test and its key; set by useMeetingsGateway's beforeEach. */
 export let gw: TestGateway;
@@ -74,7 +74,7 @@ export function booking(overrides: Record<string, unknown> = {}) {
   };
 }
 
-/** A request with an API key, a fresh Idempotency-Key and a JSON body unless told otherwise. */
+/** A request of the test's key to `${API}${url}`; see harness.request. */
 export function send(
   method: "POST" | "PATCH" | "DELETE",
   url: string,
@@ -82,18 +82,7 @@ export function send(
   headers: Record<string, string | undefined> = {},
   apiKey = key,
 ) {
-  const all: Record<string, string | undefined> = {
-    "x-platform-api-key": apiKey,
-    ...(method === "DELETE" ? {} : { "idempotency-key": `k-${Math.random()}` }),
-    ...(body !== undefined ? { "content-type": "application/json" } : {}),
-    ...headers,
-  };
-  return gw.app.inject({
-    method,
-    url: `${API}${url}`,
-    headers: Object.fromEntries(Object.entries(all).filter(([, v]) => v !== undefined)) as Record<string, string>,
-    ...(body !== undefined ? { payload: JSON.stringify(body) } : {}),
-  });
+  return request(gw.app, method, `${API}${url}`, apiKey, body, headers);
 }
 
 export const book = (body: unknown, headers: Record<string, string | undefined> = {}, query = "") =>

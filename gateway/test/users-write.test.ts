@@ -11,6 +11,7 @@ import {
   ORG,
   PARTNER_ORG,
   PARTNER_SCOPES,
+  request,
   SECOND_CHILD_ORG,
   type TestGateway,
 } from "./harness.js";
@@ -26,7 +27,7 @@ afterEach(async () => {
   await gw.app.close();
 });
 
-const json = { "content-type": "application/json" };
+/** A write of the test's key to `${API}${url}`; see harness.request. */
 function write(
   method: "POST" | "PATCH",
   url: string,
@@ -34,18 +35,7 @@ function write(
   headers: Record<string, string | undefined> = {},
   apiKey = key,
 ) {
-  const all: Record<string, string | undefined> = {
-    "x-platform-api-key": apiKey,
-    "idempotency-key": `k-${Math.random()}`,
-    ...json,
-    ...headers,
-  };
-  return gw.app.inject({
-    method,
-    url: `${API}${url}`,
-    headers: Object.fromEntries(Object.entries(all).filter(([, v]) => v !== undefined)) as Record<string, string>,
-    payload: JSON.stringify(body),
-  });
+  return request(gw.app, method, `${API}${url}`, apiKey, body, headers);
 }
 
 describe("POST /users", () => {
