@@ -1,7 +1,7 @@
-import { WEBHOOK_EVENT_CATALOG } from "@platform/contracts/webhooks";
 import { Ajv2020 } from "ajv/dist/2020.js";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { API, buildTestGateway, type TestGateway } from "./harness.js";
+import { describe, expect, it } from "vitest";
+import { API } from "./harness.js";
+import { doc, gw, op, operations, response, serveOpenApiDocument } from "./openapi-document.js";
 
 /** Every endpoint the specification lists (its Endpoints section), written down independently of the routes. */
 const SPEC_ENDPOINTS = [
@@ -66,32 +66,6 @@ const SPEC_ENDPOINTS = [
   "POST /webhook-subscriptions",
 ];
 
-interface Operation {
-  operationId: string;
-  description?: string;
-  parameters?: unknown[];
-  responses: Record<
-    string,
-    { description: string; headers?: Record<string, unknown>; content?: Record<string, { schema: unknown }> }
-  >;
-}
-interface Document {
-  openapi: string;
-  info: unknown;
-  security: unknown;
-  components: {
-    securitySchemes: Record<string, unknown>;
-    schemas: Record<string, { properties: Record<string, { type: unknown }> }>;
-  };
-  paths: Record<string, Record<string, Operation>>;
-  webhooks: Record<string, { post: Omit<Operation, "parameters"> & WebhookOperation }>;
-}
-interface WebhookOperation {
-  security: unknown[];
-  parameters: { name: string; in: string; required: boolean }[];
-  requestBody: { required: boolean; content: Record<string, { schema: { oneOf: { allOf: unknown[] }[] } }> };
-}
-
 /** Every value of `$ref` in a JSON document. */
 function refsOf(value: unknown): string[] {
   if (Array.isArray(value)) return value.flatMap(refsOf);
@@ -99,30 +73,7 @@ function refsOf(value: unknown): string[] {
   return Object.entries(value).flatMap(([k, v]) => (k === "$ref" && typeof v === "string" ? [v] : refsOf(v)));
 }
 
-let gw: TestGateway;
-let doc: Document;
-beforeAll(async () => {
-  gw = await buildTestGateway();
-  const res = await gw.app.inject({ method: "GET", url: `${API}/openapi.json` });
-  expect(res.statusCode).toBe(200);
-  expect(res.headers["content-type"]).toMatch(/^application\/json/);
-  doc = res.json() as Document;
-});
-afterAll(async () => {
-  await gw.app.close();
-});
-
-function op(path: string, method: string): Operation {
-  const found = doc.paths[path]?.[method];
-  if (!found) throw new Error(`${method} ${path} is not documented`);
-  return found;
-}
-const response = (o: Operation, status: string) => o.responses[status]!;
-
-const operations = () =>
-  Object.entries(doc.paths).flatMap(([path, item]) =>
-    Object.entries(item).map(([method, op]) => ({ path, method, op })),
-  );
+serveOpenApiDocument();
 
 describe("OpenAPI document", () => {
   it("is OpenAPI 3.1 with the API key scheme applied globally", () => {
@@ -212,106 +163,6 @@ describe("OpenAPI document", () => {
     expect(response(accounts, "200").headers).not.toHaveProperty("ETag");
   });
 
-  it("documents the user and partner routes with list and detail shapes, If-Match and replays", () => {
-    const list = op(`${API}/users`, "get");
-    expect(response(list, "200").content?.["application/json"]?.schema).toMatchObject({
-      required: ["items", "nextCursor"],
-      properties: { items: { items: { $ref: "#/components/schemas/UserListItem" } } },
-    });
-    expect(response(list, "400").description).toEqual(expect.stringContaining("invalid-filter"));
-    expect(list.responses["501"]).toBeUndefined();
-    expect(doc.components.schemas.UserListItem?.properties.phoneNumber).toBeUndefined();
-    expect(doc.components.schemas.User?.properties.phoneNumber?.type).toEqual(["string", "null"]);
-
-    const invite = op(`${API}/users`, "post");
-    expect(response(invite, "201").content?.["application/json"]?.schema).toEqual({
-      $ref: "#/components/schemas/User",
-    });
-    expect(Object.keys(response(invite, "201").headers ?? {})).toEqual(
-      expect.arrayContaining(["ETag", "X-Idempotent-Replay"]),
-    );
-
-    for (const path of [`${API}/users/{userId}`, `${API}/organizations/{orgId}`]) {
-      const update = op(path, "patch");
-      expect(update.parameters).toEqual(
-        expect.arrayContaining([
-          expect.objectContaining({ in: "header", name: "If-Match", required: true }),
-          expect.objectContaining({ in: "header", name: "Idempotency-Key", required: true }),
-        ]),
-      );
-      expect(response(update, "412").description).toContain("precondition-failed");
-      expect(response(update, "200").headers?.["X-Idempotent-Replay"]).toBeDefined();
-    }
-    expect(response(op(`${API}/organizations/{orgId}`, "patch"), "403").description).toContain("write-scope-required");
-
-    const managed = op(`${API}/partner/managed-organizations`, "get");
-    expect(response(managed, "200").content?.["application/json"]?.schema).toMatchObject({
-      properties: { items: { items: { $ref: "#/components/schemas/ManagedOrganization" } } },
-    });
-  });
-
-  it("documents the scheduling routes: shapes, headers, tiers and the problems with extensions", () => {
-    expect(Object.keys(doc.components.schemas)).toEqual(
-      expect.arrayContaining(["SmartScheduleSummary", "SmartSchedule", "AvailableSlot", "Availability", "Meeting"]),
-    );
-    expect(doc.components.schemas.Problem?.properties).toHaveProperty("rerunAvailability");
-    expect(doc.components.schemas.Problem?.properties).toHaveProperty("fieldErrors");
-    expect(doc.components.schemas.Meeting?.properties.meetingAi?.type).toBe("null");
-
-    const list = op(`${API}/smart-schedules`, "get");
-    expect(response(list, "200").content?.["application/json"]?.schema).toMatchObject({
-      properties: { items: { items: { $ref: "#/components/schemas/SmartScheduleSummary" } } },
-    });
-    expect(response(list, "400").description).toContain("invalid-filter");
-    expect(response(op(`${API}/smart-schedules/{scheduleId}`, "get"), "200").content).toEqual({
-      "application/json": { schema: { $ref: "#/components/schemas/SmartSchedule" } },
-    });
-
-    const search = op(`${API}/smart-schedules/{scheduleId}/availability`, "post");
-    expect(search.description).toContain("availability (60 requests per minute");
-    expect(search.parameters).not.toEqual(
-      expect.arrayContaining([expect.objectContaining({ name: "Idempotency-Key" })]),
-    );
-    expect(response(search, "422").description).toBe(
-      "Problem types: availability-request-invalid, form-validation, schedule-unavailable",
-    );
-    // A bad body is availability-request-invalid there, never invalid-field.
-    expect(response(search, "400").description).not.toContain("invalid-field");
-
-    const bookOp = op(`${API}/scheduled-meetings`, "post");
-    expect(response(bookOp, "201").content?.["application/json"]?.schema).toEqual({
-      $ref: "#/components/schemas/Meeting",
-    });
-    expect(response(bookOp, "201").headers?.["X-Idempotent-Replay"]).toBeDefined();
-    expect(bookOp.parameters).toEqual(
-      expect.arrayContaining([
-        expect.objectContaining({ in: "header", name: "Idempotency-Key", required: true }),
-        expect.objectContaining({ in: "query", name: "utm_campaign", required: false }),
-      ]),
-    );
-    expect(response(bookOp, "409").description).toContain("slot-conflict");
-    expect(response(bookOp, "410").description).toContain("slot-token-expired");
-    expect(response(bookOp, "422").description).toContain("form-validation");
-
-    const rescheduleOp = op(`${API}/scheduled-meetings/{meetingId}`, "patch");
-    expect(response(rescheduleOp, "409").description).toContain("meeting-not-reschedulable");
-    expect(response(rescheduleOp, "422").description).toContain("schedule-mismatch");
-
-    const cancelOp = op(`${API}/scheduled-meetings/{meetingId}`, "delete");
-    expect(response(cancelOp, "204").content).toBeUndefined();
-    expect(response(cancelOp, "204").headers?.RateLimit).toBeDefined();
-    expect(response(cancelOp, "410").description).toContain("meeting-completed");
-    expect(cancelOp.parameters).toEqual(
-      expect.arrayContaining([
-        expect.objectContaining({ in: "query", name: "sendNotifications" }),
-        expect.objectContaining({ in: "query", name: "reason" }),
-      ]),
-    );
-    expect(cancelOp.parameters).not.toEqual(
-      expect.arrayContaining([expect.objectContaining({ name: "Idempotency-Key" })]),
-    );
-  });
-
   it("serves every endpoint of the spec, none of them a 501 placeholder", () => {
     for (const endpoint of SPEC_ENDPOINTS) {
       const [method, path] = endpoint.split(" ") as [string, string];
@@ -354,78 +205,6 @@ describe("OpenAPI document", () => {
         expect.objectContaining({ in: "query", name: "limit", schema: expect.objectContaining({ type: "integer" }) }),
       ]),
     );
-  });
-
-  it("lists the webhook event catalog as the enum of events, in the subscription and in the requests", () => {
-    const schemas = doc.components.schemas as Record<string, unknown>;
-    expect(schemas.WebhookEventKind).toMatchObject({ type: "string", enum: [...WEBHOOK_EVENT_CATALOG] });
-    const kind = { $ref: "#/components/schemas/WebhookEventKind" };
-    expect(doc.components.schemas.WebhookSubscription?.properties.events).toMatchObject({ type: "array", items: kind });
-    for (const [path, method] of [
-      ["/webhook-subscriptions", "post"],
-      ["/webhook-subscriptions/{subscriptionId}", "patch"],
-    ] as const) {
-      const body = (op(`${API}${path}`, method) as unknown as WebhookOperation).requestBody;
-      const schema = body.content["application/json"]?.schema as unknown as { properties: { events: unknown } };
-      const events = schema.properties.events;
-      expect(events, `${method} ${path}`).toMatchObject({ type: "array", items: kind, minItems: 1 });
-      // An unknown kind is still the service's 422 webhook-events-invalid, not a schema 400.
-      expect(response(op(`${API}${path}`, method), "422").description).toContain("webhook-events-invalid");
-    }
-  });
-
-  it("documents what the webhooks POST: one OpenAPI 3.1 webhook per event kind, both envelopes, headers and rules", () => {
-    expect(Object.keys(doc.webhooks)).toEqual([...WEBHOOK_EVENT_CATALOG, "webhook.test"]);
-    expect(Object.keys(doc.components.schemas)).toEqual(
-      expect.arrayContaining(["WebhookEventV2", "WebhookEventLegacy", "WebhookLegacyMeeting"]),
-    );
-    for (const [kind, item] of Object.entries(doc.webhooks)) {
-      const hook = item.post;
-      expect(hook.operationId, kind).toMatch(/^webhook[A-Z]/);
-      // Receivers authenticate the signature; the API key scheme does not apply.
-      expect(hook.security).toEqual([]);
-      expect(hook.parameters.map((p) => [p.name, p.in, p.required])).toEqual([
-        ["webhook-id", "header", true],
-        ["webhook-timestamp", "header", true],
-        ["webhook-signature", "header", true],
-      ]);
-      const versions = hook.requestBody.content["application/json"]?.schema.oneOf ?? [];
-      expect(versions.map((v) => v.allOf[0])).toEqual([
-        { $ref: "#/components/schemas/WebhookEventV2" },
-        { $ref: "#/components/schemas/WebhookEventLegacy" },
-      ]);
-      for (const rule of [
-        "5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h",
-        "jitter",
-        "Retry-After",
-        "2xx answered within 15 s",
-      ]) {
-        expect(hook.description, kind).toContain(rule);
-      }
-      expect(hook.description).toMatch(/410 Gone disables the subscription/);
-      expect(hook.description).toMatch(/failed continuously for 5 days/);
-      expect(Object.keys(hook.responses).sort()).toEqual(["2XX", "410", "default"]);
-    }
-    const rescheduled = doc.webhooks["scheduling.smartscheduler.rescheduled"]?.post.requestBody.content[
-      "application/json"
-    ]?.schema.oneOf.map((v) => v.allOf[1]);
-    expect(rescheduled).toEqual([
-      expect.objectContaining({
-        properties: expect.objectContaining({
-          data: expect.objectContaining({
-            required: ["meeting", "reason"],
-            properties: { meeting: { $ref: "#/components/schemas/Meeting" }, reason: expect.any(Object) },
-          }),
-        }),
-      }),
-      expect.objectContaining({
-        properties: expect.objectContaining({
-          payload: expect.objectContaining({
-            properties: { meeting: { $ref: "#/components/schemas/WebhookLegacyMeeting" }, reason: expect.any(Object) },
-          }),
-        }),
-      }),
-    ]);
   });
 
   it("resolves every $ref, and its schemas compile as JSON Schema 2020-12 (the dialect of OpenAPI 3.1)", () => {

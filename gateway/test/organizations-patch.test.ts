@@ -9,6 +9,7 @@ import {
   ORG,
   PARTNER_ORG,
   PARTNER_SCOPES,
+  request,
   type TestGateway,
 } from "./harness.js";
 
@@ -24,20 +25,9 @@ afterEach(async () => {
 
 const URL = `${API}/organizations/${ORG}`;
 
+/** A PATCH of the test's key with the organization's current ETag unless told otherwise. */
 function patch(body: unknown, headers: Record<string, string | undefined> = {}, apiKey = key, url = URL) {
-  const all: Record<string, string | undefined> = {
-    "x-platform-api-key": apiKey,
-    "idempotency-key": `k-${Math.random()}`,
-    "if-match": 'W/"7"',
-    "content-type": "application/json",
-    ...headers,
-  };
-  return gw.app.inject({
-    method: "PATCH",
-    url,
-    headers: Object.fromEntries(Object.entries(all).filter(([, v]) => v !== undefined)) as Record<string, string>,
-    payload: JSON.stringify(body),
-  });
+  return request(gw.app, "PATCH", url, apiKey, body, { "if-match": 'W/"7"', ...headers });
 }
 
 describe("PATCH /organizations/{orgId}", () => {
