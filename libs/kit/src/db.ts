@@ -7,6 +7,13 @@ import { quietLog } from "./quiet-log.js";
 
 export type Row = Record<string, unknown>;
 
+/** A nullable text column's value: its text, or null. */
+export const textOrNull = (v: unknown): string | null => (v === null || v === undefined ? null : String(v));
+
+/** A nullable timestamp column as a Date or null (pg gives Dates, PGlite may give strings). */
+export const dateOrNull = (v: unknown): Date | null =>
+  v === null || v === undefined ? null : new Date(v as string | Date);
+
 /** What a handler or store needs: parameterised queries, plus multi-statement scripts. */
 export interface Queryable {
   query<T = Row>(sql: string, params?: unknown[]): Promise<T[]>;

@@ -59,3 +59,20 @@ export function parseId(prefix: string | readonly string[], raw: string, what = 
   }
   return raw;
 }
+
+/**
+ * The record `find` answers for the path id `raw` (checked as `parseId` checks it, `what`
+ * naming it in the 400), else the 404 that `notFound` makes of the id.
+ */
+export async function findById<T>(
+  prefix: string | readonly string[],
+  raw: string,
+  what: string,
+  find: (id: string) => Promise<T | undefined>,
+  notFound: (id: string) => Error,
+): Promise<T> {
+  const id = parseId(prefix, raw, what);
+  const found = await find(id);
+  if (!found) throw notFound(id);
+  return found;
+}

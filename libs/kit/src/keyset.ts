@@ -1,9 +1,11 @@
 import type { CursorCodec } from "./cursor.js";
+import type { Queryable, Row } from "./db.js";
 import { type Page, pageOf, type Sort } from "./pagination.js";
 import { problem } from "./problems.js";
 
 // Keyset pagination on (sort key, id), shared by every service's list endpoints: the store
-// builds the WHERE/ORDER BY with `keyset`, the handler pages with `keysetPage`.
+// builds the WHERE/ORDER BY with `keyset` (or reads the page with `keysetRows`), the handler
+// pages with `keysetPage`.
 
 /** Positional parameters of a query assembled from optional parts. */
 export interface Params {
@@ -101,6 +103,36 @@ export function keyset(
   if (value === null) return { where: `(${key.expr} IS NULL AND ${idExpr} ${cmp} ${p.add(id)})`, orderBy };
   const beyond = `(${key.expr}, ${idExpr}) ${cmp} (${p.add(value)}::${key.type}, ${p.add(id)})`;
   return { where: key.nullable ? `(${beyond} OR ${key.expr} IS NULL)` : beyond, orderBy };
+}
+
+/** What one keyset page reads: a table (or join), the list's filters and the id that breaks ties. */
+export interface KeysetSource {
+  /** The columns a row maps from (`d.*`). */
+  columns: string;
+  /** The FROM clause, naming the aliases the columns, filters and sort keys use. */
+  from: string;
+  /** The list's filters; their values are already in the query's params. */
+  where: readonly string[];
+  /** A unique expression: it breaks ties in the sort, and a row's value of it is its position's id. */
+  idExpr: string;
+}
+
+/** One page of `source`'s rows in `page`'s sort after its position, each mapped and keyed with its position. */
+export async function keysetRows<T>(
+  q: Queryable,
+  source: KeysetSource,
+  page: PageQuery,
+  p: Params,
+  map: (row: Row) => T,
+): Promise<Keyed<T>[]> {
+  const { key, descending } = page.sort;
+  const k = keyset(key, source.idExpr, descending, page.after, p);
+  const rows = await q.query(
+    `SELECT ${source.columns}, ${key.expr} AS sort_value, ${source.idExpr} AS position_id FROM ${source.from}
+      WHERE ${[...source.where, k.where].join(" AND ")} ORDER BY ${k.orderBy} LIMIT ${p.add(page.limit)}`,
+    p.values,
+  );
+  return rows.map((r) => ({ item: map(r), position: [positionValue(r.sort_value), String(r.position_id)] }));
 }
 
 /**

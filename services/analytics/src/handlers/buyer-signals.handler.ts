@@ -1,9 +1,6 @@
 import type { ServiceImpl } from "@connectrpc/connect";
 import type { BuyerSignalsService } from "@platform/contracts/analytics";
-import type { Clock } from "@platform/kit/clock";
 import { apiContext } from "@platform/kit/connect";
-import type { CursorCodec } from "@platform/kit/cursor";
-import { parseId } from "@platform/kit/ids";
 import { keysetPage } from "@platform/kit/keyset";
 import { parseSort } from "@platform/kit/pagination";
 import { problem } from "@platform/kit/problems";
@@ -11,9 +8,9 @@ import type { ContactResolver } from "../application/contacts.js";
 import { ACTIONS, type Action } from "../domain/delivery.js";
 import { periodDays, periodStart } from "../domain/period.js";
 import { percentage } from "../domain/rates.js";
-import type { TxStore } from "../store/index.js";
 import { DELIVERY_SORT_KEYS, SENT_EMAIL_SORT_KEYS } from "../store/sent-email.store.js";
 import { recipientSignalMessage, sentEmailMessage } from "./proto.js";
+import { type ReadDeps, visibleSentEmail } from "./reads.js";
 
 const SENT_EMAIL_SORTS = ["sentAt", "lastReplyAt", "lastOpenAt", "lastClickAt", "replies", "opens", "clicks"];
 const SIGNAL_SORTS = ["lastReplyAt", "lastOpenAt", "replies", "opens"];
@@ -41,19 +38,10 @@ function emailTypeOf(raw: string): (typeof EMAIL_TYPES)[number] {
 }
 
 /** Buyer signals of the caller's org. */
-export function buyerSignalsHandlers(deps: {
-  reads: TxStore;
-  clock: Clock;
-  cursors: CursorCodec;
-  contacts: ContactResolver;
-}): ServiceImpl<typeof BuyerSignalsService> {
+export function buyerSignalsHandlers(
+  deps: ReadDeps & { contacts: ContactResolver },
+): ServiceImpl<typeof BuyerSignalsService> {
   const { reads, clock, cursors, contacts } = deps;
-
-  const visibleSentEmail = async (orgId: string, raw: string) => {
-    const email = await reads.findSentEmail(orgId, parseId("semail_", raw, "sentEmailId"));
-    if (!email) throw problem("sent-email-not-found", `Sent email '${raw}' was not found.`);
-    return email;
-  };
 
   return {
     async getBuyerSignalsSummary(req, ctx) {
@@ -97,12 +85,12 @@ export function buyerSignalsHandlers(deps: {
 
     async getSentEmail(req, ctx) {
       const { orgId } = apiContext(ctx);
-      return { sentEmail: sentEmailMessage(await visibleSentEmail(orgId, req.sentEmailId)) };
+      return { sentEmail: sentEmailMessage(await visibleSentEmail(reads, orgId, req.sentEmailId)) };
     },
 
     async listSentEmailSignals(req, ctx) {
       const caller = apiContext(ctx);
-      const email = await visibleSentEmail(caller.orgId, req.sentEmailId);
+      const email = await visibleSentEmail(reads, caller.orgId, req.sentEmailId);
       const sort = parseSort(req.sort, SIGNAL_SORTS, "-lastReplyAt");
       const page = await keysetPage(cursors, DELIVERY_SORT_KEYS, sort, req, (query) =>
         reads.listDeliveries({ sentEmailId: email.id }, { ...query, hasReplied: req.hasReplied, search: "" }),

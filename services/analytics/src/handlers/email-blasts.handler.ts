@@ -1,9 +1,7 @@
 import type { ServiceImpl } from "@connectrpc/connect";
 import type { EmailBlastService } from "@platform/contracts/analytics";
-import type { Clock } from "@platform/kit/clock";
 import { apiContext } from "@platform/kit/connect";
-import type { CursorCodec } from "@platform/kit/cursor";
-import { isId, parseId } from "@platform/kit/ids";
+import { isId } from "@platform/kit/ids";
 import { keysetPage } from "@platform/kit/keyset";
 import { parseSort } from "@platform/kit/pagination";
 import { problem } from "@platform/kit/problems";
@@ -11,9 +9,9 @@ import { ACTIONS } from "../domain/delivery.js";
 import { periodDays, periodStart } from "../domain/period.js";
 import { percentage, rankingScores, ratesOf, topLimit } from "../domain/rates.js";
 import { BLAST_SORT_KEYS } from "../store/blast.store.js";
-import type { TxStore } from "../store/index.js";
 import { DELIVERY_SORT_KEYS } from "../store/sent-email.store.js";
 import { blastDetailMessage, blastRecipientMessage, blastRowMessage, topBlastMessage } from "./proto.js";
+import { type ReadDeps, visibleBlast } from "./reads.js";
 
 const BLAST_SORTS = ["sentAt", "openRate", "clickRate", "replyRate", "engagementScore", "recipientCount"];
 const RECIPIENT_SORTS = ["lastReplyAt", "lastOpenAt", "replies", "opens", "sentAt"];
@@ -26,18 +24,8 @@ function ownerOf(raw: string): string {
 }
 
 /** Email blasts of the caller's org. */
-export function emailBlastHandlers(deps: {
-  reads: TxStore;
-  clock: Clock;
-  cursors: CursorCodec;
-}): ServiceImpl<typeof EmailBlastService> {
+export function emailBlastHandlers(deps: ReadDeps): ServiceImpl<typeof EmailBlastService> {
   const { reads, clock, cursors } = deps;
-
-  const visibleBlast = async (orgId: string, raw: string) => {
-    const blast = await reads.findBlast(orgId, parseId("blast_", raw, "blastId"));
-    if (!blast) throw problem("email-blast-not-found", `Email blast '${raw}' was not found.`);
-    return blast;
-  };
 
   return {
     async getEmailBlastSummary(req, ctx) {
@@ -90,12 +78,12 @@ export function emailBlastHandlers(deps: {
 
     async getEmailBlast(req, ctx) {
       const { orgId } = apiContext(ctx);
-      return { blast: blastDetailMessage(await visibleBlast(orgId, req.blastId)) };
+      return { blast: blastDetailMessage(await visibleBlast(reads, orgId, req.blastId)) };
     },
 
     async getEmailBlastActivity(req, ctx) {
       const { orgId } = apiContext(ctx);
-      const blast = await visibleBlast(orgId, req.blastId);
+      const blast = await visibleBlast(reads, orgId, req.blastId);
       const days = periodDays(req.periodDays);
       const items = await reads.blastActivity(orgId, blast.id, periodStart(clock.now(), days), ACTIONS);
       return { periodDays: days, items: items.map((i) => ({ ...i, count: BigInt(i.count) })) };
@@ -103,7 +91,7 @@ export function emailBlastHandlers(deps: {
 
     async listEmailBlastRecipients(req, ctx) {
       const { orgId } = apiContext(ctx);
-      const blast = await visibleBlast(orgId, req.blastId);
+      const blast = await visibleBlast(reads, orgId, req.blastId);
       const sort = parseSort(req.sort, RECIPIENT_SORTS, "-lastOpenAt");
       const page = await keysetPage(cursors, DELIVERY_SORT_KEYS, sort, req, (query) =>
         reads.listDeliveries(

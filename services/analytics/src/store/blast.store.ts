@@ -1,5 +1,5 @@
 import type { Queryable, Row } from "@platform/kit/db";
-import { type Keyed, keyset, type PageQuery, params, positionValue, type SortKey } from "@platform/kit/keyset";
+import { type Keyed, keysetRows, type PageQuery, params, type SortKey } from "@platform/kit/keyset";
 import { problem } from "@platform/kit/problems";
 import { checkBlastChange, type StoredBlast } from "../domain/blast-metadata.js";
 import type { Action } from "../domain/delivery.js";
@@ -7,6 +7,7 @@ import type { BlastMetadata, BlastRecord } from "../domain/model.js";
 import { takeOrgTurns } from "./org-turns.js";
 import { toBlast } from "./rows.js";
 import { type ActivityRow, dailyActivity } from "./sent-email.store.js";
+import { columnArrays } from "./unnest.js";
 
 /** round_half_up(1000 × part / successful), as domain/rates.ts computes it. */
 const rateSql = (part: string) =>
@@ -94,16 +95,18 @@ async function upsertBlasts(q: Queryable, blasts: readonly BlastMetadata[], now:
           described_at = excluded.described_at
        RETURNING id`,
       [
-        sorted.map((b) => b.id),
-        sorted.map((b) => b.orgId),
-        sorted.map((b) => b.name),
-        sorted.map((b) => b.templateName),
-        sorted.map((b) => b.subject),
-        sorted.map((b) => b.ownerUserId),
-        sorted.map((b) => b.ownerDisplayName),
-        sorted.map((b) => b.status),
-        sorted.map((b) => b.sentAt?.toISOString() ?? null),
-        sorted.map((b) => b.recipientCount),
+        ...columnArrays(sorted, [
+          "id",
+          "orgId",
+          "name",
+          "templateName",
+          "subject",
+          "ownerUserId",
+          "ownerDisplayName",
+          "status",
+          "sentAt",
+          "recipientCount",
+        ]),
         now,
       ],
     );
@@ -183,13 +186,7 @@ export function blastStore(q: Queryable): BlastStore {
         const s = p.add(f.search);
         where.push(`(strpos(lower(b.name), ${s}) > 0 OR strpos(lower(b.template_name), ${s}) > 0)`);
       }
-      const page = keyset(query.sort.key, "b.id", query.sort.descending, query.after, p);
-      const rows = await q.query(
-        `SELECT b.*, ${query.sort.key.expr} AS sort_value FROM analytics.blasts b
-          WHERE ${[...where, page.where].join(" AND ")} ORDER BY ${page.orderBy} LIMIT ${p.add(query.limit)}`,
-        p.values,
-      );
-      return rows.map((r) => ({ item: toBlast(r), position: [positionValue(r.sort_value), String(r.id)] }));
+      return keysetRows(q, { columns: "b.*", from: "analytics.blasts b", where, idExpr: "b.id" }, query, p, toBlast);
     },
 
     blastActivity: (orgId, blastId, since, actions) =>

@@ -4,12 +4,11 @@ import { type Delivery, sentEmailId } from "../domain/delivery.js";
 import type { EmailEvent } from "../domain/email-event.js";
 import { takeOrgTurns } from "./org-turns.js";
 import { toDelivery } from "./rows.js";
+import { columnArrays } from "./unnest.js";
 
 // Ingestion as set-based SQL: a batch of any size costs about ten statements, each writing
 // one table from arrays (unnest), so a million events load in minutes and the rollups are
 // always in the transaction of the raw events they summarise.
-
-const iso = (d: Date | null) => (d === null ? null : d.toISOString());
 
 export interface IngestResult {
   recorded: number;
@@ -31,15 +30,7 @@ export async function ingestEvents(q: Queryable, events: readonly EmailEvent[]):
     `INSERT INTO analytics.email_events (event_id, org_id, kind, occurred_at, message_id, recipient_email, auto_reply)
      SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::timestamptz[], $5::text[], $6::text[], $7::boolean[])
      ON CONFLICT (event_id) DO NOTHING RETURNING event_id`,
-    [
-      candidates.map((e) => e.eventId),
-      candidates.map((e) => e.orgId),
-      candidates.map((e) => e.kind),
-      candidates.map((e) => e.occurredAt.toISOString()),
-      candidates.map((e) => e.messageId),
-      candidates.map((e) => e.recipientEmail),
-      candidates.map((e) => e.autoReply),
-    ],
+    columnArrays(candidates, ["eventId", "orgId", "kind", "occurredAt", "messageId", "recipientEmail", "autoReply"]),
   );
   const fresh = new Set(inserted.map((r) => r.event_id));
   const batch = candidates.filter((e) => fresh.has(e.eventId));
@@ -121,16 +112,16 @@ async function writePlan(q: Queryable, plan: BatchPlan): Promise<void> {
                    $7::timestamptz[], $8::timestamptz[])
          AS c(id, opens, clicks, replies, last_open_at, last_open_location, last_click_at, last_reply_at)
       WHERE e.id = c.id`,
-    [
-      s.map((x) => x.id),
-      s.map((x) => x.opens),
-      s.map((x) => x.clicks),
-      s.map((x) => x.replies),
-      s.map((x) => iso(x.lastOpenAt)),
-      s.map((x) => x.lastOpenLocation),
-      s.map((x) => iso(x.lastClickAt)),
-      s.map((x) => iso(x.lastReplyAt)),
-    ],
+    columnArrays(s, [
+      "id",
+      "opens",
+      "clicks",
+      "replies",
+      "lastOpenAt",
+      "lastOpenLocation",
+      "lastClickAt",
+      "lastReplyAt",
+    ]),
   );
 
   const d = plan.deliveries;
@@ -145,21 +136,21 @@ async function writePlan(q: Queryable, plan: BatchPlan): Promise<void> {
          AS c(sent_email_id, recipient_email, sent_at, bounced, send_failed, opens, clicks, replies, auto_replies,
               last_open_at, last_click_at, last_reply_at, last_open_location)
       WHERE t.sent_email_id = c.sent_email_id AND t.recipient_email = c.recipient_email`,
-    [
-      d.map((x) => x.sentEmailId),
-      d.map((x) => x.recipientEmail),
-      d.map((x) => iso(x.sentAt)),
-      d.map((x) => x.bounced),
-      d.map((x) => x.sendFailed),
-      d.map((x) => x.opens),
-      d.map((x) => x.clicks),
-      d.map((x) => x.replies),
-      d.map((x) => x.autoReplies),
-      d.map((x) => iso(x.lastOpenAt)),
-      d.map((x) => iso(x.lastClickAt)),
-      d.map((x) => iso(x.lastReplyAt)),
-      d.map((x) => x.lastOpenLocation),
-    ],
+    columnArrays(d, [
+      "sentEmailId",
+      "recipientEmail",
+      "sentAt",
+      "bounced",
+      "sendFailed",
+      "opens",
+      "clicks",
+      "replies",
+      "autoReplies",
+      "lastOpenAt",
+      "lastClickAt",
+      "lastReplyAt",
+      "lastOpenLocation",
+    ]),
   );
   if (plan.sendTimes.length > 0) {
     // From the deliveries just written, not by LEAST: a SEND_FAILED arriving after the SEND
@@ -181,14 +172,7 @@ async function writePlan(q: Queryable, plan: BatchPlan): Promise<void> {
         last_open_at = GREATEST(t.last_open_at, excluded.last_open_at),
         last_click_at = GREATEST(t.last_click_at, excluded.last_click_at),
         last_reply_at = GREATEST(t.last_reply_at, excluded.last_reply_at)`,
-    [
-      r.map((x) => x.orgId),
-      r.map((x) => x.recipientEmail),
-      r.map((x) => iso(x.lastSentAt)),
-      r.map((x) => iso(x.lastOpenAt)),
-      r.map((x) => iso(x.lastClickAt)),
-      r.map((x) => iso(x.lastReplyAt)),
-    ],
+    columnArrays(r, ["orgId", "recipientEmail", "lastSentAt", "lastOpenAt", "lastClickAt", "lastReplyAt"]),
   );
   if (plan.retracted.length > 0) {
     // A bounce can take away a recipient's latest successful send: the one before it counts again.
@@ -237,17 +221,17 @@ async function writePlan(q: Queryable, plan: BatchPlan): Promise<void> {
            AS c(org_id, id, successful_sent, unique_opens, unique_clicks, unique_replies, total_opens, total_clicks,
                 total_replies)
         WHERE t.org_id = c.org_id AND t.id = c.id`,
-      [
-        b.map((x) => x.orgId),
-        b.map((x) => x.blastId),
-        b.map((x) => x.successfulSent),
-        b.map((x) => x.uniqueOpens),
-        b.map((x) => x.uniqueClicks),
-        b.map((x) => x.uniqueReplies),
-        b.map((x) => x.totalOpens),
-        b.map((x) => x.totalClicks),
-        b.map((x) => x.totalReplies),
-      ],
+      columnArrays(b, [
+        "orgId",
+        "blastId",
+        "successfulSent",
+        "uniqueOpens",
+        "uniqueClicks",
+        "uniqueReplies",
+        "totalOpens",
+        "totalClicks",
+        "totalReplies",
+      ]),
     );
   }
 }

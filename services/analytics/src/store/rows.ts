@@ -1,27 +1,24 @@
-import type { Row } from "@platform/kit/db";
+import { dateOrNull, type Row, textOrNull } from "@platform/kit/db";
 import type { Delivery } from "../domain/delivery.js";
 import type { BlastRecord, SentEmailRecord } from "../domain/model.js";
-
-const date = (v: unknown): Date | null => (v === null || v === undefined ? null : new Date(v as string | Date));
-const text = (v: unknown): string | null => (v === null || v === undefined ? null : String(v));
 
 export function toDelivery(r: Row): Delivery {
   return {
     sentEmailId: String(r.sent_email_id),
     recipientEmail: String(r.recipient_email),
     orgId: String(r.org_id),
-    blastId: text(r.blast_id),
-    sentAt: date(r.sent_at),
+    blastId: textOrNull(r.blast_id),
+    sentAt: dateOrNull(r.sent_at),
     bounced: Boolean(r.bounced),
     sendFailed: Boolean(r.send_failed),
     opens: Number(r.opens),
     clicks: Number(r.clicks),
     replies: Number(r.replies),
     autoReplies: Number(r.auto_replies),
-    lastOpenAt: date(r.last_open_at),
-    lastClickAt: date(r.last_click_at),
-    lastReplyAt: date(r.last_reply_at),
-    lastOpenLocation: text(r.last_open_location),
+    lastOpenAt: dateOrNull(r.last_open_at),
+    lastClickAt: dateOrNull(r.last_click_at),
+    lastReplyAt: dateOrNull(r.last_reply_at),
+    lastOpenLocation: textOrNull(r.last_open_location),
   };
 }
 
@@ -31,16 +28,16 @@ export function toSentEmail(r: Row, recipientEmails: string[]): SentEmailRecord 
     subject: String(r.subject),
     senderUserId: String(r.sender_user_id),
     senderDisplayName: String(r.sender_display_name),
-    blastId: text(r.blast_id),
+    blastId: textOrNull(r.blast_id),
     recipientEmails,
     sentAt: new Date(r.sent_at as string | Date),
     opens: Number(r.opens),
     clicks: Number(r.clicks),
     replies: Number(r.replies),
-    lastOpenAt: date(r.last_open_at),
-    lastClickAt: date(r.last_click_at),
-    lastReplyAt: date(r.last_reply_at),
-    lastOpenLocation: text(r.last_open_location),
+    lastOpenAt: dateOrNull(r.last_open_at),
+    lastClickAt: dateOrNull(r.last_click_at),
+    lastReplyAt: dateOrNull(r.last_reply_at),
+    lastOpenLocation: textOrNull(r.last_open_location),
   };
 }
 
@@ -54,7 +51,7 @@ export function toBlast(r: Row): BlastRecord {
     ownerUserId: String(r.owner_user_id ?? ""),
     ownerDisplayName: String(r.owner_display_name ?? ""),
     status: String(r.status),
-    sentAt: date(r.sent_at),
+    sentAt: dateOrNull(r.sent_at),
     recipientCount: Number(r.recipient_count),
     successfulSent: Number(r.successful_sent),
     uniqueOpens: Number(r.unique_opens),

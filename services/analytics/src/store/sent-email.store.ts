@@ -1,29 +1,32 @@
 import type { Queryable, Row } from "@platform/kit/db";
-import { type Keyed, keyset, type PageQuery, params, positionValue, type SortKey } from "@platform/kit/keyset";
+import { type Keyed, keysetRows, type PageQuery, params, type SortKey } from "@platform/kit/keyset";
 import type { Action, Delivery } from "../domain/delivery.js";
 import type { SentEmailRecord } from "../domain/model.js";
 import { toDelivery, toSentEmail } from "./rows.js";
 
 // Every read is answered from the rollups, through an index on (org, sort key, id).
 
+/** A rollup's sort key on a time (NULL until the first such action) or on a count. */
+const at = (expr: string, nullable = true): SortKey => ({ expr, type: "timestamptz", nullable });
+const count = (expr: string): SortKey => ({ expr, type: "int", nullable: false });
+
+/** The sort keys both rollups share: they name their engagement columns alike (`alias` is the table's). */
+const engagementKeys = (alias: string): Record<string, SortKey> => ({
+  lastReplyAt: at(`${alias}.last_reply_at`),
+  lastOpenAt: at(`${alias}.last_open_at`),
+  replies: count(`${alias}.replies`),
+  opens: count(`${alias}.opens`),
+});
+
 export const SENT_EMAIL_SORT_KEYS: Record<string, SortKey> = {
-  sentAt: { expr: "e.sent_at", type: "timestamptz", nullable: false },
-  lastReplyAt: { expr: "e.last_reply_at", type: "timestamptz", nullable: true },
-  lastOpenAt: { expr: "e.last_open_at", type: "timestamptz", nullable: true },
-  lastClickAt: { expr: "e.last_click_at", type: "timestamptz", nullable: true },
-  replies: { expr: "e.replies", type: "int", nullable: false },
-  opens: { expr: "e.opens", type: "int", nullable: false },
-  clicks: { expr: "e.clicks", type: "int", nullable: false },
+  ...engagementKeys("e"),
+  sentAt: at("e.sent_at", false),
+  lastClickAt: at("e.last_click_at"),
+  clicks: count("e.clicks"),
 };
 
 /** Recipient rows of a sent email or a blast; ids are recipient emails (unique within the list). */
-export const DELIVERY_SORT_KEYS: Record<string, SortKey> = {
-  lastReplyAt: { expr: "d.last_reply_at", type: "timestamptz", nullable: true },
-  lastOpenAt: { expr: "d.last_open_at", type: "timestamptz", nullable: true },
-  replies: { expr: "d.replies", type: "int", nullable: false },
-  opens: { expr: "d.opens", type: "int", nullable: false },
-  sentAt: { expr: "d.sent_at", type: "timestamptz", nullable: true },
-};
+export const DELIVERY_SORT_KEYS: Record<string, SortKey> = { ...engagementKeys("d"), sentAt: at("d.sent_at") };
 
 export interface RecipientSummary {
   totalSent: number;
@@ -140,16 +143,12 @@ export function sentEmailStore(q: Queryable): SentEmailStore {
         where.push(`(strpos(lower(e.subject), ${s}) > 0 OR EXISTS (SELECT 1 FROM analytics.deliveries d
           WHERE d.sent_email_id = e.id AND strpos(d.recipient_email, ${s}) > 0))`);
       }
-      const page = keyset(query.sort.key, "e.id", query.sort.descending, query.after, p);
-      const rows = await q.query(
-        `SELECT e.*, ${query.sort.key.expr} AS sort_value FROM analytics.sent_emails e
-          WHERE ${[...where, page.where].join(" AND ")} ORDER BY ${page.orderBy} LIMIT ${p.add(query.limit)}`,
-        p.values,
-      );
-      const recipients = await recipientsOf(rows.map((r) => String(r.id)));
-      return rows.map((r) => ({
-        item: toSentEmail(r, recipients.get(String(r.id)) ?? []),
-        position: [positionValue(r.sort_value), String(r.id)],
+      const source = { columns: "e.*", from: "analytics.sent_emails e", where, idExpr: "e.id" };
+      const rows = await keysetRows(q, source, query, p, (r) => r);
+      const recipients = await recipientsOf(rows.map(({ item }) => String(item.id)));
+      return rows.map(({ item, position }) => ({
+        item: toSentEmail(item, recipients.get(String(item.id)) ?? []),
+        position,
       }));
     },
 
@@ -175,20 +174,8 @@ export function sentEmailStore(q: Queryable): SentEmailStore {
       if (query.hasReplied === false) where.push("d.replies = 0");
       if (query.search !== "") where.push(`strpos(d.recipient_email, ${p.add(query.search)}) > 0`);
       // Within a blast a recipient may have had several emails; the id that breaks ties must be unique.
-      const page = keyset(
-        query.sort.key,
-        "(d.recipient_email || ' ' || d.sent_email_id)",
-        query.sort.descending,
-        query.after,
-        p,
-      );
-      const rows = await q.query(
-        `SELECT d.*, ${query.sort.key.expr} AS sort_value, (d.recipient_email || ' ' || d.sent_email_id) AS row_id
-           FROM analytics.deliveries d
-          WHERE ${[...where, page.where].join(" AND ")} ORDER BY ${page.orderBy} LIMIT ${p.add(query.limit)}`,
-        p.values,
-      );
-      return rows.map((r) => ({ item: toDelivery(r), position: [positionValue(r.sort_value), String(r.row_id)] }));
+      const idExpr = "(d.recipient_email || ' ' || d.sent_email_id)";
+      return keysetRows(q, { columns: "d.*", from: "analytics.deliveries d", where, idExpr }, query, p, toDelivery);
     },
   };
 }

@@ -1,5 +1,5 @@
 import type { RequestContext } from "@platform/kit/context";
-import { isId, newId, parseId } from "@platform/kit/ids";
+import { findById, isId, newId } from "@platform/kit/ids";
 import type { Page } from "@platform/kit/pagination";
 import { problem } from "@platform/kit/problems";
 import { type CustomFields, mergeCustomFields } from "../domain/custom-fields.js";
@@ -19,9 +19,13 @@ const accountNotFound = (id: string) => problem("account-not-found", `Account ${
 const contactNotFound = (id: string) => problem("contact-not-found", `Contact ${id} was not found.`);
 
 /** A deal of the org; another org's is as absent as an unknown one. */
-export async function visibleDeal(reads: Pick<TxStore, "findDeal">, orgId: string, rawId: string) {
-  const id = parseId("deal_", rawId, "dealId");
-  const deal = await reads.findDeal(orgId, id);
+export function visibleDeal(reads: Pick<TxStore, "findDeal">, orgId: string, rawId: string) {
+  return findById("deal_", rawId, "dealId", (id) => reads.findDeal(orgId, id), dealNotFound);
+}
+
+/** The deal, locked until the transaction ends, or its 404. */
+export async function lockedDeal(w: Pick<TxStore, "lockDeal">, orgId: string, id: string) {
+  const deal = await w.lockDeal(orgId, id);
   if (!deal) throw dealNotFound(id);
   return deal;
 }

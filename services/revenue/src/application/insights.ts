@@ -8,7 +8,7 @@ import type { CapturedBy, Importance, InsightItemRecord, InsightRecordRow, QnaRe
 import { insightCreatedEvent, insightItemAppendedEvent, qnaUpdatedEvent } from "../events/outbox-events.js";
 import { insightItemMessage, insightMessage, qnaMessage } from "../handlers/proto.js";
 import type { TxStore } from "../store/index.js";
-import { dealNotFound } from "./deals.js";
+import { dealNotFound, lockedDeal } from "./deals.js";
 import { knownMeeting } from "./qnas.js";
 
 // The 8P insight use cases: a deal's record of a type is created once, items are appended to
@@ -46,8 +46,7 @@ export async function createInsightRecord(
   now: Date,
 ) {
   const { orgId, dealId, type } = cmd;
-  const deal = await w.lockDeal(orgId, dealId);
-  if (!deal) throw dealNotFound(dealId);
+  const deal = await lockedDeal(w, orgId, dealId);
   const existing = await w.findDealInsight(deal.id, type);
   if (existing) return { record: insightMessage(existing), created: false };
   const schema = await w.findSchema(orgId, cmd.schemaId ?? deal.schemaId);

@@ -1,4 +1,5 @@
 import type { Clock } from "@platform/kit/clock";
+import type { RequestContext } from "@platform/kit/context";
 import type { Db } from "@platform/kit/db";
 import { referenceStore } from "../store/references.store.js";
 import type { CrmReferences, Directory } from "./references.js";
@@ -10,26 +11,33 @@ import type { CrmReferences, Directory } from "./references.js";
 // answer, and is then kept. Reads that must be fresh (a deal's meetings and transcripts)
 // still ask crm-data.
 
+/**
+ * One lookup of the owner's, answered from the projection first (`find`); what the owner
+ * answers (`ask`) is kept (`fill`) for the next time. `F` is the owner's answer: the
+ * administrator's lookup always has one, the others may answer undefined (their 404).
+ */
+function readThrough<K, T, F extends T | undefined>(
+  clock: Clock,
+  find: (orgId: string, key: K) => Promise<T | undefined>,
+  ask: (ctx: RequestContext, key: K) => Promise<F>,
+  fill: (orgId: string, found: T, seenAt: Date) => Promise<void>,
+): (ctx: RequestContext, key: K) => Promise<T | F> {
+  return async (ctx, key) => {
+    const orgId = ctx.orgId ?? "";
+    const known = await find(orgId, key);
+    if (known) return known;
+    const found = await ask(ctx, key);
+    if (found) await fill(orgId, found, clock.now());
+    return found;
+  };
+}
+
 /** crm-data's accounts and contacts, from the projection first. */
 export function projectedCrm(db: Db, owner: CrmReferences, clock: Clock): CrmReferences {
   const refs = referenceStore(db);
   return {
-    async account(ctx, id) {
-      const orgId = ctx.orgId ?? "";
-      const known = await refs.findAccount(orgId, id);
-      if (known) return known;
-      const found = await owner.account(ctx, id);
-      if (found) await refs.fillAccount(orgId, found, clock.now());
-      return found;
-    },
-    async contact(ctx, id) {
-      const orgId = ctx.orgId ?? "";
-      const known = await refs.findContact(orgId, id);
-      if (known) return known;
-      const found = await owner.contact(ctx, id);
-      if (found) await refs.fillContact(orgId, found, clock.now());
-      return found;
-    },
+    account: readThrough(clock, refs.findAccount, (ctx, id) => owner.account(ctx, id), refs.fillAccount),
+    contact: readThrough(clock, refs.findContact, (ctx, id) => owner.contact(ctx, id), refs.fillContact),
     accountContactEmails: (ctx, accountId) => owner.accountContactEmails(ctx, accountId),
     withTranscript: (ctx, ids) => owner.withTranscript(ctx, ids),
   };
@@ -38,22 +46,14 @@ export function projectedCrm(db: Db, owner: CrmReferences, clock: Clock): CrmRef
 /** identity's users and each organization's administrator, from the projection first. */
 export function projectedDirectory(db: Db, owner: Directory, clock: Clock): Directory {
   const refs = referenceStore(db);
+  const administrator = readThrough(
+    clock,
+    (orgId: string) => refs.findAdministrator(orgId),
+    (ctx: RequestContext) => owner.administrator(ctx),
+    refs.fillAdministrator,
+  );
   return {
-    async user(ctx, userId) {
-      const orgId = ctx.orgId ?? "";
-      const known = await refs.findUser(orgId, userId);
-      if (known) return known;
-      const found = await owner.user(ctx, userId);
-      if (found) await refs.fillUser(orgId, found, clock.now());
-      return found;
-    },
-    async administrator(ctx) {
-      const orgId = ctx.orgId ?? "";
-      const known = await refs.findAdministrator(orgId);
-      if (known) return known;
-      const found = await owner.administrator(ctx);
-      await refs.fillAdministrator(orgId, found, clock.now());
-      return found;
-    },
+    user: readThrough(clock, refs.findUser, (ctx, userId) => owner.user(ctx, userId), refs.fillUser),
+    administrator: (ctx) => administrator(ctx, undefined),
   };
 }

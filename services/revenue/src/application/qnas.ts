@@ -7,7 +7,7 @@ import { type AnswerSource, canTransition, type QnaState, stateAfterAnswer } fro
 import { qnaCreatedEvent, qnaUpdatedEvent } from "../events/outbox-events.js";
 import { qnaMessage } from "../handlers/proto.js";
 import type { TxStore } from "../store/index.js";
-import { dealNotFound } from "./deals.js";
+import { lockedDeal } from "./deals.js";
 
 // The Q&A use cases: creating an item against a deal's schema and known meetings, answering
 // it and moving it through its states, each with its outbox event.
@@ -20,6 +20,13 @@ export async function knownMeeting(reads: Pick<TxStore, "findMeeting">, orgId: s
   const meeting = isId("mtg_", id) ? await reads.findMeeting(orgId, id) : undefined;
   if (!meeting) throw meetingNotFound(id);
   return meeting;
+}
+
+/** The Q&A item, locked until the transaction ends, or its 404. */
+async function lockedQna(w: Pick<TxStore, "lockQna">, orgId: string, id: string) {
+  const item = await w.lockQna(orgId, id);
+  if (!item) throw qnaNotFound(id);
+  return item;
 }
 
 export function importanceOf(raw: string | undefined): Importance {
@@ -45,8 +52,7 @@ export interface CreateQna {
 /** Creates the item under the deal's row lock and enqueues qna.created. */
 export async function createQna(w: TxStore, cmd: CreateQna, now: Date) {
   const { orgId, dealId } = cmd;
-  const deal = await w.lockDeal(orgId, dealId);
-  if (!deal) throw dealNotFound(dealId);
+  const deal = await lockedDeal(w, orgId, dealId);
   let linkedInsight: QnaRecord["linkedInsight"] = null;
   if (cmd.linkedInsight) {
     const { schemaType, fieldKey } = cmd.linkedInsight;
@@ -95,8 +101,7 @@ export async function answerQna(
   now: Date,
 ) {
   const { orgId, id, source, confidence } = cmd;
-  const current = await w.lockQna(orgId, id);
-  if (!current) throw qnaNotFound(id);
+  const current = await lockedQna(w, orgId, id);
   if (current.state === "dismissed") {
     throw problem("qna-transition-invalid", `Q&A item ${id} is dismissed; reopen it before answering.`, {
       currentState: current.state,
@@ -126,8 +131,7 @@ export async function transitionQna(
   now: Date,
 ) {
   const { orgId, id, target } = cmd;
-  const current = await w.lockQna(orgId, id);
-  if (!current) throw qnaNotFound(id);
+  const current = await lockedQna(w, orgId, id);
   if (!canTransition(current.state, target)) {
     throw problem("qna-transition-invalid", `A Q&A item cannot move from ${current.state} to ${target}.`, {
       currentState: current.state,

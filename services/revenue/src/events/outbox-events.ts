@@ -1,4 +1,4 @@
-import { create, type MessageInitShape, toJson } from "@bufbuild/protobuf";
+import { create, type DescMessage, type MessageInitShape, toJson } from "@bufbuild/protobuf";
 import {
   DealCreatedSchema,
   DealUpdatedSchema,
@@ -16,7 +16,16 @@ import type { OutboxEvent } from "@platform/kit/outbox";
 
 const SOURCE = "revenue";
 
-function revenueEvent(type: string, orgId: string, subject: string, data: unknown, at: Date): OutboxEvent {
+/** An event of `type` whose data is `init` as a `schema` message, in JSON. */
+function revenueEvent<S extends DescMessage>(
+  type: string,
+  schema: S,
+  init: MessageInitShape<S>,
+  orgId: string,
+  subject: string,
+  at: Date,
+): OutboxEvent {
+  const data = toJson(schema, create(schema, init));
   return { topic: TOPICS.revenue, key: orgId, type, source: SOURCE, subject, data, time: at };
 }
 
@@ -24,8 +33,7 @@ type Deal = MessageInitShape<typeof DealSchema>;
 type Qna = MessageInitShape<typeof QnaSchema>;
 
 export function dealCreatedEvent(deal: Deal & { id: string; orgId: string }, at: Date): OutboxEvent {
-  const data = toJson(DealCreatedSchema, create(DealCreatedSchema, { deal }));
-  return revenueEvent(EVENT_TYPES.dealCreated, deal.orgId, deal.id, data, at);
+  return revenueEvent(EVENT_TYPES.dealCreated, DealCreatedSchema, { deal }, deal.orgId, deal.id, at);
 }
 
 export function dealUpdatedEvent(
@@ -33,13 +41,11 @@ export function dealUpdatedEvent(
   previousStage: string,
   at: Date,
 ): OutboxEvent {
-  const data = toJson(DealUpdatedSchema, create(DealUpdatedSchema, { deal, previousStage }));
-  return revenueEvent(EVENT_TYPES.dealUpdated, deal.orgId, deal.id, data, at);
+  return revenueEvent(EVENT_TYPES.dealUpdated, DealUpdatedSchema, { deal, previousStage }, deal.orgId, deal.id, at);
 }
 
 export function qnaCreatedEvent(qna: Qna & { id: string; orgId: string }, at: Date): OutboxEvent {
-  const data = toJson(QnaCreatedSchema, create(QnaCreatedSchema, { qna }));
-  return revenueEvent(EVENT_TYPES.qnaCreated, qna.orgId, qna.id, data, at);
+  return revenueEvent(EVENT_TYPES.qnaCreated, QnaCreatedSchema, { qna }, qna.orgId, qna.id, at);
 }
 
 export function qnaUpdatedEvent(
@@ -49,16 +55,21 @@ export function qnaUpdatedEvent(
   at: Date,
   reason = "",
 ): OutboxEvent {
-  const data = toJson(QnaUpdatedSchema, create(QnaUpdatedSchema, { qna, previousState, cause, reason }));
-  return revenueEvent(EVENT_TYPES.qnaUpdated, qna.orgId, qna.id, data, at);
+  return revenueEvent(
+    EVENT_TYPES.qnaUpdated,
+    QnaUpdatedSchema,
+    { qna, previousState, cause, reason },
+    qna.orgId,
+    qna.id,
+    at,
+  );
 }
 
 export function insightCreatedEvent(
   record: MessageInitShape<typeof InsightRecordSchema> & { id: string; orgId: string },
   at: Date,
 ): OutboxEvent {
-  const data = toJson(InsightCreatedSchema, create(InsightCreatedSchema, { record }));
-  return revenueEvent(EVENT_TYPES.insightCreated, record.orgId, record.id, data, at);
+  return revenueEvent(EVENT_TYPES.insightCreated, InsightCreatedSchema, { record }, record.orgId, record.id, at);
 }
 
 export function insightItemAppendedEvent(
@@ -66,6 +77,12 @@ export function insightItemAppendedEvent(
   item: MessageInitShape<typeof InsightItemSchema>,
   at: Date,
 ): OutboxEvent {
-  const data = toJson(InsightItemAppendedSchema, create(InsightItemAppendedSchema, { ...appended, item }));
-  return revenueEvent(EVENT_TYPES.insightItemAppended, appended.orgId, appended.recordId, data, at);
+  return revenueEvent(
+    EVENT_TYPES.insightItemAppended,
+    InsightItemAppendedSchema,
+    { ...appended, item },
+    appended.orgId,
+    appended.recordId,
+    at,
+  );
 }

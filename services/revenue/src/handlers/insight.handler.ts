@@ -9,7 +9,7 @@ import {
   type InsightService,
 } from "@platform/contracts/revenue";
 import { apiContext } from "@platform/kit/connect";
-import { parseId } from "@platform/kit/ids";
+import { findById, parseId } from "@platform/kit/ids";
 import { problem } from "@platform/kit/problems";
 import { visibleDeal } from "../application/deals.js";
 import { appendInsightItem, createInsightRecord, recordNotFound } from "../application/insights.js";
@@ -63,9 +63,13 @@ export function insightHandlers(deps: InsightDeps): ServiceImpl<typeof InsightSe
 
     async getInsight(req, ctx) {
       const { orgId } = apiContext(ctx);
-      const id = parseId(INSIGHT_PREFIXES, req.insightId, "insightId");
-      const record = await store.findInsight(orgId, id);
-      if (!record) throw recordNotFound(`Insight record ${id}`);
+      const record = await findById(
+        INSIGHT_PREFIXES,
+        req.insightId,
+        "insightId",
+        (id) => store.findInsight(orgId, id),
+        (id) => recordNotFound(`Insight record ${id}`),
+      );
       return { record: insightMessage(record) };
     },
 

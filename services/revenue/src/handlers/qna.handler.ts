@@ -11,7 +11,7 @@ import {
 } from "@platform/contracts/revenue";
 import { apiContext, requestContext } from "@platform/kit/connect";
 import { replayOf } from "@platform/kit/idempotent-rpc";
-import { isId, parseId } from "@platform/kit/ids";
+import { findById, isId, parseId } from "@platform/kit/ids";
 import { problem } from "@platform/kit/problems";
 import { visibleDeal } from "../application/deals.js";
 import { answerQna, createQna, importanceOf, knownMeeting, qnaNotFound, transitionQna } from "../application/qnas.js";
@@ -59,9 +59,7 @@ export function qnaHandlers(deps: QnaDeps): ServiceImpl<typeof QnaService> {
 
     async getQna(req, ctx) {
       const { orgId } = apiContext(ctx);
-      const id = parseId("qna_", req.qnaId, "qnaId");
-      const item = await store.findQna(orgId, id);
-      if (!item) throw qnaNotFound(id);
+      const item = await findById("qna_", req.qnaId, "qnaId", (id) => store.findQna(orgId, id), qnaNotFound);
       return { qna: qnaMessage(item) };
     },
 

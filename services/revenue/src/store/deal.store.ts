@@ -1,5 +1,5 @@
 import type { Queryable } from "@platform/kit/db";
-import { type Keyed, keyset, type PageQuery, params, positionValue, type SortKey } from "@platform/kit/keyset";
+import { type Keyed, keysetRows, type PageQuery, params, type SortKey } from "@platform/kit/keyset";
 import { problem } from "@platform/kit/problems";
 import type { DealRecord } from "../domain/model.js";
 import { dealColumns, insertSql, oneRow, toDeal, updateSql } from "./rows.js";
@@ -75,14 +75,8 @@ export function dealStore(q: Queryable): DealStore {
       if (filter.ownerUserId) where.push(`d.owner_user_id = ${p.add(filter.ownerUserId)}`);
       if (filter.closingBefore) where.push(`d.close_date <= ${p.add(filter.closingBefore)}::date`);
       if (filter.closingAfter) where.push(`d.close_date >= ${p.add(filter.closingAfter)}::date`);
-      const ks = keyset(page.sort.key, "d.id", page.sort.descending, page.after, p);
-      const rows = await q.query(
-        `SELECT d.*, to_char(d.close_date, 'YYYY-MM-DD') AS close_date_text, ${page.sort.key.expr} AS sort_value
-         FROM revenue.deals d WHERE ${where.join(" AND ")} AND ${ks.where}
-         ORDER BY ${ks.orderBy} LIMIT ${p.add(page.limit)}`,
-        p.values,
-      );
-      return rows.map((r) => ({ item: toDeal(r), position: [positionValue(r.sort_value), String(r.id)] }));
+      const columns = "d.*, to_char(d.close_date, 'YYYY-MM-DD') AS close_date_text";
+      return keysetRows(q, { columns, from: "revenue.deals d", where, idExpr: "d.id" }, page, p, toDeal);
     },
     async insertDeal(d) {
       const { sql, values } = insertSql("revenue.deals", dealColumns(d), DEAL_CASTS);

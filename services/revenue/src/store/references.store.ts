@@ -1,5 +1,6 @@
 import type { Queryable } from "@platform/kit/db";
 import type { AccountRef, ContactRef, UserRef } from "../domain/model.js";
+import { insertSql, oneRow } from "./rows.js";
 
 // revenue's projections of the accounts, contacts, users and organization administrators that
 // deals and Q&As reference (migration 003). Events write the newest view (by the time the
@@ -31,14 +32,19 @@ export interface ReferenceStore {
 }
 
 export function referenceStore(q: Queryable): ReferenceStore {
+  /** A read-through's row: inserted unless an event (or an earlier read) already put one. */
+  const fill = async (table: string, key: string, columns: Record<string, unknown>) => {
+    const { sql, values } = insertSql(`revenue.${table}`, columns);
+    await q.query(`${sql} ON CONFLICT (${key}) DO NOTHING`, values);
+  };
+  const text = (v: unknown) => v as string;
+
   return {
-    async findAccount(orgId, id) {
-      const [row] = await q.query<{ id: string; name: string }>(
-        "SELECT id, name FROM revenue.account_refs WHERE id = $1 AND org_id = $2",
-        [id, orgId],
-      );
-      return row && { id: row.id, name: row.name };
-    },
+    findAccount: (orgId, id) =>
+      oneRow(q, "SELECT id, name FROM revenue.account_refs WHERE id = $1 AND org_id = $2", [id, orgId], (r) => ({
+        id: text(r.id),
+        name: text(r.name),
+      })),
     async putAccount(orgId, a, seenAt) {
       await q.query(
         `INSERT INTO revenue.account_refs AS t (id, org_id, name, seen_at) VALUES ($1, $2, $3, $4)
@@ -47,21 +53,21 @@ export function referenceStore(q: Queryable): ReferenceStore {
         [a.id, orgId, a.name, seenAt],
       );
     },
-    async fillAccount(orgId, a, seenAt) {
-      await q.query(
-        `INSERT INTO revenue.account_refs (id, org_id, name, seen_at) VALUES ($1, $2, $3, $4)
-         ON CONFLICT (id) DO NOTHING`,
-        [a.id, orgId, a.name, seenAt],
-      );
-    },
+    fillAccount: (orgId, a, seenAt) =>
+      fill("account_refs", "id", { id: a.id, org_id: orgId, name: a.name, seen_at: seenAt }),
 
-    async findContact(orgId, id) {
-      const [row] = await q.query<{ id: string; account_id: string; display_name: string; email: string }>(
+    findContact: (orgId, id) =>
+      oneRow(
+        q,
         "SELECT id, account_id, display_name, email FROM revenue.contact_refs WHERE id = $1 AND org_id = $2",
         [id, orgId],
-      );
-      return row && { id: row.id, accountId: row.account_id, displayName: row.display_name, email: row.email };
-    },
+        (r) => ({
+          id: text(r.id),
+          accountId: text(r.account_id),
+          displayName: text(r.display_name),
+          email: text(r.email),
+        }),
+      ),
     async putContact(orgId, c, seenAt) {
       await q.query(
         `INSERT INTO revenue.contact_refs AS t (id, org_id, account_id, display_name, email, seen_at)
@@ -72,43 +78,38 @@ export function referenceStore(q: Queryable): ReferenceStore {
         [c.id, orgId, c.accountId, c.displayName, c.email, seenAt],
       );
     },
-    async fillContact(orgId, c, seenAt) {
-      await q.query(
-        `INSERT INTO revenue.contact_refs (id, org_id, account_id, display_name, email, seen_at)
-         VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (id) DO NOTHING`,
-        [c.id, orgId, c.accountId, c.displayName, c.email, seenAt],
-      );
-    },
+    fillContact: (orgId, c, seenAt) =>
+      fill("contact_refs", "id", {
+        id: c.id,
+        org_id: orgId,
+        account_id: c.accountId,
+        display_name: c.displayName,
+        email: c.email,
+        seen_at: seenAt,
+      }),
 
-    async findUser(orgId, id) {
-      const [row] = await q.query<{ id: string; display_name: string }>(
-        "SELECT id, display_name FROM revenue.user_refs WHERE id = $1 AND org_id = $2",
-        [id, orgId],
-      );
-      return row && { userId: row.id, displayName: row.display_name };
-    },
-    async fillUser(orgId, u, seenAt) {
-      await q.query(
-        `INSERT INTO revenue.user_refs (id, org_id, display_name, seen_at) VALUES ($1, $2, $3, $4)
-         ON CONFLICT (id) DO NOTHING`,
-        [u.userId, orgId, u.displayName, seenAt],
-      );
-    },
+    findUser: (orgId, id) =>
+      oneRow(q, "SELECT id, display_name FROM revenue.user_refs WHERE id = $1 AND org_id = $2", [id, orgId], (r) => ({
+        userId: text(r.id),
+        displayName: text(r.display_name),
+      })),
+    fillUser: (orgId, u, seenAt) =>
+      fill("user_refs", "id", { id: u.userId, org_id: orgId, display_name: u.displayName, seen_at: seenAt }),
 
-    async findAdministrator(orgId) {
-      const [row] = await q.query<{ administrator_user_id: string; administrator_display_name: string }>(
+    findAdministrator: (orgId) =>
+      oneRow(
+        q,
         "SELECT administrator_user_id, administrator_display_name FROM revenue.org_refs WHERE org_id = $1",
         [orgId],
-      );
-      return row && { userId: row.administrator_user_id, displayName: row.administrator_display_name };
-    },
-    async fillAdministrator(orgId, u, seenAt) {
-      await q.query(
-        `INSERT INTO revenue.org_refs (org_id, administrator_user_id, administrator_display_name, seen_at)
-         VALUES ($1, $2, $3, $4) ON CONFLICT (org_id) DO NOTHING`,
-        [orgId, u.userId, u.displayName, seenAt],
-      );
-    },
+        (r) => ({ userId: text(r.administrator_user_id), displayName: text(r.administrator_display_name) }),
+      ),
+    fillAdministrator: (orgId, u, seenAt) =>
+      fill("org_refs", "org_id", {
+        org_id: orgId,
+        administrator_user_id: u.userId,
+        administrator_display_name: u.displayName,
+        seen_at: seenAt,
+      }),
 
     async forgetUser(userId) {
       await q.query("DELETE FROM revenue.user_refs WHERE id = $1", [userId]);

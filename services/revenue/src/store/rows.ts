@@ -1,4 +1,4 @@
-import type { Queryable, Row } from "@platform/kit/db";
+import { type Queryable, type Row, textOrNull } from "@platform/kit/db";
 import type { CustomFields } from "../domain/custom-fields.js";
 import type { DealSchemaRecord, Outcome } from "../domain/deal-schema.js";
 import type { InsightType } from "../domain/insight-types.js";
@@ -17,7 +17,6 @@ import type { QnaState } from "../domain/qna-state.js";
 // date never passes through a Date in the server's zone.
 
 const str = (v: unknown): string => v as string;
-const optStr = (v: unknown): string | null => (v === null || v === undefined ? null : String(v));
 
 export function toSchema(r: Row): DealSchemaRecord {
   return {
@@ -35,9 +34,9 @@ export function toSchema(r: Row): DealSchemaRecord {
 }
 
 export function toDeal(r: Row): DealRecord {
-  const currency = optStr(r.amount_currency);
-  const contactId = optStr(r.primary_contact_id);
-  const crmId = optStr(r.crm_source_id);
+  const currency = textOrNull(r.amount_currency);
+  const contactId = textOrNull(r.primary_contact_id);
+  const crmId = textOrNull(r.crm_source_id);
   return {
     id: str(r.id),
     orgId: str(r.org_id),
@@ -45,14 +44,14 @@ export function toDeal(r: Row): DealRecord {
     stage: str(r.stage),
     outcome: r.outcome as Outcome,
     amount: currency ? { value: r.amount_value === null ? null : Number(r.amount_value), currency } : null,
-    closeDate: optStr(r.close_date_text),
+    closeDate: textOrNull(r.close_date_text),
     account: { id: str(r.account_id), name: str(r.account_name) },
     owner: { userId: str(r.owner_user_id), displayName: str(r.owner_display_name) },
     primaryContact: contactId ? { id: contactId, displayName: str(r.primary_contact_name) } : null,
     schemaId: str(r.schema_id),
     schemaVersion: Number(r.schema_version),
     customFields: r.custom_fields as CustomFields,
-    crm: crmId ? { id: crmId, url: optStr(r.crm_source_url) } : null,
+    crm: crmId ? { id: crmId, url: textOrNull(r.crm_source_url) } : null,
     createdAt: r.created_at as Date,
     updatedAt: r.updated_at as Date,
   };
@@ -86,8 +85,8 @@ export function dealColumns(d: DealRecord): Record<string, unknown> {
 }
 
 export function toQna(r: Row): QnaRecord {
-  const schemaType = optStr(r.linked_schema_type);
-  const contactId = optStr(r.contact_id);
+  const schemaType = textOrNull(r.linked_schema_type);
+  const contactId = textOrNull(r.contact_id);
   return {
     id: str(r.id),
     orgId: str(r.org_id),
@@ -95,7 +94,7 @@ export function toQna(r: Row): QnaRecord {
     direction: r.direction as QnaRecord["direction"],
     state: r.state as QnaState,
     questionText: str(r.question_text),
-    answerText: optStr(r.answer_text),
+    answerText: textOrNull(r.answer_text),
     answer: (r.answer ?? null) as QnaRecord["answer"],
     importance: r.importance as Importance,
     linkedInsight: schemaType ? { schemaType: schemaType as InsightType, fieldKey: str(r.linked_field_key) } : null,

@@ -1,5 +1,5 @@
 import type { Clock } from "@platform/kit/clock";
-import { newId, parseId } from "@platform/kit/ids";
+import { findById, newId } from "@platform/kit/ids";
 import { problem } from "@platform/kit/problems";
 import type { SecretBox } from "@platform/kit/secret-box";
 import { pendingAttempt } from "../domain/attempt.js";
@@ -26,16 +26,14 @@ export const subscriptionNotFound = (id: string) =>
   problem("webhook-subscription-not-found", `Webhook subscription ${id} was not found.`);
 
 /** A subscription of the org (another org's is as absent as an unknown one); `lock` holds it until the transaction ends. */
-export async function ownedSubscription(
+export function ownedSubscription(
   reads: Pick<TxStore, "findSubscription">,
   orgId: string,
   rawId: string,
   lock = false,
 ): Promise<SubscriptionRecord> {
-  const id = parseId("sub_", rawId, "subscriptionId");
-  const found = await reads.findSubscription(orgId, id, lock);
-  if (!found) throw subscriptionNotFound(id);
-  return found;
+  const find = (id: string) => reads.findSubscription(orgId, id, lock);
+  return findById("sub_", rawId, "subscriptionId", find, subscriptionNotFound);
 }
 
 /** Queues a single-shot attempt of an event, due now. */

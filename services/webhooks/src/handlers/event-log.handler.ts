@@ -5,7 +5,7 @@ import type { EventLogService, EventSchema } from "@platform/contracts/webhooks"
 import { apiContext } from "@platform/kit/connect";
 import { createCursorCodec } from "@platform/kit/cursor";
 import type { Db } from "@platform/kit/db";
-import { parseId } from "@platform/kit/ids";
+import { findById } from "@platform/kit/ids";
 import { keysetPage } from "@platform/kit/keyset";
 import { problem } from "@platform/kit/problems";
 import { checkEventTypes, checkWindow } from "../domain/event-log.js";
@@ -52,9 +52,7 @@ export function eventLogHandlers(deps: EventLogDeps): ServiceImpl<typeof EventLo
 
     async getEvent(req, ctx) {
       const { orgId } = apiContext(ctx);
-      const id = parseId("evt_", req.eventId, "eventId");
-      const found = await store.findLoggedEvent(orgId, id);
-      if (!found) throw notFound(id);
+      const found = await findById("evt_", req.eventId, "eventId", (id) => store.findLoggedEvent(orgId, id), notFound);
       return { event: eventMessage(found) };
     },
 

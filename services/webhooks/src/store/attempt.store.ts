@@ -1,5 +1,5 @@
 import type { Queryable } from "@platform/kit/db";
-import { type Keyed, keyset, type PageQuery, params, positionValue, type SortKey } from "@platform/kit/keyset";
+import { type Keyed, keysetRows, type PageQuery, params, type SortKey } from "@platform/kit/keyset";
 import type { AttemptRecord, AttemptStatus } from "../domain/model.js";
 import type { StoredEvent } from "../domain/payload.js";
 import { toAttempt } from "./rows.js";
@@ -26,8 +26,9 @@ export interface AttemptStore {
   ): Promise<Keyed<AttemptRecord>[]>;
 }
 
-export const ATTEMPT_SELECT =
-  "SELECT a.*, e.type AS event_type FROM webhooks.attempts a JOIN webhooks.events e ON e.id = a.event_id";
+const ATTEMPT_COLUMNS = "a.*, e.type AS event_type";
+const ATTEMPT_FROM = "webhooks.attempts a JOIN webhooks.events e ON e.id = a.event_id";
+export const ATTEMPT_SELECT = `SELECT ${ATTEMPT_COLUMNS} FROM ${ATTEMPT_FROM}`;
 
 export function attemptStore(q: Queryable): AttemptStore {
   return {
@@ -87,13 +88,8 @@ export function attemptStore(q: Queryable): AttemptStore {
       const p = params();
       const where = [`a.subscription_id = ${p.add(subscriptionId)}`];
       if (status) where.push(`a.status = ${p.add(status)}`);
-      const k = keyset(page.sort.key, "a.id", page.sort.descending, page.after, p);
-      const rows = await q.query(
-        `${ATTEMPT_SELECT.replace("SELECT a.*", `SELECT a.*, ${page.sort.key.expr} AS sort_value`)}
-          WHERE ${[...where, k.where].join(" AND ")} ORDER BY ${k.orderBy} LIMIT ${p.add(page.limit)}`,
-        p.values,
-      );
-      return rows.map((r) => ({ item: toAttempt(r), position: [positionValue(r.sort_value), String(r.id)] }));
+      const source = { columns: ATTEMPT_COLUMNS, from: ATTEMPT_FROM, where, idExpr: "a.id" };
+      return keysetRows(q, source, page, p, toAttempt);
     },
   };
 }

@@ -1,8 +1,8 @@
-import type { Queryable, Row } from "@platform/kit/db";
+import { dateOrNull, type Queryable, type Row } from "@platform/kit/db";
 import type { AttemptRecord, SubscriptionRecord } from "../domain/model.js";
 import type { StoredEvent } from "../domain/payload.js";
 import type { FailureRun } from "../domain/retry.js";
-import { date, toAttempt, toSubscription } from "./rows.js";
+import { toAttempt, toSubscription } from "./rows.js";
 
 /** An attempt claimed for sending, with what sending it needs. */
 export interface ClaimedAttempt {
@@ -149,7 +149,7 @@ export function deliveryStore(q: Queryable): DeliveryStore {
           String(row.id),
           {
             enabled: Boolean(row.enabled),
-            run: { failingSince: date(row.failing_since), lastFailureAt: date(row.last_failure_at) },
+            run: { failingSince: dateOrNull(row.failing_since), lastFailureAt: dateOrNull(row.last_failure_at) },
           },
         ]),
       );

@@ -1,5 +1,5 @@
 import type { Queryable, Row } from "@platform/kit/db";
-import { type Keyed, keyset, type PageQuery, params, positionValue, type SortKey } from "@platform/kit/keyset";
+import { type Keyed, keysetRows, type PageQuery, params, type SortKey } from "@platform/kit/keyset";
 
 /** The sort of GET /events: when the event happened, newest first. */
 export const EVENT_SORT_KEYS: Record<string, SortKey> = {
@@ -99,13 +99,8 @@ export function eventLogStore(q: Queryable): EventLogStore {
       if (filter.createdBefore) where.push(`l.occurred_at < ${p.add(filter.createdBefore)}`);
       // Ties in time (events of one transaction, or of one millisecond) go by the order they
       // were recorded in: the org's log position, unique within the org like an id.
-      const k = keyset(page.sort.key, "l.position", page.sort.descending, page.after, p);
-      const rows = await q.query(
-        `SELECT l.*, ${page.sort.key.expr} AS sort_value FROM webhooks.event_log l
-          WHERE ${[...where, k.where].join(" AND ")} ORDER BY ${k.orderBy} LIMIT ${p.add(page.limit)}`,
-        p.values,
-      );
-      return rows.map((r) => ({ item: toEvent(r), position: [positionValue(r.sort_value), String(r.position)] }));
+      const source = { columns: "l.*", from: "webhooks.event_log l", where, idExpr: "l.position" };
+      return keysetRows(q, source, page, p, toEvent);
     },
 
     async logHead(orgId: string): Promise<number> {

@@ -1,4 +1,4 @@
-import type { Row } from "@platform/kit/db";
+import { dateOrNull, type Row } from "@platform/kit/db";
 import { endpointOrigin } from "../domain/endpoint.js";
 import type {
   AttemptRecord,
@@ -9,8 +9,6 @@ import type {
 } from "../domain/model.js";
 import type { PayloadVersion } from "../domain/payload.js";
 
-/** A nullable timestamp column as a Date or null (pg gives Dates, PGlite may give strings). */
-export const date = (v: unknown): Date | null => (v === null || v === undefined ? null : new Date(v as string | Date));
 const must = (v: unknown): Date => new Date(v as string | Date);
 
 export function toSubscription(r: Row): SubscriptionRecord {
@@ -24,11 +22,11 @@ export function toSubscription(r: Row): SubscriptionRecord {
     payloadVersion: r.payload_version as PayloadVersion,
     secret: String(r.secret),
     previousSecret: (r.previous_secret as string | null) ?? null,
-    previousSecretExpiresAt: date(r.previous_secret_expires_at),
+    previousSecretExpiresAt: dateOrNull(r.previous_secret_expires_at),
     disabledReason: (r.disabled_reason as DisabledReason | null) ?? null,
-    disabledAt: date(r.disabled_at),
-    failingSince: date(r.failing_since),
-    lastFailureAt: date(r.last_failure_at),
+    disabledAt: dateOrNull(r.disabled_at),
+    failingSince: dateOrNull(r.failing_since),
+    lastFailureAt: dateOrNull(r.last_failure_at),
     createdAt: must(r.created_at),
     updatedAt: must(r.updated_at),
   };
@@ -44,11 +42,11 @@ export function toAttempt(r: Row): AttemptRecord {
     trigger: r.trigger as AttemptTrigger,
     status: r.status as AttemptStatus,
     scheduledAt: must(r.scheduled_at),
-    attemptedAt: date(r.attempted_at),
+    attemptedAt: dateOrNull(r.attempted_at),
     responseStatus: r.response_status === null ? null : Number(r.response_status),
     durationMs: r.duration_ms === null ? null : Number(r.duration_ms),
     error: (r.error as string | null) ?? null,
-    nextRetryAt: date(r.next_retry_at),
+    nextRetryAt: dateOrNull(r.next_retry_at),
     retryStep: r.retry_step === null ? null : Number(r.retry_step),
     createdAt: must(r.created_at),
   };

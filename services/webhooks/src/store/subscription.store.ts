@@ -1,5 +1,5 @@
 import type { Queryable } from "@platform/kit/db";
-import { type Keyed, keyset, type PageQuery, params, positionValue, type SortKey } from "@platform/kit/keyset";
+import { type Keyed, keysetRows, type PageQuery, params, type SortKey } from "@platform/kit/keyset";
 import { problem } from "@platform/kit/problems";
 import type { SubscriptionRecord } from "../domain/model.js";
 import { CHANGEABLE, subscriptionChanges, toSubscription } from "./rows.js";
@@ -81,13 +81,14 @@ export function subscriptionStore(q: Queryable): SubscriptionStore {
 
     async listSubscriptions(orgId: string, page: PageQuery): Promise<Keyed<SubscriptionRecord>[]> {
       const p = params();
-      const k = keyset(page.sort.key, "s.id", page.sort.descending, page.after, p);
-      const rows = await q.query(
-        `SELECT s.*, ${page.sort.key.expr} AS sort_value FROM webhooks.subscriptions s
-          WHERE s.org_id = ${p.add(orgId)} AND ${k.where} ORDER BY ${k.orderBy} LIMIT ${p.add(page.limit)}`,
-        p.values,
+      const where = [`s.org_id = ${p.add(orgId)}`];
+      return keysetRows(
+        q,
+        { columns: "s.*", from: "webhooks.subscriptions s", where, idExpr: "s.id" },
+        page,
+        p,
+        toSubscription,
       );
-      return rows.map((r) => ({ item: toSubscription(r), position: [positionValue(r.sort_value), String(r.id)] }));
     },
 
     async receivers(orgId: string, type: string): Promise<SubscriptionRecord[]> {
