@@ -7,6 +7,7 @@ import type {
   PartnerRelationship,
   SandboxKey,
 } from "@platform/contracts/identity";
+import { sandboxKeyInfo } from "@platform/contracts/sandbox-key";
 import { tokenState } from "@platform/kit/api-keys";
 import type { SandboxFixture, SandboxKeyInfo } from "@platform/sandbox";
 
@@ -56,35 +57,20 @@ export function auditEntryJson(e: DelegationAuditEntry) {
   };
 }
 
-export interface SandboxKeyJson {
-  name: string;
-  key: string;
-  tokenId: string;
-  orgId: string;
-  orgName: string;
-  scopes: string[];
+/** A sandbox key as the CLI prints it: times as ISO text. */
+export type SandboxKeyJson = Omit<SandboxKeyInfo, "expiresAt" | "revokedAt"> & {
   expiresAt: string | null;
   revokedAt: string | null;
-}
+};
 
-export function sandboxKeyJson(k: SandboxKey): SandboxKeyJson {
-  return {
-    name: k.name,
-    key: k.key,
-    tokenId: k.tokenId,
-    orgId: k.orgId,
-    orgName: k.orgName,
-    scopes: k.scopes,
-    expiresAt: iso(k.expireTime),
-    revokedAt: iso(k.revokeTime),
-  };
-}
-
-/** The same shape from the sandbox definition, for when the admin plane is not reachable. */
+/** The shape from the sandbox definition, for when the admin plane is not reachable. */
 export function offlineSandboxKeyJson(k: SandboxKeyInfo): SandboxKeyJson {
   const iso = (d: Date | null) => d?.toISOString() ?? null;
   return { ...k, scopes: [...k.scopes], expiresAt: iso(k.expiresAt), revokedAt: iso(k.revokedAt) };
 }
+
+/** The same shape from the admin plane's answer. */
+export const sandboxKeyJson = (k: SandboxKey): SandboxKeyJson => offlineSandboxKeyJson(sandboxKeyInfo(k));
 
 /** "active", "expired" or "revoked", judged now. */
 export function status(t: { expiresAt: string | null; revokedAt: string | null }, now: Date): string {

@@ -55,3 +55,18 @@ function check(address: string, at: number, domain: string): EmailFault | undefi
 /** The local-part fault in words both APIs use. */
 export const INVALID_LOCAL_PART =
   "has a local part with a character, a leading or trailing dot, or two dots in a row that are not allowed";
+
+/** How one API words each fault; the function form receives the address's domain part. */
+export type EmailWording = Record<Exclude<EmailFault, "invalid-local">, string | ((domain: string) => string)>;
+
+/**
+ * Why `address` is not a deliverable addr-spec, in an API's words (the local-part fault in the
+ * words all APIs share), or undefined when it is. Not trimmed.
+ */
+export function describeEmailFault(address: string, wording: EmailWording): string | undefined {
+  const found = emailFault(address);
+  if (!found) return undefined;
+  if (found.fault === "invalid-local") return INVALID_LOCAL_PART;
+  const words = wording[found.fault];
+  return typeof words === "string" ? words : words(found.domain);
+}

@@ -1,3 +1,4 @@
+import type { SandboxKeyInfo } from "@platform/contracts/sandbox-key";
 import { seededApiKey } from "@platform/kit/api-keys";
 import { ALL_SCOPES, PARTNER_SCOPE, READ_SCOPES, type Scope } from "@platform/kit/scopes";
 import { sandboxOrgId, sandboxTokenId } from "./ids.js";
@@ -521,17 +522,8 @@ export const sandboxUserName = (label: string): string => {
   return `${user.firstName} ${user.lastName}`;
 };
 
-/** A named sandbox key with its token, as `platform sandbox keys` shows it. */
-export interface SandboxKeyInfo {
-  name: string;
-  key: string;
-  tokenId: string;
-  orgId: string;
-  orgName: string;
-  scopes: string[];
-  expiresAt: Date | null;
-  revokedAt: Date | null;
-}
+// The key's shape is the admin plane's (identity answers with it, the CLI reads it back).
+export type { SandboxKeyInfo } from "@platform/contracts/sandbox-key";
 
 /**
  * The keys as the definition seeds them, without a database (later revocations not

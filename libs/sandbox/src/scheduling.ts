@@ -1,13 +1,11 @@
-import { DateTime } from "luxon";
 import type {
-  BookingWindow,
   CampaignRecord,
   FormAnswer,
-  FormField,
   LocationRecord,
-  ScheduleStatus,
+  ScheduleSettings,
   WorkingHours,
-} from "./types.js";
+} from "@platform/contracts/rest/schedule";
+import { DateTime } from "luxon";
 
 // The sandbox's scheduling data (scheduling seeds it; see services/scheduling/src/sandbox.ts).
 // Organizations and hosts are named by identity's sandbox labels, so the ids match identity's
@@ -27,22 +25,12 @@ export interface SandboxRouting {
   fallback: string[][];
 }
 
-export interface SandboxSchedule {
+/** A schedule's settings, with its org, hosts and routing by label and survey questions without keys. */
+export interface SandboxSchedule extends ScheduleSettings {
   label: string;
   org: string;
-  name: string;
-  description: string;
-  status: ScheduleStatus;
-  durationMinutes: number;
-  bookingPeriods: number[];
-  stepMinutes: number;
-  timeZone: string;
-  bookingWindow: BookingWindow;
-  matchingForm: FormField[];
   surveyQuestions: { label: string; type: "long-text" | "text"; required: boolean }[];
   routing: SandboxRouting;
-  location: LocationRecord | null;
-  sendConfirmations: boolean;
   hosts: string[];
   /** Days after the epoch it was created and last changed; published at creation unless a draft or `unpublished`. */
   createdDay: number;

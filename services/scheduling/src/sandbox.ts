@@ -1,3 +1,4 @@
+import { attendeeJson } from "@platform/contracts/rest/meeting";
 import type { Clock } from "@platform/kit/clock";
 import type { Db, Queryable } from "@platform/kit/db";
 import { newId, seededId } from "@platform/kit/ids";
@@ -22,15 +23,12 @@ import { validateWorkingHours } from "./domain/availability.js";
 import { DEFAULT_WORKING_HOURS } from "./domain/host-defaults.js";
 import { meetingTitle } from "./domain/meeting-title.js";
 import type {
-  BookingWindow,
   FormAnswer,
-  FormField,
   HostRecord,
-  LocationRecord,
   MeetingRecord,
   Routing,
   ScheduleRecord,
-  ScheduleStatus,
+  ScheduleSettings,
   SurveyQuestion,
   WorkingHours,
 } from "./domain/model.js";
@@ -51,28 +49,21 @@ import { type TxStore, txStore } from "./store/index.js";
 const DAY_MS = 24 * 60 * 60 * 1000;
 const HOUR_MS = 60 * 60 * 1000;
 
-/** A schedule to create; everything but the org, name and hosts has a default. */
-export interface ScheduleDefinition {
+/**
+ * A schedule to create; everything but the org, name and hosts has a default: an empty
+ * description, active, 30 minutes (the only booking period), a 15-minute step, UTC, bookable
+ * from now to 30 days ahead, no form or survey, no location, confirmations sent.
+ */
+export interface ScheduleDefinition extends Partial<ScheduleSettings> {
   id?: string;
   orgId: string;
   name: string;
   /** The assignees (hosts must exist in the same org). */
   hostUserIds: string[];
-  description?: string;
-  status?: ScheduleStatus;
-  durationMinutes?: number;
-  /** Default: [durationMinutes]. */
-  bookingPeriods?: number[];
-  stepMinutes?: number;
-  timeZone?: string;
-  bookingWindow?: BookingWindow;
-  matchingForm?: FormField[];
   /** `key` defaults to one derived from the question text, as the product derives it. */
   surveyQuestions?: (Omit<SurveyQuestion, "key"> & { key?: string })[];
   /** Default: every host in one group. */
   routing?: Routing;
-  location?: LocationRecord | null;
-  sendConfirmations?: boolean;
   /** Default: createdAt, or null for a draft. */
   publishedAt?: Date | null;
   createdAt?: Date;
@@ -182,13 +173,7 @@ async function seedMeeting(
     orgId: schedule.orgId,
     scheduleId: schedule.id,
     hostUserId: host.userId,
-    attendee: {
-      email: m.attendee.email,
-      firstName: m.attendee.firstName,
-      lastName: m.attendee.lastName,
-      phone: m.attendee.phone ?? null,
-      timeZone: m.attendee.timeZone ?? null,
-    },
+    attendee: attendeeJson(m.attendee),
     additionalAttendees: m.additionalAttendees ?? [],
     title: meetingTitle(schedule.name, m.attendee),
     start,

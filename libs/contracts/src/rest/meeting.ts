@@ -20,6 +20,26 @@ export function meetingStatus(m: { end: Date; canceled: boolean }, now: Date): M
   return m.end.getTime() <= now.getTime() ? "completed" : "scheduled";
 }
 
+/**
+ * An attendee with an unset phone or zone as an explicit null: the REST JSON, and the
+ * attendee record scheduling stores (the same shape).
+ */
+export function attendeeJson(a: {
+  email: string;
+  firstName: string;
+  lastName: string;
+  phone?: string | undefined;
+  timeZone?: string | undefined;
+}) {
+  return {
+    email: a.email,
+    firstName: a.firstName,
+    lastName: a.lastName,
+    phone: a.phone ?? null,
+    timeZone: a.timeZone ?? null,
+  };
+}
+
 function answerJson(answer: Value | undefined): JsonValue {
   if (!answer) throw new Error("meeting has a form value without its answer");
   return toJson(ValueSchema, answer);
@@ -69,13 +89,7 @@ export function meetingJson(m: Meeting) {
       lastName: m.host.lastName,
       displayName: m.host.displayName,
     },
-    attendee: {
-      email: m.attendee.email,
-      firstName: m.attendee.firstName,
-      lastName: m.attendee.lastName,
-      phone: m.attendee.phone ?? null,
-      timeZone: m.attendee.timeZone ?? null,
-    },
+    attendee: attendeeJson(m.attendee),
     additionalAttendees: m.additionalAttendees,
     title: m.title,
     startTime: iso(m.startTime, "start_time"),

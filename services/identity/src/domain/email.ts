@@ -1,28 +1,20 @@
-import {
-  type EmailFault,
-  emailFault,
-  INVALID_LOCAL_PART,
-  MAX_EMAIL_ADDRESS,
-  MAX_EMAIL_LOCAL,
-} from "@platform/kit/email";
+import { describeEmailFault, type EmailWording, MAX_EMAIL_ADDRESS, MAX_EMAIL_LOCAL } from "@platform/kit/email";
 import { problem } from "@platform/kit/problems";
 
 // The address rules are the kit's (shared with scheduling's attendees); the wording of each
 // fault is identity's API text.
-const MESSAGES: Record<EmailFault, (domain: string) => string> = {
-  "too-long": () => `is longer than ${MAX_EMAIL_ADDRESS} characters`,
-  "no-at": () => "has no @",
-  "empty-local": () => "has nothing before the @",
-  "local-too-long": () => `has a local part longer than ${MAX_EMAIL_LOCAL} characters`,
-  "invalid-local": () => INVALID_LOCAL_PART,
-  "single-label-domain": () => "has no domain with a top-level domain after the @",
+const WORDING: EmailWording = {
+  "too-long": `is longer than ${MAX_EMAIL_ADDRESS} characters`,
+  "no-at": "has no @",
+  "empty-local": "has nothing before the @",
+  "local-too-long": `has a local part longer than ${MAX_EMAIL_LOCAL} characters`,
+  "single-label-domain": "has no domain with a top-level domain after the @",
   "invalid-domain": (domain) => `has an invalid domain '${domain}'`,
 };
 
 /** Why `address` is not a deliverable addr-spec, or undefined when it is. */
 export function emailProblem(address: string): string | undefined {
-  const found = emailFault(address);
-  return found && MESSAGES[found.fault](found.domain);
+  return describeEmailFault(address, WORDING);
 }
 
 /** The invitee's email: trimmed, a valid addr-spec (else 400 invalid-email), lower-case. */

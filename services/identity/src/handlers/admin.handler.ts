@@ -1,6 +1,7 @@
 import { timestampDate } from "@bufbuild/protobuf/wkt";
 import type { ServiceImpl } from "@connectrpc/connect";
 import type { IdentityAdminService } from "@platform/contracts/identity";
+import { sandboxKeyMessage } from "@platform/contracts/sandbox-key";
 import { apiKeyPreview, generateApiKey, hashApiKey } from "@platform/kit/api-keys";
 import type { Clock } from "@platform/kit/clock";
 import type { Db } from "@platform/kit/db";
@@ -15,13 +16,7 @@ import { tokenName } from "../domain/tokens.js";
 import { partnerGrantChangedEvent, tokenCreatedEvent, tokenRevokedEvent } from "../events/outbox-events.js";
 import { sandboxKeys } from "../sandbox.js";
 import type { OrganizationStore, Store } from "../store/index.js";
-import {
-  delegationAuditMessage,
-  organizationSummaryMessage,
-  relationshipMessage,
-  sandboxKeyMessage,
-  tokenMessage,
-} from "./proto.js";
+import { delegationAuditMessage, organizationSummaryMessage, relationshipMessage, tokenMessage } from "./proto.js";
 
 export interface AdminDeps {
   db: Db;

@@ -15,13 +15,10 @@ import {
   OrganizationSummarySchema,
   type PartnerRelationship,
   PartnerRelationshipSchema,
-  type SandboxKey,
-  SandboxKeySchema,
   type User,
   UserSchema,
 } from "@platform/contracts/identity";
 import type { Scope } from "@platform/kit/scopes";
-import type { SandboxKeyInfo } from "@platform/sandbox";
 import { type EntitlementsView, licenseTier } from "../domain/entitlements.js";
 import type { PartnerRelationshipRecord, TokenRecord } from "../domain/model.js";
 import { invitationStatus, seats } from "../domain/seats.js";
@@ -95,19 +92,6 @@ export function relationshipMessage(r: PartnerRelationshipRecord): PartnerRelati
     createTime: timestampFromDate(r.createdAt),
     updateTime: timestampFromDate(r.updatedAt),
     revokeTime: ts(r.revokedAt),
-  });
-}
-
-export function sandboxKeyMessage(k: SandboxKeyInfo): SandboxKey {
-  return create(SandboxKeySchema, {
-    name: k.name,
-    key: k.key,
-    tokenId: k.tokenId,
-    orgId: k.orgId,
-    orgName: k.orgName,
-    scopes: k.scopes,
-    expireTime: ts(k.expiresAt),
-    revokeTime: ts(k.revokedAt),
   });
 }
 

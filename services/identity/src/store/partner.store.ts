@@ -1,13 +1,6 @@
 import type { Queryable } from "@platform/kit/db";
-import {
-  type Keyed,
-  keyset,
-  type PageQuery,
-  type Params,
-  params,
-  positionValue,
-  type SortKey,
-} from "@platform/kit/keyset";
+import type { Keyed, PageQuery, Params, SortKey } from "@platform/kit/keyset";
+import { keyset, params, positionValue } from "@platform/kit/keyset";
 import { problem } from "@platform/kit/problems";
 import type { Scope } from "@platform/kit/scopes";
 import type { ManagedFilters } from "../domain/listing.js";

@@ -1,13 +1,6 @@
 import type { Queryable } from "@platform/kit/db";
-import {
-  type Keyed,
-  keyset,
-  type PageQuery,
-  type Params,
-  params,
-  positionValue,
-  type SortKey,
-} from "@platform/kit/keyset";
+import type { Keyed, PageQuery, Params, SortKey } from "@platform/kit/keyset";
+import { keyset, params, positionValue } from "@platform/kit/keyset";
 import type { UserFilters } from "../domain/listing.js";
 import type { UserRecord } from "../domain/model.js";
 import { toUser } from "./rows.js";

@@ -116,18 +116,16 @@ export function insightItemMessage(item: InsightItemRecord) {
 }
 
 export function insightMessage(r: InsightRecordRow): MessageInitShape<typeof InsightRecordSchema> {
+  // The identifying fields (id, org, deal, schema and its version) keep their names in the
+  // message; only the items and the times change form.
+  const { fields, createdAt, updatedAt, ...identifying } = r;
   return {
-    id: r.id,
-    schemaType: r.schemaType,
-    dealId: r.dealId,
-    orgId: r.orgId,
-    schemaId: r.schemaId,
-    schemaVersion: r.schemaVersion,
+    ...identifying,
     fields: Object.fromEntries(
-      Object.entries(r.fields).map(([key, items]) => [key, { items: items.map(insightItemMessage) }]),
+      Object.entries(fields).map(([key, items]) => [key, { items: items.map(insightItemMessage) }]),
     ),
-    createTime: timestampFromDate(r.createdAt),
-    updateTime: timestampFromDate(r.updatedAt),
+    createTime: timestampFromDate(createdAt),
+    updateTime: timestampFromDate(updatedAt),
   };
 }
 

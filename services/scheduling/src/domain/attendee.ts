@@ -1,29 +1,21 @@
-import {
-  type EmailFault,
-  emailFault,
-  INVALID_LOCAL_PART,
-  MAX_EMAIL_ADDRESS,
-  MAX_EMAIL_LOCAL,
-} from "@platform/kit/email";
+import { describeEmailFault, type EmailWording, MAX_EMAIL_ADDRESS, MAX_EMAIL_LOCAL } from "@platform/kit/email";
 import type { FieldError, SurveyQuestion } from "./model.js";
 import { isIanaZone } from "./time-zone.js";
 
 // The address rules are the kit's (shared with identity's invitations); the wording of each
 // fault is scheduling's API text.
-const EMAIL_MESSAGES: Record<EmailFault, string> = {
+const EMAIL_WORDING: EmailWording = {
   "too-long": `must be at most ${MAX_EMAIL_ADDRESS} characters`,
   "no-at": "must contain an @",
   "empty-local": "must have a local part before the @",
   "local-too-long": `must have a local part of at most ${MAX_EMAIL_LOCAL} characters`,
-  "invalid-local": INVALID_LOCAL_PART,
   "single-label-domain": "must have a domain with at least two labels after the @",
   "invalid-domain": "has an invalid domain",
 };
 
 /** Why `address` is not an acceptable addr-spec, or undefined when it is. Not trimmed: spaces are errors. */
 export function emailProblem(address: string): string | undefined {
-  const found = emailFault(address);
-  return found && EMAIL_MESSAGES[found.fault];
+  return describeEmailFault(address, EMAIL_WORDING);
 }
 
 const MAX_NAME = 200;

@@ -1,15 +1,26 @@
-/** An answer to a matching-form field: a scalar, or the chosen options of a multi-select. */
-export type FormAnswer = string | number | boolean | string[];
+import type {
+  CampaignRecord,
+  FormAnswer,
+  LocationRecord,
+  ScheduleSettings,
+  VideoProvider,
+  WorkingHours,
+} from "@platform/contracts/rest/schedule";
 
-/** A matching-form field; `key` is the stable id the integrator sends values under. */
-export interface FormField {
-  key: string;
-  label: string;
-  type: "select" | "multi-select" | "text" | "number" | "boolean";
-  /** The allowed answers of `select` and `multi-select`; empty for the other types. */
-  options: string[];
-  required: boolean;
-}
+// The schedule's settings and the records built of them are shared with the sandbox's
+// definitions; scheduling's modules import them from here.
+export type {
+  BookingWindow,
+  CampaignRecord,
+  FormAnswer,
+  FormField,
+  LocationRecord,
+  LocationType,
+  ScheduleSettings,
+  ScheduleStatus,
+  VideoProvider,
+  WorkingHours,
+} from "@platform/contracts/rest/schedule";
 
 /** A survey question. Responses arrive keyed by `label` (the question text), not by `key`. */
 export interface SurveyQuestion {
@@ -40,16 +51,6 @@ export interface Routing {
   fallback: string[][];
 }
 
-/**
- * A block of working time on one ISO weekday (Monday = 1), as local wall-clock "HH:MM" times
- * in the host's zone; `end` > `start` and may be "24:00". A day may have several blocks.
- */
-export interface WorkingHours {
-  weekday: 1 | 2 | 3 | 4 | 5 | 6 | 7;
-  start: string;
-  end: string;
-}
-
 /** A half-open interval [start, end) of instants. */
 export interface TimeRange {
   start: Date;
@@ -65,12 +66,6 @@ export interface HostCalendar {
   workingHours: WorkingHours[];
   /** The host's existing non-canceled meetings plus external busy blocks; any order, may overlap. */
   busy: TimeRange[];
-}
-
-/** How soon and how far ahead a schedule can be booked. */
-export interface BookingWindow {
-  minAdvanceMinutes: number;
-  maxAdvanceDays: number;
 }
 
 /** What a slot token carries. Times are ISO 8601 UTC strings. */
@@ -95,55 +90,28 @@ export interface FieldError {
 // The records the store reads and writes. Nullable fields are null, never undefined, so a
 // record survives the JSON round trip of jsonb columns and idempotent replays unchanged.
 
-/** Drafts are never visible through the API; disabled schedules are listed but take no bookings. */
-export type ScheduleStatus = "active" | "disabled" | "draft";
-
-export type VideoProvider = "video_a" | "video_b" | "video_c";
-
-export type LocationType = "video" | "phone" | "in-person" | "custom";
-
-/** Where a schedule's meetings happen; a meeting copies it and adds the join URL of its conference. */
-export interface LocationRecord {
-  type: LocationType;
-  /** Video only. */
-  provider: VideoProvider | null;
-  joinUrl: string | null;
-  /** In-person, phone, or custom free text. */
-  address: string | null;
-}
-
-export interface ScheduleRecord {
+export interface ScheduleRecord extends ScheduleSettings {
   id: string;
   orgId: string;
-  name: string;
-  description: string;
-  status: ScheduleStatus;
-  durationMinutes: number;
-  /** Allowed meeting lengths; includes durationMinutes. */
-  bookingPeriods: number[];
-  /** Distance between candidate slot starts. */
-  stepMinutes: number;
-  timeZone: string;
-  bookingWindow: BookingWindow;
-  matchingForm: FormField[];
   surveyQuestions: SurveyQuestion[];
   routing: Routing;
-  location: LocationRecord | null;
-  /** Confirmation emails to host and attendee; the booking request cannot override it. */
-  sendConfirmations: boolean;
   publishedAt: Date | null;
   createdAt: Date;
   updatedAt: Date;
 }
 
-/** A user of identity as scheduling sees it, with the hours and zone scheduling owns. */
-export interface HostRecord {
+/** Who a host is, as identity's users describe it. */
+export interface HostIdentity {
   userId: string;
   orgId: string;
   email: string;
   firstName: string;
   lastName: string;
   displayName: string;
+}
+
+/** A user of identity as scheduling sees it, with the hours and zone scheduling owns. */
+export interface HostRecord extends HostIdentity {
   timeZone: string;
   workingHours: WorkingHours[];
 }
@@ -160,16 +128,6 @@ export interface AttendeeRecord {
 export interface ConferencingRecord {
   provider: VideoProvider;
   providerMeetingId: string;
-}
-
-/** The UTM parameters of the booking request; each null when absent. */
-export interface CampaignRecord {
-  id: string | null;
-  source: string | null;
-  medium: string | null;
-  campaign: string | null;
-  term: string | null;
-  content: string | null;
 }
 
 export interface FormValueRecord {

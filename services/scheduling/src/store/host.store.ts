@@ -1,15 +1,9 @@
 import type { Queryable, Row } from "@platform/kit/db";
-import type { HostRecord, TimeRange, WorkingHours } from "../domain/model.js";
+import type { HostIdentity, HostRecord, TimeRange, WorkingHours } from "../domain/model.js";
 import { hostColumns, insertSql, toHost } from "./rows.js";
 
 /** A user as identity's events describe it, at identity's `version` of it. */
-export interface IdentityUser {
-  userId: string;
-  orgId: string;
-  email: string;
-  firstName: string;
-  lastName: string;
-  displayName: string;
+export interface IdentityUser extends HostIdentity {
   version: number;
 }
 
