@@ -24,9 +24,9 @@ import {
   userPatchSchema,
   userSchema,
 } from "../schemas/identity.js";
-import { type PageQuery, pageQuery, pageRequest, pageSchema } from "../schemas/pagination.js";
+import { type PageQuery, pageQuery, pageRequest } from "../schemas/pagination.js";
 import type { ServiceClients } from "../services.js";
-import { requiredFrom } from "./shared.js";
+import { getById, getList, pageJson, requiredFrom } from "./shared.js";
 
 const organization = { $ref: "Organization#" };
 const user = { $ref: "User#" };
@@ -96,23 +96,18 @@ export function routes({ identity: clients }: ServiceClients): RouteSpec[] {
       },
     }),
     defineRoute({
-      method: "GET",
       url: "/organizations/:orgId",
       operationId: "getOrganization",
       summary: "One organization; any other than the caller's is 404",
       tag: "Organizations",
       scope: "organizations:read",
-      tier: "read",
-      ids: { orgId: "org_" },
-      schema: { response: { 200: organization } },
       headers: etag,
       problems: ["organization-not-found"],
-      async handler(call, request, reply) {
-        const { orgId } = request.params as { orgId: string };
+      ...getById("orgId", "org_", "Organization", async ({ orgId }, call, reply) => {
         const org = await getOrganization(orgId, call);
         withVersion(reply, org);
         return organizationJson(org);
-      },
+      }),
     }),
     defineRoute({
       method: "PATCH",
@@ -161,15 +156,12 @@ export function routes({ identity: clients }: ServiceClients): RouteSpec[] {
 
   const users: RouteSpec[] = [
     defineRoute({
-      method: "GET",
       url: "/users",
       operationId: "listUsers",
       summary: "List users (list view)",
       tag: "Users",
       scope: "users:read",
-      tier: "read",
-      page: usersPage.page,
-      schema: { querystring: usersPage.query, response: { 200: pageSchema("UserListItem") } },
+      ...getList(usersPage, "UserListItem"),
       async handler(call, request) {
         const query = request.query as PageQuery & { search?: string; role?: string; active: string; since?: string };
         const res = await clients.users.listUsers(
@@ -182,28 +174,23 @@ export function routes({ identity: clients }: ServiceClients): RouteSpec[] {
           },
           call.callOptions(),
         );
-        return { items: res.users.map(userListItemJson), nextCursor: res.nextCursor || null };
+        return pageJson(res.users, userListItemJson, res.nextCursor);
       },
     }),
     defineRoute({
-      method: "GET",
       url: "/users/:userId",
       operationId: "getUser",
       summary: "One user (detail view)",
       tag: "Users",
       scope: "users:read",
-      tier: "read",
-      ids: { userId: "usr_" },
-      schema: { response: { 200: user } },
       headers: etag,
       problems: ["user-not-found"],
-      async handler(call, request, reply) {
-        const { userId } = request.params as { userId: string };
-        const res = await clients.users.getUser({ userId }, call.callOptions());
+      ...getById("userId", "usr_", "User", async (id, call, reply) => {
+        const res = await clients.users.getUser(id, call.callOptions());
         const found = required(res.user, "user");
         withVersion(reply, found);
         return userJson(found);
-      },
+      }),
     }),
     defineRoute({
       method: "POST",
@@ -254,16 +241,13 @@ export function routes({ identity: clients }: ServiceClients): RouteSpec[] {
 
   const partner: RouteSpec[] = [
     defineRoute({
-      method: "GET",
       url: "/partner/managed-organizations",
       operationId: "listManagedOrganizations",
       summary: "Child organizations this partner token can act on",
       tag: "Partner delegation",
       scope: "partner:act-as-child",
-      tier: "read",
       actingOn: "forbidden",
-      page: managedPage.page,
-      schema: { querystring: managedPage.query, response: { 200: pageSchema("ManagedOrganization") } },
+      ...getList(managedPage, "ManagedOrganization"),
       async handler(call, request) {
         const query = request.query as PageQuery & {
           search?: string;
@@ -281,7 +265,7 @@ export function routes({ identity: clients }: ServiceClients): RouteSpec[] {
           },
           call.callOptions(),
         );
-        return { items: res.organizations.map(managedOrganizationJson), nextCursor: res.nextCursor || null };
+        return pageJson(res.organizations, managedOrganizationJson, res.nextCursor);
       },
     }),
   ];
