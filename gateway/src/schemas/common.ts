@@ -21,3 +21,11 @@ export const orNull = <T extends Record<string, unknown>>(schema: T) =>
 
 /** A string (a query parameter or field), with its description when it has one. */
 export const str = (description?: string) => ({ type: "string", ...(description ? { description } : {}) });
+
+/** A resource's sourceRefs: its external references by integration (only `crm` so far), each present when connected. */
+export const sourceRefs = (crm: Record<string, unknown>, description?: string) => ({
+  type: "object",
+  ...(description ? { description } : {}),
+  properties: { crm },
+  additionalProperties: false,
+});
