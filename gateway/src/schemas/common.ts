@@ -29,3 +29,19 @@ export const sourceRefs = (crm: Record<string, unknown>, description?: string) =
   properties: { crm },
   additionalProperties: false,
 });
+
+/**
+ * A closed response object: every property required (the serializer writes each one, null when
+ * unset) and no other; with its $id and description when given.
+ */
+export const closedObject = (
+  properties: Record<string, unknown>,
+  { id, description }: { id?: string; description?: string } = {},
+) => ({
+  ...(id ? { $id: id } : {}),
+  type: "object",
+  ...(description ? { description } : {}),
+  required: Object.keys(properties),
+  properties,
+  additionalProperties: false,
+});
