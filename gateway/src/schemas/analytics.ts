@@ -1,6 +1,6 @@
 import { BLAST_STATUSES, EMAIL_ACTIONS } from "@platform/contracts/analytics";
 import type { JsonSchema } from "../route.js";
-import { nullableTimestamp, timestamp } from "./common.js";
+import { closedObject, nullableTimestamp, timestamp } from "./common.js";
 
 // Query and response schemas of the buyer-signals and email-blast endpoints. The serializer
 // writes only what a response schema names, so every field of the spec is listed; nullable
@@ -19,14 +19,8 @@ const engagement = {
   lastReplyAt: nullableTimestamp("Latest reply"),
 };
 
-const object = (id: string | undefined, properties: Record<string, unknown>, description: string): JsonSchema => ({
-  ...(id ? { $id: id } : {}),
-  type: "object",
-  description,
-  required: Object.keys(properties),
-  properties,
-  additionalProperties: false,
-});
+const object = (id: string | undefined, properties: Record<string, unknown>, description: string): JsonSchema =>
+  closedObject(properties, { id, description });
 
 /** periodDays of every endpoint that takes one: 7, 14 or 30, anything else a 400 naming the field. */
 export const periodDays = {
