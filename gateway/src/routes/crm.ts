@@ -1,3 +1,5 @@
+import type { CallOptions } from "@connectrpc/connect";
+import type { ActivityItem } from "@platform/contracts/crm";
 import type { ProblemName } from "@platform/kit/problems";
 import {
   accountJson,
@@ -77,6 +79,29 @@ export function routes(clients: ServiceClients): RouteSpec[] {
     since: sinceFilter(query.since),
   });
 
+  /**
+   * The pieces of the activity timeline of an account or a contact (the same page, filters and
+   * items): the owner's id from the path and the timeline query go to `list`.
+   */
+  function timelineOf<K extends string>(
+    param: K,
+    prefix: string,
+    list: (
+      request: Record<K, string> & ReturnType<typeof timeline>,
+      options: CallOptions,
+    ) => Promise<{ items: ActivityItem[]; nextCursor: string }>,
+  ): Pick<RouteSpec, "method" | "tier" | "ids" | "page" | "schema" | "handler"> {
+    return {
+      ids: { [param]: prefix },
+      ...getList(timelinePage, "ActivityItem"),
+      async handler(call, request) {
+        const id = { [param]: (request.params as Record<K, string>)[param] } as Record<K, string>;
+        const res = await list({ ...id, ...timeline(request.query as TimelineQuery) }, call.callOptions());
+        return pageJson(res.items, activityJson, res.nextCursor);
+      },
+    };
+  }
+
   return [
     defineRoute({
       url: "/accounts",
@@ -117,17 +142,8 @@ export function routes(clients: ServiceClients): RouteSpec[] {
       summary: "Activity timeline of an account (its contacts' meetings and emails)",
       tag: "Accounts",
       scope: "accounts:read",
-      ids: { accountId: "acct_" },
-      ...getList(timelinePage, "ActivityItem"),
       problems: ["account-not-found"],
-      async handler(call, request) {
-        const { accountId } = request.params as { accountId: string };
-        const res = await accounts.listAccountActivity(
-          { accountId, ...timeline(request.query as TimelineQuery) },
-          call.callOptions(),
-        );
-        return pageJson(res.items, activityJson, res.nextCursor);
-      },
+      ...timelineOf("accountId", "acct_", (req, options) => accounts.listAccountActivity(req, options)),
     }),
     defineRoute({
       url: "/accounts/:accountId/contacts",
@@ -189,17 +205,8 @@ export function routes(clients: ServiceClients): RouteSpec[] {
       summary: "Activity timeline of a contact",
       tag: "Contacts",
       scope: "contacts:read",
-      ids: { contactId: "cont_" },
-      ...getList(timelinePage, "ActivityItem"),
       problems: ["contact-not-found"],
-      async handler(call, request) {
-        const { contactId } = request.params as { contactId: string };
-        const res = await contacts.listContactActivity(
-          { contactId, ...timeline(request.query as TimelineQuery) },
-          call.callOptions(),
-        );
-        return pageJson(res.items, activityJson, res.nextCursor);
-      },
+      ...timelineOf("contactId", "cont_", (req, options) => contacts.listContactActivity(req, options)),
     }),
     defineRoute({
       method: "GET",
