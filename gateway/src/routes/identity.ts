@@ -33,6 +33,15 @@ const user = { $ref: "User#" };
 const etag = { ETag: 'Weak validator W/"<version>"; send it as If-Match when updating' };
 const freshEtag = { ETag: 'The new W/"<version>" after the change' };
 
+/** An update under optimistic concurrency: a write whose If-Match names the version it changes, answered with the new ETag. */
+const versionedPatch = {
+  method: "PATCH",
+  tier: "write",
+  idempotencyKey: "required",
+  ifMatch: "required",
+  headers: freshEtag,
+} as const;
+
 const usersPage = pageQuery(["updatedAt", "createdAt", "lastLoginAt", "email", "firstName", "lastName"], "-createdAt", {
   search: str("Case-insensitive substring of email, firstName, lastName or displayName"),
   // Role and active are judged by identity, so a bad value is its 400 invalid-filter, not a schema error here.
@@ -59,7 +68,15 @@ const NOT_WRITABLE_USER = {
   email: "email is not mutable through the API.",
 };
 
-const withVersion = (reply: FastifyReply, resource: { version: bigint }) => reply.header("etag", versionEtag(resource));
+/** The resource as JSON, its version in the ETag header (the If-Match of its next update). */
+function versionedJson<R extends { version: bigint }>(
+  reply: FastifyReply,
+  resource: R,
+  toJson: (resource: R) => unknown,
+) {
+  reply.header("etag", versionEtag(resource));
+  return toJson(resource);
+}
 
 // A response without the resource it exists for is a service bug: a plain Error, which the
 // error handler logs and answers with an opaque 500.
@@ -90,9 +107,7 @@ export function routes({ identity: clients }: ServiceClients): RouteSpec[] {
       schema: { response: { 200: organization } },
       headers: etag,
       async handler(call, _request, reply) {
-        const org = await getOrganization("", call);
-        withVersion(reply, org);
-        return organizationJson(org);
+        return versionedJson(reply, await getOrganization("", call), organizationJson);
       },
     }),
     defineRoute({
@@ -104,26 +119,20 @@ export function routes({ identity: clients }: ServiceClients): RouteSpec[] {
       headers: etag,
       problems: ["organization-not-found"],
       ...getById("orgId", "org_", "Organization", async ({ orgId }, call, reply) => {
-        const org = await getOrganization(orgId, call);
-        withVersion(reply, org);
-        return organizationJson(org);
+        return versionedJson(reply, await getOrganization(orgId, call), organizationJson);
       }),
     }),
     defineRoute({
-      method: "PATCH",
+      ...versionedPatch,
       url: "/organizations/:orgId",
       operationId: "updateOrganization",
       summary: "Update the organization (partial merge; If-Match required)",
       tag: "Organizations",
       scope: "organizations:write",
       readOnlyTokenProblem: "write-scope-required",
-      tier: "write",
-      idempotencyKey: "required",
-      ifMatch: "required",
       ids: { orgId: "org_" },
       schema: { body: organizationPatchSchema, response: { 200: organization } },
       notWritable: NOT_WRITABLE_ORGANIZATION,
-      headers: freshEtag,
       problems: ["organization-not-found", "email-domain-not-verified"],
       async handler(call, request, reply) {
         const { orgId } = request.params as { orgId: string };
@@ -131,9 +140,7 @@ export function routes({ identity: clients }: ServiceClients): RouteSpec[] {
           { orgId, expectedVersion: version(call), ...(request.body as OrganizationPatchBody) },
           call.callOptions(),
         );
-        const org = required(res.organization, "organization");
-        withVersion(reply, org);
-        return organizationJson(org);
+        return versionedJson(reply, required(res.organization, "organization"), organizationJson);
       },
     }),
     defineRoute({
@@ -187,9 +194,7 @@ export function routes({ identity: clients }: ServiceClients): RouteSpec[] {
       problems: ["user-not-found"],
       ...getById("userId", "usr_", "User", async (id, call, reply) => {
         const res = await clients.users.getUser(id, call.callOptions());
-        const found = required(res.user, "user");
-        withVersion(reply, found);
-        return userJson(found);
+        return versionedJson(reply, required(res.user, "user"), userJson);
       }),
     }),
     defineRoute({
@@ -207,24 +212,20 @@ export function routes({ identity: clients }: ServiceClients): RouteSpec[] {
       async handler(call, request, reply) {
         const res = await clients.users.inviteUser(request.body as UserInviteBody, call.callOptions());
         const invited = required(res.user, "user");
-        withVersion(reply, invited).code(201);
-        return userJson(invited);
+        reply.code(201);
+        return versionedJson(reply, invited, userJson);
       },
     }),
     defineRoute({
-      method: "PATCH",
+      ...versionedPatch,
       url: "/users/:userId",
       operationId: "updateUser",
       summary: "Update a user (partial merge; null clears a text field; If-Match required)",
       tag: "Users",
       scope: "users:write",
-      tier: "write",
-      idempotencyKey: "required",
-      ifMatch: "required",
       ids: { userId: "usr_" },
       schema: { body: userPatchSchema, response: { 200: user } },
       notWritable: NOT_WRITABLE_USER,
-      headers: freshEtag,
       problems: ["invalid-role", "user-not-found", "last-administrator", "administrator-transfer-required"],
       async handler(call, request, reply) {
         const { userId } = request.params as { userId: string };
@@ -232,9 +233,7 @@ export function routes({ identity: clients }: ServiceClients): RouteSpec[] {
           { userId, expectedVersion: version(call), patch: userPatch(request.body as UserPatchBody) },
           call.callOptions(),
         );
-        const updated = required(res.user, "user");
-        withVersion(reply, updated);
-        return userJson(updated);
+        return versionedJson(reply, required(res.user, "user"), userJson);
       },
     }),
   ];
