@@ -13,9 +13,9 @@ import {
 import { defineRoute, type JsonSchema, type RouteSpec } from "../route.js";
 import { analyticsResponseSchemas, ownerUserId, periodDays } from "../schemas/analytics.js";
 import { str } from "../schemas/common.js";
-import { type PageQuery, pageQuery, pageRequest, pageSchema } from "../schemas/pagination.js";
+import { type PageQuery, pageQuery, pageRequest } from "../schemas/pagination.js";
 import type { ServiceClients } from "../services.js";
-import { requiredFrom } from "./shared.js";
+import { getById, getList, pageJson, requiredFrom } from "./shared.js";
 
 const required = requiredFrom("analytics");
 
@@ -108,12 +108,10 @@ export function routes(clients: ServiceClients): RouteSpec[] {
     }),
     defineRoute({
       ...buyerSignals,
-      method: "GET",
       url: "/buyer-signals/sent-emails",
       operationId: "listSentEmails",
       summary: "Sent emails with their engagement",
-      page: sentEmailsPage.page,
-      schema: { querystring: sentEmailsPage.query, response: { 200: pageSchema("SentEmail") } },
+      ...getList(sentEmailsPage, "SentEmail"),
       async handler(call, request) {
         const q = request.query as PageQuery & PeriodQuery & { search?: string; emailType: string };
         const res = await signals.listSentEmails(
@@ -125,33 +123,27 @@ export function routes(clients: ServiceClients): RouteSpec[] {
           },
           call.callOptions(),
         );
-        return { items: res.sentEmails.map(sentEmailJson), nextCursor: res.nextCursor || null };
+        return pageJson(res.sentEmails, sentEmailJson, res.nextCursor);
       },
     }),
     defineRoute({
       ...buyerSignals,
-      method: "GET",
       url: "/buyer-signals/sent-emails/:sentEmailId",
       operationId: "getSentEmail",
       summary: "One sent email",
-      ids: { sentEmailId: "semail_" },
-      schema: { response: { 200: { $ref: "SentEmail#" } } },
       problems: ["sent-email-not-found"],
-      async handler(call, request) {
-        const { sentEmailId } = request.params as { sentEmailId: string };
-        const res = await signals.getSentEmail({ sentEmailId }, call.callOptions());
+      ...getById("sentEmailId", "semail_", "SentEmail", async (id, call) => {
+        const res = await signals.getSentEmail(id, call.callOptions());
         return sentEmailJson(required(res.sentEmail, "sent email"));
-      },
+      }),
     }),
     defineRoute({
       ...buyerSignals,
-      method: "GET",
       url: "/buyer-signals/sent-emails/:sentEmailId/signals",
       operationId: "listSentEmailSignals",
       summary: "Per-recipient signals of a sent email",
       ids: { sentEmailId: "semail_" },
-      page: signalsPage.page,
-      schema: { querystring: signalsPage.query, response: { 200: pageSchema("RecipientSignal") } },
+      ...getList(signalsPage, "RecipientSignal"),
       problems: ["sent-email-not-found"],
       async handler(call, request) {
         const { sentEmailId } = request.params as { sentEmailId: string };
@@ -164,7 +156,7 @@ export function routes(clients: ServiceClients): RouteSpec[] {
           },
           call.callOptions(),
         );
-        return { items: res.signals.map(recipientSignalJson), nextCursor: res.nextCursor || null };
+        return pageJson(res.signals, recipientSignalJson, res.nextCursor);
       },
     }),
     defineRoute({
@@ -221,12 +213,10 @@ export function routes(clients: ServiceClients): RouteSpec[] {
     }),
     defineRoute({
       ...emailBlasts,
-      method: "GET",
       url: "/email-blasts",
       operationId: "listEmailBlasts",
       summary: "Blasts sent in a period and blasts not sent yet",
-      page: blastsPage.page,
-      schema: { querystring: blastsPage.query, response: { 200: pageSchema("EmailBlastRow") } },
+      ...getList(blastsPage, "EmailBlastRow"),
       async handler(call, request) {
         const q = request.query as PageQuery & PeriodQuery & { ownerUserId?: string; search?: string };
         const res = await blasts.listEmailBlasts(
@@ -238,23 +228,19 @@ export function routes(clients: ServiceClients): RouteSpec[] {
           },
           call.callOptions(),
         );
-        return { items: res.blasts.map(emailBlastRowJson), nextCursor: res.nextCursor || null };
+        return pageJson(res.blasts, emailBlastRowJson, res.nextCursor);
       },
     }),
     defineRoute({
       ...emailBlasts,
-      method: "GET",
       url: "/email-blasts/:blastId",
       operationId: "getEmailBlast",
       summary: "One email blast: what it is and how it performs",
-      ids: { blastId: "blast_" },
-      schema: { response: { 200: { $ref: "EmailBlast#" } } },
       problems: ["email-blast-not-found"],
-      async handler(call, request) {
-        const { blastId } = request.params as { blastId: string };
-        const res = await blasts.getEmailBlast({ blastId }, call.callOptions());
+      ...getById("blastId", "blast_", "EmailBlast", async (id, call) => {
+        const res = await blasts.getEmailBlast(id, call.callOptions());
         return emailBlastJson(required(res.blast, "blast"));
-      },
+      }),
     }),
     defineRoute({
       ...emailBlasts,
@@ -274,13 +260,11 @@ export function routes(clients: ServiceClients): RouteSpec[] {
     }),
     defineRoute({
       ...emailBlasts,
-      method: "GET",
       url: "/email-blasts/:blastId/recipients",
       operationId: "listEmailBlastRecipients",
       summary: "Recipients of a blast with their engagement",
       ids: { blastId: "blast_" },
-      page: recipientsPage.page,
-      schema: { querystring: recipientsPage.query, response: { 200: pageSchema("EmailBlastRecipient") } },
+      ...getList(recipientsPage, "EmailBlastRecipient"),
       problems: ["email-blast-not-found"],
       async handler(call, request) {
         const { blastId } = request.params as { blastId: string };
@@ -294,7 +278,7 @@ export function routes(clients: ServiceClients): RouteSpec[] {
           },
           call.callOptions(),
         );
-        return { items: res.recipients.map(emailBlastRecipientJson), nextCursor: res.nextCursor || null };
+        return pageJson(res.recipients, emailBlastRecipientJson, res.nextCursor);
       },
     }),
   ];

@@ -1,3 +1,5 @@
+import type { CallOptions } from "@connectrpc/connect";
+import type { ActivityItem } from "@platform/contracts/crm";
 import type { ProblemName } from "@platform/kit/problems";
 import {
   accountJson,
@@ -15,9 +17,9 @@ import {
 import { defineRoute, type JsonSchema, type RouteSpec } from "../route.js";
 import { str } from "../schemas/common.js";
 import { crmResponseSchemas } from "../schemas/crm.js";
-import { type PageQuery, pageQuery, pageRequest, pageSchema } from "../schemas/pagination.js";
+import { type PageQuery, pageQuery, pageRequest } from "../schemas/pagination.js";
 import type { ServiceClients } from "../services.js";
-import { requiredFrom } from "./shared.js";
+import { getById, getList, pageJson, requiredFrom } from "./shared.js";
 
 const required = requiredFrom("crm-data");
 
@@ -77,17 +79,37 @@ export function routes(clients: ServiceClients): RouteSpec[] {
     since: sinceFilter(query.since),
   });
 
+  /**
+   * The pieces of the activity timeline of an account or a contact (the same page, filters and
+   * items): the owner's id from the path and the timeline query go to `list`.
+   */
+  function timelineOf<K extends string>(
+    param: K,
+    prefix: string,
+    list: (
+      request: Record<K, string> & ReturnType<typeof timeline>,
+      options: CallOptions,
+    ) => Promise<{ items: ActivityItem[]; nextCursor: string }>,
+  ): Pick<RouteSpec, "method" | "tier" | "ids" | "page" | "schema" | "handler"> {
+    return {
+      ids: { [param]: prefix },
+      ...getList(timelinePage, "ActivityItem"),
+      async handler(call, request) {
+        const id = { [param]: (request.params as Record<K, string>)[param] } as Record<K, string>;
+        const res = await list({ ...id, ...timeline(request.query as TimelineQuery) }, call.callOptions());
+        return pageJson(res.items, activityJson, res.nextCursor);
+      },
+    };
+  }
+
   return [
     defineRoute({
-      method: "GET",
       url: "/accounts",
       operationId: "listAccounts",
       summary: "List accounts",
       tag: "Accounts",
       scope: "accounts:read",
-      tier: "read",
-      page: accountsPage.page,
-      schema: { querystring: accountsPage.query, response: { 200: pageSchema("AccountSummary") } },
+      ...getList(accountsPage, "AccountSummary"),
       async handler(call, request) {
         const q = request.query as PageQuery & { name?: string; domain?: string; industry?: string };
         const res = await accounts.listAccounts(
@@ -99,49 +121,31 @@ export function routes(clients: ServiceClients): RouteSpec[] {
           },
           call.callOptions(),
         );
-        return { items: res.accounts.map(accountListJson), nextCursor: res.nextCursor || null };
+        return pageJson(res.accounts, accountListJson, res.nextCursor);
       },
     }),
     defineRoute({
-      method: "GET",
       url: "/accounts/:accountId",
       operationId: "getAccount",
       summary: "One account (detail view)",
       tag: "Accounts",
       scope: "accounts:read",
-      tier: "read",
-      ids: { accountId: "acct_" },
-      schema: { response: { 200: { $ref: "Account#" } } },
       problems: ["account-not-found"],
-      async handler(call, request) {
-        const { accountId } = request.params as { accountId: string };
-        const res = await accounts.getAccount({ accountId }, call.callOptions());
+      ...getById("accountId", "acct_", "Account", async (id, call) => {
+        const res = await accounts.getAccount(id, call.callOptions());
         return accountJson(required(res.account, "account"));
-      },
+      }),
     }),
     defineRoute({
-      method: "GET",
       url: "/accounts/:accountId/activity",
       operationId: "listAccountActivity",
       summary: "Activity timeline of an account (its contacts' meetings and emails)",
       tag: "Accounts",
       scope: "accounts:read",
-      tier: "read",
-      ids: { accountId: "acct_" },
-      page: timelinePage.page,
-      schema: { querystring: timelinePage.query, response: { 200: pageSchema("ActivityItem") } },
       problems: ["account-not-found"],
-      async handler(call, request) {
-        const { accountId } = request.params as { accountId: string };
-        const res = await accounts.listAccountActivity(
-          { accountId, ...timeline(request.query as TimelineQuery) },
-          call.callOptions(),
-        );
-        return { items: res.items.map(activityJson), nextCursor: res.nextCursor || null };
-      },
+      ...timelineOf("accountId", "acct_", (req, options) => accounts.listAccountActivity(req, options)),
     }),
     defineRoute({
-      method: "GET",
       url: "/accounts/:accountId/contacts",
       operationId: "listAccountContacts",
       summary: "Contacts of one account",
@@ -149,10 +153,8 @@ export function routes(clients: ServiceClients): RouteSpec[] {
       // accounts:read is checked first, so a token lacking it is always told accounts:read (the
       // spec's rule), also when it lacks contacts:read too.
       scope: ["accounts:read", "contacts:read"],
-      tier: "read",
       ids: { accountId: "acct_" },
-      page: accountContactsPage.page,
-      schema: { querystring: accountContactsPage.query, response: { 200: pageSchema("ContactSummary") } },
+      ...getList(accountContactsPage, "ContactSummary"),
       problems: ["account-not-found"],
       async handler(call, request) {
         const { accountId } = request.params as { accountId: string };
@@ -161,19 +163,16 @@ export function routes(clients: ServiceClients): RouteSpec[] {
           { accountId, ...pageRequest(accountContactsPage.page, q), search: q.search ?? "" },
           call.callOptions(),
         );
-        return { items: res.contacts.map(contactListJson), nextCursor: res.nextCursor || null };
+        return pageJson(res.contacts, contactListJson, res.nextCursor);
       },
     }),
     defineRoute({
-      method: "GET",
       url: "/contacts",
       operationId: "listContacts",
       summary: "List contacts",
       tag: "Contacts",
       scope: "contacts:read",
-      tier: "read",
-      page: contactsPage.page,
-      schema: { querystring: contactsPage.query, response: { 200: pageSchema("ContactSummary") } },
+      ...getList(contactsPage, "ContactSummary"),
       async handler(call, request) {
         const q = request.query as PageQuery & { search?: string; email?: string; accountId?: string };
         const res = await contacts.listContacts(
@@ -185,46 +184,29 @@ export function routes(clients: ServiceClients): RouteSpec[] {
           },
           call.callOptions(),
         );
-        return { items: res.contacts.map(contactListJson), nextCursor: res.nextCursor || null };
+        return pageJson(res.contacts, contactListJson, res.nextCursor);
       },
     }),
     defineRoute({
-      method: "GET",
       url: "/contacts/:contactId",
       operationId: "getContact",
       summary: "One contact (detail view)",
       tag: "Contacts",
       scope: "contacts:read",
-      tier: "read",
-      ids: { contactId: "cont_" },
-      schema: { response: { 200: { $ref: "Contact#" } } },
       problems: ["contact-not-found"],
-      async handler(call, request) {
-        const { contactId } = request.params as { contactId: string };
-        const res = await contacts.getContact({ contactId }, call.callOptions());
+      ...getById("contactId", "cont_", "Contact", async (id, call) => {
+        const res = await contacts.getContact(id, call.callOptions());
         return contactJson(required(res.contact, "contact"));
-      },
+      }),
     }),
     defineRoute({
-      method: "GET",
       url: "/contacts/:contactId/activity",
       operationId: "listContactActivity",
       summary: "Activity timeline of a contact",
       tag: "Contacts",
       scope: "contacts:read",
-      tier: "read",
-      ids: { contactId: "cont_" },
-      page: timelinePage.page,
-      schema: { querystring: timelinePage.query, response: { 200: pageSchema("ActivityItem") } },
       problems: ["contact-not-found"],
-      async handler(call, request) {
-        const { contactId } = request.params as { contactId: string };
-        const res = await contacts.listContactActivity(
-          { contactId, ...timeline(request.query as TimelineQuery) },
-          call.callOptions(),
-        );
-        return { items: res.items.map(activityJson), nextCursor: res.nextCursor || null };
-      },
+      ...timelineOf("contactId", "cont_", (req, options) => contacts.listContactActivity(req, options)),
     }),
     defineRoute({
       method: "GET",
@@ -248,16 +230,13 @@ export function routes(clients: ServiceClients): RouteSpec[] {
       },
     }),
     defineRoute({
-      method: "GET",
       url: "/scheduled-meetings/:meetingId/transcript/chunks",
       operationId: "listTranscriptChunks",
       summary: "Transcript chunks without words",
       tag: "Transcripts",
       scope: "transcripts:read",
-      tier: "read",
       ids: { meetingId: "mtg_" },
-      page: chunksPage.page,
-      schema: { querystring: chunksPage.query, response: { 200: pageSchema("TranscriptChunkSummary") } },
+      ...getList(chunksPage, "TranscriptChunkSummary"),
       problems: TRANSCRIPT_PROBLEMS,
       async handler(call, request) {
         const { meetingId } = request.params as { meetingId: string };
@@ -272,20 +251,17 @@ export function routes(clients: ServiceClients): RouteSpec[] {
           },
           call.callOptions(),
         );
-        return { items: res.chunks.map(chunkListJson), nextCursor: res.nextCursor || null };
+        return pageJson(res.chunks, chunkListJson, res.nextCursor);
       },
     }),
     defineRoute({
-      method: "GET",
       url: "/scheduled-meetings/:meetingId/chat",
       operationId: "listChatMessages",
       summary: "Chat messages of a meeting, oldest first",
       tag: "Transcripts",
       scope: "transcripts:read",
-      tier: "read",
       ids: { meetingId: "mtg_" },
-      page: chatPage.page,
-      schema: { querystring: chatPage.query, response: { 200: pageSchema("ChatMessage") } },
+      ...getList(chatPage, "ChatMessage"),
       problems: TRANSCRIPT_PROBLEMS,
       async handler(call, request) {
         const { meetingId } = request.params as { meetingId: string };
@@ -293,25 +269,20 @@ export function routes(clients: ServiceClients): RouteSpec[] {
           { meetingId, ...pageRequest(chatPage.page, request.query as PageQuery) },
           call.callOptions(),
         );
-        return { items: res.messages.map(chatJson), nextCursor: res.nextCursor || null };
+        return pageJson(res.messages, chatJson, res.nextCursor);
       },
     }),
     defineRoute({
-      method: "GET",
       url: "/scheduled-meetings/:meetingId/bot",
       operationId: "getRecordingBot",
       summary: "Recording-bot status",
       tag: "Transcripts",
       scope: "transcripts:read",
-      tier: "read",
-      ids: { meetingId: "mtg_" },
-      schema: { response: { 200: { $ref: "BotStatus#" } } },
       problems: ["meeting-not-found", "bot-not-configured"],
-      async handler(call, request) {
-        const { meetingId } = request.params as { meetingId: string };
-        const res = await transcripts.getBotStatus({ meetingId }, call.callOptions());
+      ...getById("meetingId", "mtg_", "BotStatus", async (id, call) => {
+        const res = await transcripts.getBotStatus(id, call.callOptions());
         return botJson(required(res.bot, "bot status"));
-      },
+      }),
     }),
   ];
 }

@@ -24,14 +24,23 @@ import {
   userPatchSchema,
   userSchema,
 } from "../schemas/identity.js";
-import { type PageQuery, pageQuery, pageRequest, pageSchema } from "../schemas/pagination.js";
+import { type PageQuery, pageQuery, pageRequest } from "../schemas/pagination.js";
 import type { ServiceClients } from "../services.js";
-import { requiredFrom } from "./shared.js";
+import { getById, getList, pageJson, requiredFrom } from "./shared.js";
 
 const organization = { $ref: "Organization#" };
 const user = { $ref: "User#" };
 const etag = { ETag: 'Weak validator W/"<version>"; send it as If-Match when updating' };
 const freshEtag = { ETag: 'The new W/"<version>" after the change' };
+
+/** An update under optimistic concurrency: a write whose If-Match names the version it changes, answered with the new ETag. */
+const versionedPatch = {
+  method: "PATCH",
+  tier: "write",
+  idempotencyKey: "required",
+  ifMatch: "required",
+  headers: freshEtag,
+} as const;
 
 const usersPage = pageQuery(["updatedAt", "createdAt", "lastLoginAt", "email", "firstName", "lastName"], "-createdAt", {
   search: str("Case-insensitive substring of email, firstName, lastName or displayName"),
@@ -59,7 +68,15 @@ const NOT_WRITABLE_USER = {
   email: "email is not mutable through the API.",
 };
 
-const withVersion = (reply: FastifyReply, resource: { version: bigint }) => reply.header("etag", versionEtag(resource));
+/** The resource as JSON, its version in the ETag header (the If-Match of its next update). */
+function versionedJson<R extends { version: bigint }>(
+  reply: FastifyReply,
+  resource: R,
+  toJson: (resource: R) => unknown,
+) {
+  reply.header("etag", versionEtag(resource));
+  return toJson(resource);
+}
 
 // A response without the resource it exists for is a service bug: a plain Error, which the
 // error handler logs and answers with an opaque 500.
@@ -90,45 +107,32 @@ export function routes({ identity: clients }: ServiceClients): RouteSpec[] {
       schema: { response: { 200: organization } },
       headers: etag,
       async handler(call, _request, reply) {
-        const org = await getOrganization("", call);
-        withVersion(reply, org);
-        return organizationJson(org);
+        return versionedJson(reply, await getOrganization("", call), organizationJson);
       },
     }),
     defineRoute({
-      method: "GET",
       url: "/organizations/:orgId",
       operationId: "getOrganization",
       summary: "One organization; any other than the caller's is 404",
       tag: "Organizations",
       scope: "organizations:read",
-      tier: "read",
-      ids: { orgId: "org_" },
-      schema: { response: { 200: organization } },
       headers: etag,
       problems: ["organization-not-found"],
-      async handler(call, request, reply) {
-        const { orgId } = request.params as { orgId: string };
-        const org = await getOrganization(orgId, call);
-        withVersion(reply, org);
-        return organizationJson(org);
-      },
+      ...getById("orgId", "org_", "Organization", async ({ orgId }, call, reply) => {
+        return versionedJson(reply, await getOrganization(orgId, call), organizationJson);
+      }),
     }),
     defineRoute({
-      method: "PATCH",
+      ...versionedPatch,
       url: "/organizations/:orgId",
       operationId: "updateOrganization",
       summary: "Update the organization (partial merge; If-Match required)",
       tag: "Organizations",
       scope: "organizations:write",
       readOnlyTokenProblem: "write-scope-required",
-      tier: "write",
-      idempotencyKey: "required",
-      ifMatch: "required",
       ids: { orgId: "org_" },
       schema: { body: organizationPatchSchema, response: { 200: organization } },
       notWritable: NOT_WRITABLE_ORGANIZATION,
-      headers: freshEtag,
       problems: ["organization-not-found", "email-domain-not-verified"],
       async handler(call, request, reply) {
         const { orgId } = request.params as { orgId: string };
@@ -136,9 +140,7 @@ export function routes({ identity: clients }: ServiceClients): RouteSpec[] {
           { orgId, expectedVersion: version(call), ...(request.body as OrganizationPatchBody) },
           call.callOptions(),
         );
-        const org = required(res.organization, "organization");
-        withVersion(reply, org);
-        return organizationJson(org);
+        return versionedJson(reply, required(res.organization, "organization"), organizationJson);
       },
     }),
     defineRoute({
@@ -161,15 +163,12 @@ export function routes({ identity: clients }: ServiceClients): RouteSpec[] {
 
   const users: RouteSpec[] = [
     defineRoute({
-      method: "GET",
       url: "/users",
       operationId: "listUsers",
       summary: "List users (list view)",
       tag: "Users",
       scope: "users:read",
-      tier: "read",
-      page: usersPage.page,
-      schema: { querystring: usersPage.query, response: { 200: pageSchema("UserListItem") } },
+      ...getList(usersPage, "UserListItem"),
       async handler(call, request) {
         const query = request.query as PageQuery & { search?: string; role?: string; active: string; since?: string };
         const res = await clients.users.listUsers(
@@ -182,28 +181,21 @@ export function routes({ identity: clients }: ServiceClients): RouteSpec[] {
           },
           call.callOptions(),
         );
-        return { items: res.users.map(userListItemJson), nextCursor: res.nextCursor || null };
+        return pageJson(res.users, userListItemJson, res.nextCursor);
       },
     }),
     defineRoute({
-      method: "GET",
       url: "/users/:userId",
       operationId: "getUser",
       summary: "One user (detail view)",
       tag: "Users",
       scope: "users:read",
-      tier: "read",
-      ids: { userId: "usr_" },
-      schema: { response: { 200: user } },
       headers: etag,
       problems: ["user-not-found"],
-      async handler(call, request, reply) {
-        const { userId } = request.params as { userId: string };
-        const res = await clients.users.getUser({ userId }, call.callOptions());
-        const found = required(res.user, "user");
-        withVersion(reply, found);
-        return userJson(found);
-      },
+      ...getById("userId", "usr_", "User", async (id, call, reply) => {
+        const res = await clients.users.getUser(id, call.callOptions());
+        return versionedJson(reply, required(res.user, "user"), userJson);
+      }),
     }),
     defineRoute({
       method: "POST",
@@ -220,24 +212,20 @@ export function routes({ identity: clients }: ServiceClients): RouteSpec[] {
       async handler(call, request, reply) {
         const res = await clients.users.inviteUser(request.body as UserInviteBody, call.callOptions());
         const invited = required(res.user, "user");
-        withVersion(reply, invited).code(201);
-        return userJson(invited);
+        reply.code(201);
+        return versionedJson(reply, invited, userJson);
       },
     }),
     defineRoute({
-      method: "PATCH",
+      ...versionedPatch,
       url: "/users/:userId",
       operationId: "updateUser",
       summary: "Update a user (partial merge; null clears a text field; If-Match required)",
       tag: "Users",
       scope: "users:write",
-      tier: "write",
-      idempotencyKey: "required",
-      ifMatch: "required",
       ids: { userId: "usr_" },
       schema: { body: userPatchSchema, response: { 200: user } },
       notWritable: NOT_WRITABLE_USER,
-      headers: freshEtag,
       problems: ["invalid-role", "user-not-found", "last-administrator", "administrator-transfer-required"],
       async handler(call, request, reply) {
         const { userId } = request.params as { userId: string };
@@ -245,25 +233,20 @@ export function routes({ identity: clients }: ServiceClients): RouteSpec[] {
           { userId, expectedVersion: version(call), patch: userPatch(request.body as UserPatchBody) },
           call.callOptions(),
         );
-        const updated = required(res.user, "user");
-        withVersion(reply, updated);
-        return userJson(updated);
+        return versionedJson(reply, required(res.user, "user"), userJson);
       },
     }),
   ];
 
   const partner: RouteSpec[] = [
     defineRoute({
-      method: "GET",
       url: "/partner/managed-organizations",
       operationId: "listManagedOrganizations",
       summary: "Child organizations this partner token can act on",
       tag: "Partner delegation",
       scope: "partner:act-as-child",
-      tier: "read",
       actingOn: "forbidden",
-      page: managedPage.page,
-      schema: { querystring: managedPage.query, response: { 200: pageSchema("ManagedOrganization") } },
+      ...getList(managedPage, "ManagedOrganization"),
       async handler(call, request) {
         const query = request.query as PageQuery & {
           search?: string;
@@ -281,7 +264,7 @@ export function routes({ identity: clients }: ServiceClients): RouteSpec[] {
           },
           call.callOptions(),
         );
-        return { items: res.organizations.map(managedOrganizationJson), nextCursor: res.nextCursor || null };
+        return pageJson(res.organizations, managedOrganizationJson, res.nextCursor);
       },
     }),
   ];

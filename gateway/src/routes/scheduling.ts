@@ -15,7 +15,7 @@ import {
   smartScheduleSummaryJson,
 } from "../mapping/scheduling.js";
 import { defineRoute, type JsonSchema, type RouteSpec } from "../route.js";
-import { type PageQuery, pageQuery, pageRequest, pageSchema } from "../schemas/pagination.js";
+import { type PageQuery, pageQuery, pageRequest } from "../schemas/pagination.js";
 import {
   availabilitySchema,
   availableSlotSchema,
@@ -31,7 +31,7 @@ import {
   rescheduleRequestSchema,
 } from "../schemas/scheduling-requests.js";
 import type { ServiceClients } from "../services.js";
-import { requiredFrom } from "./shared.js";
+import { getById, getList, pageJson, requiredFrom } from "./shared.js";
 
 const meeting = { $ref: "Meeting#" };
 
@@ -57,40 +57,32 @@ const required = requiredFrom("scheduling");
 export function routes({ scheduling: clients }: ServiceClients): RouteSpec[] {
   const smartSchedules: RouteSpec[] = [
     defineRoute({
-      method: "GET",
       url: "/smart-schedules",
       operationId: "listSmartSchedules",
       summary: "List Smart Schedules (summaries; drafts never)",
       tag: "Smart Schedules",
       scope: "smart-scheduling:read",
-      tier: "read",
-      page: schedulesPage.page,
-      schema: { querystring: schedulesPage.query, response: { 200: pageSchema("SmartScheduleSummary") } },
+      ...getList(schedulesPage, "SmartScheduleSummary"),
       async handler(call, request) {
         const query = request.query as PageQuery & { name?: string; status: string };
         const res = await clients.smartSchedules.listSmartSchedules(
           { ...pageRequest(schedulesPage.page, query), name: query.name ?? "", status: query.status },
           call.callOptions(),
         );
-        return { items: res.schedules.map(smartScheduleSummaryJson), nextCursor: res.nextCursor || null };
+        return pageJson(res.schedules, smartScheduleSummaryJson, res.nextCursor);
       },
     }),
     defineRoute({
-      method: "GET",
       url: "/smart-schedules/:scheduleId",
       operationId: "getSmartSchedule",
       summary: "One Smart Schedule (detail view, with its form and hosts)",
       tag: "Smart Schedules",
       scope: "smart-scheduling:read",
-      tier: "read",
-      ids: { scheduleId: "sched_" },
-      schema: { response: { 200: { $ref: "SmartSchedule#" } } },
       problems: ["schedule-not-found"],
-      async handler(call, request) {
-        const { scheduleId } = request.params as { scheduleId: string };
-        const res = await clients.smartSchedules.getSmartSchedule({ scheduleId }, call.callOptions());
+      ...getById("scheduleId", "sched_", "SmartSchedule", async (id, call) => {
+        const res = await clients.smartSchedules.getSmartSchedule(id, call.callOptions());
         return smartScheduleJson(required(res.schedule, "schedule"));
-      },
+      }),
     }),
     defineRoute({
       method: "POST",
@@ -140,21 +132,16 @@ export function routes({ scheduling: clients }: ServiceClients): RouteSpec[] {
       },
     }),
     defineRoute({
-      method: "GET",
       url: "/scheduled-meetings/:meetingId",
       operationId: "getMeeting",
       summary: "One meeting",
       tag: "Scheduled meetings",
       scope: "smart-scheduling:read",
-      tier: "read",
-      ids: { meetingId: "mtg_" },
-      schema: { response: { 200: meeting } },
       problems: ["meeting-not-found"],
-      async handler(call, request) {
-        const { meetingId } = request.params as { meetingId: string };
-        const res = await clients.meetings.getMeeting({ meetingId }, call.callOptions());
+      ...getById("meetingId", "mtg_", "Meeting", async (id, call) => {
+        const res = await clients.meetings.getMeeting(id, call.callOptions());
         return meetingJson(required(res.meeting, "meeting"));
-      },
+      }),
     }),
     defineRoute({
       method: "PATCH",

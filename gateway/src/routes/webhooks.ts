@@ -9,7 +9,7 @@ import {
 } from "../mapping/webhooks.js";
 import { defineRoute, type JsonSchema, type RouteSpec } from "../route.js";
 import { eventSchema } from "../schemas/events.js";
-import { type PageQuery, pageQuery, pageRequest, pageSchema } from "../schemas/pagination.js";
+import { type PageQuery, pageQuery, pageRequest } from "../schemas/pagination.js";
 import {
   createSubscriptionSchema,
   updateSubscriptionSchema,
@@ -22,7 +22,7 @@ import {
   webhookSubscriptionWithSecretSchema,
 } from "../schemas/webhooks.js";
 import type { ServiceClients } from "../services.js";
-import { requiredFrom } from "./shared.js";
+import { getById, getList, pageJson, requiredFrom } from "./shared.js";
 
 const TAG = "Webhook subscriptions";
 const subscription = { $ref: "WebhookSubscription#" };
@@ -51,22 +51,19 @@ export function routes(clients: ServiceClients): RouteSpec[] {
   const ids = { subscriptionId: "sub_" };
   return [
     defineRoute({
-      method: "GET",
       url: "/webhook-subscriptions",
       operationId: "listWebhookSubscriptions",
       summary: "List the organization's webhook subscriptions (at most 10)",
       tag: TAG,
       scope: "webhooks:read",
-      tier: "read",
-      page: subscriptionsPage.page,
-      schema: { querystring: subscriptionsPage.query, response: { 200: pageSchema("WebhookSubscription") } },
+      ...getList(subscriptionsPage, "WebhookSubscription"),
       async handler(call, request) {
         const query = request.query as PageQuery;
         const res = await client.listWebhookSubscriptions(
           pageRequest(subscriptionsPage.page, query),
           call.callOptions(),
         );
-        return { items: res.subscriptions.map(subscriptionJson), nextCursor: res.nextCursor || null };
+        return pageJson(res.subscriptions, subscriptionJson, res.nextCursor);
       },
     }),
     defineRoute({
@@ -96,21 +93,16 @@ export function routes(clients: ServiceClients): RouteSpec[] {
       },
     }),
     defineRoute({
-      method: "GET",
       url: "/webhook-subscriptions/:subscriptionId",
       operationId: "getWebhookSubscription",
       summary: "One webhook subscription (never its secret)",
       tag: TAG,
       scope: "webhooks:read",
-      tier: "read",
-      ids,
-      schema: { response: { 200: subscription } },
       problems: NOT_FOUND,
-      async handler(call, request) {
-        const { subscriptionId } = request.params as { subscriptionId: string };
-        const res = await client.getWebhookSubscription({ subscriptionId }, call.callOptions());
+      ...getById("subscriptionId", "sub_", "WebhookSubscription", async (id, call) => {
+        const res = await client.getWebhookSubscription(id, call.callOptions());
         return subscriptionJson(required(res.subscription, "subscription"));
-      },
+      }),
     }),
     defineRoute({
       method: "PATCH",
@@ -193,16 +185,13 @@ export function routes(clients: ServiceClients): RouteSpec[] {
       },
     }),
     defineRoute({
-      method: "GET",
       url: "/webhook-subscriptions/:subscriptionId/deliveries",
       operationId: "listWebhookDeliveries",
       summary: "Delivery attempts of a subscription, newest first, pending retries included",
       tag: TAG,
       scope: "webhooks:read",
-      tier: "read",
       ids,
-      page: deliveriesPage.page,
-      schema: { querystring: deliveriesPage.query, response: { 200: pageSchema("WebhookDelivery") } },
+      ...getList(deliveriesPage, "WebhookDelivery"),
       problems: NOT_FOUND,
       async handler(call, request) {
         const { subscriptionId } = request.params as { subscriptionId: string };
@@ -211,7 +200,7 @@ export function routes(clients: ServiceClients): RouteSpec[] {
           { subscriptionId, ...pageRequest(deliveriesPage.page, query), status: query.status ?? "" },
           call.callOptions(),
         );
-        return { items: res.deliveries.map(deliveryJson), nextCursor: res.nextCursor || null };
+        return pageJson(res.deliveries, deliveryJson, res.nextCursor);
       },
     }),
     defineRoute({

@@ -1,6 +1,6 @@
 import { BLAST_STATUSES, EMAIL_ACTIONS } from "@platform/contracts/analytics";
 import type { JsonSchema } from "../route.js";
-import { nullableTimestamp, timestamp } from "./common.js";
+import { closedObject, nullableTimestamp, timestamp } from "./common.js";
 
 // Query and response schemas of the buyer-signals and email-blast endpoints. The serializer
 // writes only what a response schema names, so every field of the spec is listed; nullable
@@ -9,14 +9,18 @@ import { nullableTimestamp, timestamp } from "./common.js";
 const count = (description: string) => ({ type: "integer", minimum: 0, description });
 const percent = (description: string) => ({ type: "number", minimum: 0, maximum: 100, description });
 
-const object = (id: string | undefined, properties: Record<string, unknown>, description: string): JsonSchema => ({
-  ...(id ? { $id: id } : {}),
-  type: "object",
-  description,
-  required: Object.keys(properties),
-  properties,
-  additionalProperties: false,
-});
+/** What recipients did with a sent email, in raw counts and latest times (a sent email, one recipient's signal). */
+const engagement = {
+  opens: count("Raw open count"),
+  clicks: count("Raw click count"),
+  replies: count("Raw reply count, auto-responders excluded"),
+  lastOpenAt: nullableTimestamp("Latest open"),
+  lastClickAt: nullableTimestamp("Latest click"),
+  lastReplyAt: nullableTimestamp("Latest reply"),
+};
+
+const object = (id: string | undefined, properties: Record<string, unknown>, description: string): JsonSchema =>
+  closedObject(properties, { id, description });
 
 /** periodDays of every endpoint that takes one: 7, 14 or 30, anything else a 400 naming the field. */
 export const periodDays = {
@@ -82,12 +86,7 @@ export const analyticsResponseSchemas: JsonSchema[] = [
       sender,
       recipientEmails: { type: "array", items: { type: "string" } },
       sentAt: timestamp,
-      opens: count("Raw open count"),
-      clicks: count("Raw click count"),
-      replies: count("Raw reply count, auto-responders excluded"),
-      lastOpenAt: nullableTimestamp("Latest open"),
-      lastClickAt: nullableTimestamp("Latest click"),
-      lastReplyAt: nullableTimestamp("Latest reply"),
+      ...engagement,
       lastOpenLocation: { type: ["string", "null"], description: "City-level location of the latest open" },
       emailType: { type: "string", enum: ["standard", "email-blast"] },
       blastId: { type: ["string", "null"], description: "blast_ id for email-blast, else null" },
@@ -99,12 +98,7 @@ export const analyticsResponseSchemas: JsonSchema[] = [
     {
       recipientEmail: { type: "string" },
       contactId: { type: ["string", "null"], description: "cont_ id of the CRM contact with this email, or null" },
-      opens: count("Raw open count"),
-      clicks: count("Raw click count"),
-      replies: count("Raw reply count, auto-responders excluded"),
-      lastOpenAt: nullableTimestamp("Latest open"),
-      lastClickAt: nullableTimestamp("Latest click"),
-      lastReplyAt: nullableTimestamp("Latest reply"),
+      ...engagement,
     },
     "What one recipient did with the email",
   ),

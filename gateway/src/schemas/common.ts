@@ -21,3 +21,27 @@ export const orNull = <T extends Record<string, unknown>>(schema: T) =>
 
 /** A string (a query parameter or field), with its description when it has one. */
 export const str = (description?: string) => ({ type: "string", ...(description ? { description } : {}) });
+
+/** A resource's sourceRefs: its external references by integration (only `crm` so far), each present when connected. */
+export const sourceRefs = (crm: Record<string, unknown>, description?: string) => ({
+  type: "object",
+  ...(description ? { description } : {}),
+  properties: { crm },
+  additionalProperties: false,
+});
+
+/**
+ * A closed response object: every property required (the serializer writes each one, null when
+ * unset) and no other; with its $id and description when given.
+ */
+export const closedObject = (
+  properties: Record<string, unknown>,
+  { id, description }: { id?: string; description?: string } = {},
+) => ({
+  ...(id ? { $id: id } : {}),
+  type: "object",
+  ...(description ? { description } : {}),
+  required: Object.keys(properties),
+  properties,
+  additionalProperties: false,
+});

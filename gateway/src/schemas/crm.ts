@@ -1,31 +1,24 @@
 import { BOT_STATUSES, VIDEO_PROVIDERS } from "@platform/contracts/crm";
 import type { JsonSchema } from "../route.js";
-import { nullable, timestamp } from "./common.js";
+import { closedObject, nullable, orNull, sourceRefs, timestamp } from "./common.js";
 
 // Response schemas of crm-data's endpoints ($id'd, referenced by the routes). The serializer
 // writes only what a schema names, so every field of the spec is listed.
 
 const date = { type: "string", format: "date", description: "YYYY-MM-DD" } as const;
 
-const object = (properties: Record<string, unknown>, description?: string, nullableObject = false): JsonSchema => ({
-  type: nullableObject ? ["object", "null"] : "object",
-  ...(description ? { description } : {}),
-  required: Object.keys(properties),
-  properties,
-  additionalProperties: false,
-});
+const object = (properties: Record<string, unknown>, description?: string, nullableObject = false): JsonSchema => {
+  const schema = closedObject(properties, { description });
+  return nullableObject ? orNull(schema) : schema;
+};
 
-const sourceRefs = {
-  type: "object",
-  description: "External references by integration; crm when the CRM integration is connected",
-  properties: {
-    crm: object({
-      id: { type: "string", description: "Raw CRM id" },
-      url: { type: ["string", "null"], description: "The record in the CRM; null when the sync gave none" },
-    }),
-  },
-  additionalProperties: false,
-} as const;
+const crmSourceRefs = sourceRefs(
+  object({
+    id: { type: "string", description: "Raw CRM id" },
+    url: { type: ["string", "null"], description: "The record in the CRM; null when the sync gave none" },
+  }),
+  "External references by integration; crm when the CRM integration is connected",
+);
 
 const accountList = {
   id: { type: "string", description: "acct_ id" },
@@ -73,7 +66,7 @@ export const accountSchema = {
         true,
       ),
       summary: nullable("string", "Generated; may be stale"),
-      sourceRefs,
+      sourceRefs: crmSourceRefs,
     },
     "An account (detail view)",
   ),
@@ -103,7 +96,7 @@ export const contactSchema = {
       ...contactList,
       linkedInUrl: nullable("string"),
       summary: nullable("string", "Generated; may be stale"),
-      sourceRefs,
+      sourceRefs: crmSourceRefs,
     },
     "A contact (detail view)",
   ),

@@ -1,5 +1,17 @@
 import { FEATURE_KEYS, LICENSE_TIERS, ROLES } from "@platform/contracts/identity";
-import { nullable, timestamp } from "./common.js";
+import { nullable, sourceRefs, timestamp } from "./common.js";
+
+/** sourceRefs of an organization or a user: the raw id of its CRM record, when the CRM is connected. */
+const crmSourceRefs = (idField: string, description: string) =>
+  sourceRefs(
+    {
+      type: "object",
+      required: [idField],
+      properties: { [idField]: { type: "string", description } },
+      additionalProperties: false,
+    },
+    "External references; `crm` only when the CRM is connected",
+  );
 
 const userRef = {
   type: "object",
@@ -54,19 +66,7 @@ export const organizationSchema = {
     industry: { type: "string" },
     employeeCount: { type: "integer", minimum: 1, maximum: 1_000_000 },
     logoUrl: { type: ["string", "null"], description: "Public URL; null when unset" },
-    sourceRefs: {
-      type: "object",
-      description: "External references; `crm` only when the CRM is connected",
-      properties: {
-        crm: {
-          type: "object",
-          required: ["orgId"],
-          properties: { orgId: { type: "string", description: "Raw external org id" } },
-          additionalProperties: false,
-        },
-      },
-      additionalProperties: false,
-    },
+    sourceRefs: crmSourceRefs("orgId", "Raw external org id"),
     createdAt: timestamp,
     updatedAt: timestamp,
   },
@@ -131,19 +131,7 @@ const userDetailProperties = {
   invitedAt: { ...nullable("string"), format: "date-time" },
   lastLoginAt: { ...nullable("string", "null when the user never signed in"), format: "date-time" },
   twoFactorEnabled: { type: "boolean" },
-  sourceRefs: {
-    type: "object",
-    description: "External references; `crm` only when the CRM is connected",
-    properties: {
-      crm: {
-        type: "object",
-        required: ["userId"],
-        properties: { userId: { type: "string", description: "Raw external user id" } },
-        additionalProperties: false,
-      },
-    },
-    additionalProperties: false,
-  },
+  sourceRefs: crmSourceRefs("userId", "Raw external user id"),
   createdAt: timestamp,
   updatedAt: timestamp,
 } as const;

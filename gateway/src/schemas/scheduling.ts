@@ -1,4 +1,4 @@
-import { nullable, timestamp } from "./common.js";
+import { closedObject, nullable, timestamp } from "./common.js";
 
 const hostRef = {
   type: "object",
@@ -195,32 +195,26 @@ export const meetingSchema = {
   properties: {
     id: { type: "string", description: "mtg_ id; stable across reschedules" },
     orgId: { type: "string", description: "org_ id" },
-    host: {
-      type: "object",
-      description: "The host (the new one after a host swap)",
-      required: ["userId", "email", "firstName", "lastName", "displayName"],
-      properties: {
+    host: closedObject(
+      {
         userId: { type: "string", description: "usr_ id" },
         email: { type: "string", format: "email" },
         firstName: { type: "string" },
         lastName: { type: "string" },
         displayName: { type: "string" },
       },
-      additionalProperties: false,
-    },
-    attendee: {
-      type: "object",
-      description: "Never changed by a reschedule",
-      required: ["email", "firstName", "lastName", "phone", "timeZone"],
-      properties: {
+      { description: "The host (the new one after a host swap)" },
+    ),
+    attendee: closedObject(
+      {
         email: { type: "string", format: "email" },
         firstName: { type: "string" },
         lastName: { type: "string" },
         phone: nullable("string", "E.164; null when none (then no SMS)"),
         timeZone: nullable("string", "IANA zone; null when none"),
       },
-      additionalProperties: false,
-    },
+      { description: "Never changed by a reschedule" },
+    ),
     additionalAttendees: {
       type: "array",
       items: { type: "string", format: "email" },

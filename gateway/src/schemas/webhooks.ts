@@ -1,6 +1,6 @@
 import { WEBHOOK_EVENT_CATALOG, WEBHOOK_TEST_EVENT_TYPE } from "@platform/contracts/webhooks";
 import type { JsonSchema } from "../route.js";
-import { nullable, timestamp } from "./common.js";
+import { closedObject, nullable, timestamp } from "./common.js";
 
 /** The event catalog: the kinds a subscription may name (the contracts' list, which the service checks too). */
 export const webhookEventKindSchema = {
@@ -168,94 +168,67 @@ export const updateSubscriptionSchema: JsonSchema = {
  */
 
 /** Payload v2, the envelope of every subscription created through this API. */
-export const webhookEventV2Schema = {
-  $id: "WebhookEventV2",
-  type: "object",
-  description:
-    "Payload v2: what subscriptions created through this API receive. data depends on the event kind (see the webhooks section)",
-  required: ["id", "type", "timestamp", "data"],
-  properties: {
+export const webhookEventV2Schema = closedObject(
+  {
     id: { type: "string", description: "The event id; equal to the webhook-id header and the same on every attempt" },
     type: { type: "string", description: `The event kind (WebhookEventKind), or ${WEBHOOK_TEST_EVENT_TYPE}` },
     timestamp: { ...timestamp, description: "When the event happened (UTC)" },
     data: { type: "object", description: "The event's data" },
   },
-  additionalProperties: false,
-} as const;
+  {
+    id: "WebhookEventV2",
+    description:
+      "Payload v2: what subscriptions created through this API receive. data depends on the event kind (see the webhooks section)",
+  },
+);
 
 /** The legacy envelope subscriptions that predate v2 keep (never migrated). */
-export const webhookEventLegacySchema = {
-  $id: "WebhookEventLegacy",
-  type: "object",
-  description:
-    "Payload legacy: the nested shape subscriptions that predate v2 keep forever (a new subscription is needed to receive v2). payload depends on the event kind (see the webhooks section)",
-  required: ["event", "event_id", "created_at", "payload"],
-  properties: {
+export const webhookEventLegacySchema = closedObject(
+  {
     event: { type: "string", description: "The event kind" },
     event_id: { type: "string", description: "The event id; equal to the webhook-id header" },
     created_at: { ...timestamp, description: "When the event happened (UTC)" },
     payload: { type: "object", description: "The event's data" },
   },
-  additionalProperties: false,
-} as const;
+  {
+    id: "WebhookEventLegacy",
+    description:
+      "Payload legacy: the nested shape subscriptions that predate v2 keep forever (a new subscription is needed to receive v2). payload depends on the event kind (see the webhooks section)",
+  },
+);
 
 /** The reduced meeting of the legacy payload's scheduling events. */
-export const webhookLegacyMeetingSchema = {
-  $id: "WebhookLegacyMeeting",
-  type: "object",
-  description: "The meeting in the legacy payload: a reduced, nested form of the Meeting",
-  required: [
-    "id",
-    "title",
-    "status",
-    "start",
-    "end",
-    "timezone",
-    "host",
-    "invitee",
-    "questions_and_answers",
-    "join_url",
-  ],
-  properties: {
+export const webhookLegacyMeetingSchema = closedObject(
+  {
     id: { type: "string", description: "mtg_ id" },
     title: { type: "string" },
     status: { type: "string", description: "As the Meeting's status" },
     start: { ...timestamp, description: "The Meeting's startTime" },
     end: { ...timestamp, description: "The Meeting's endTime" },
     timezone: { type: "string", description: "The Meeting's timeZone" },
-    host: {
-      type: "object",
-      required: ["id", "email", "name"],
-      properties: {
-        id: { type: "string", description: "usr_ id" },
-        email: { type: "string", format: "email" },
-        name: { type: "string", description: "Display name" },
-      },
-      additionalProperties: false,
-    },
-    invitee: {
-      type: "object",
-      description: "The Meeting's attendee",
-      required: ["email", "name", "phone", "timezone"],
-      properties: {
+    host: closedObject({
+      id: { type: "string", description: "usr_ id" },
+      email: { type: "string", format: "email" },
+      name: { type: "string", description: "Display name" },
+    }),
+    invitee: closedObject(
+      {
         email: { type: "string", format: "email" },
         name: { type: "string", description: "First and last name" },
         phone: nullable("string", "E.164; null when none"),
         timezone: nullable("string", "IANA zone; null when none"),
       },
-      additionalProperties: false,
-    },
+      { description: "The Meeting's attendee" },
+    ),
     questions_and_answers: {
       type: "array",
       description: "The booking form's answers (smartScheduling.formValues)",
-      items: {
-        type: "object",
-        required: ["question", "answer"],
-        properties: { question: { type: "string", description: "The form field's key" }, answer: {} },
-        additionalProperties: false,
-      },
+      items: closedObject({ question: { type: "string", description: "The form field's key" }, answer: {} }),
     },
     join_url: nullable("string", "The location's joinUrl; null when none"),
   },
-  additionalProperties: false,
-} as const;
+  {
+    id: "WebhookLegacyMeeting",
+    description: "The meeting in the legacy payload: a reduced, nested form of the Meeting",
+  },
+);

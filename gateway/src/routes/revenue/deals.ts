@@ -12,10 +12,10 @@ import {
 } from "../../mapping/revenue.js";
 import { parseInstant } from "../../mapping/time.js";
 import { defineRoute, type RouteSpec } from "../../route.js";
-import { type PageQuery, pageQuery, pageRequest, pageSchema } from "../../schemas/pagination.js";
+import { type PageQuery, pageQuery, pageRequest } from "../../schemas/pagination.js";
 import { createDealRequestSchema, DEAL_NOT_WRITABLE, updateDealRequestSchema } from "../../schemas/revenue.js";
 import type { ServiceClients } from "../../services.js";
-import { requiredFrom } from "../shared.js";
+import { getById, getList, pageJson, requiredFrom } from "../shared.js";
 
 const DEAL_SORTS = ["updatedAt", "createdAt", "name", "closeDate", "amount"];
 
@@ -50,22 +50,19 @@ const required = requiredFrom("revenue");
 export function dealRoutes({ deals }: ServiceClients["revenue"]): RouteSpec[] {
   return [
     defineRoute({
-      method: "GET",
       url: "/deals",
       operationId: "listDeals",
       summary: "List deals (list view)",
       tag: "Deals",
       scope: "deals:read",
-      tier: "read",
-      page: dealsPage.page,
-      schema: { querystring: dealsPage.query, response: { 200: pageSchema("DealListItem") } },
+      ...getList(dealsPage, "DealListItem"),
       async handler(call, request) {
         const query = request.query as PageQuery & DealListQuery;
         const res = await deals.listDeals(
           { ...pageRequest(dealsPage.page, query), filter: dealFilter(query) },
           call.callOptions(),
         );
-        return { items: res.deals.map(dealListItemJson), nextCursor: res.nextCursor || null };
+        return pageJson(res.deals, dealListItemJson, res.nextCursor);
       },
     }),
     defineRoute({
@@ -95,21 +92,16 @@ export function dealRoutes({ deals }: ServiceClients["revenue"]): RouteSpec[] {
       },
     }),
     defineRoute({
-      method: "GET",
       url: "/deals/:dealId",
       operationId: "getDeal",
       summary: "One deal (detail view, with its 8P record ids)",
       tag: "Deals",
       scope: "deals:read",
-      tier: "read",
-      ids: { dealId: "deal_" },
-      schema: { response: { 200: { $ref: "Deal#" } } },
       problems: ["deal-not-found"],
-      async handler(call, request) {
-        const { dealId } = request.params as { dealId: string };
-        const res = await deals.getDeal({ dealId }, call.callOptions());
+      ...getById("dealId", "deal_", "Deal", async (id, call) => {
+        const res = await deals.getDeal(id, call.callOptions());
         return dealJson(required(res.deal, "deal"));
-      },
+      }),
     }),
     defineRoute({
       method: "POST",
@@ -149,16 +141,13 @@ export function dealRoutes({ deals }: ServiceClients["revenue"]): RouteSpec[] {
       },
     }),
     defineRoute({
-      method: "GET",
       url: "/deals/:dealId/meetings",
       operationId: "listDealMeetings",
       summary: "Meetings linked to a deal (an attendee is a contact of the deal's account)",
       tag: "Deals",
       scope: "deals:read",
-      tier: "read",
       ids: { dealId: "deal_" },
-      page: meetingsPage.page,
-      schema: { querystring: meetingsPage.query, response: { 200: pageSchema("DealMeeting") } },
+      ...getList(meetingsPage, "DealMeeting"),
       problems: ["deal-not-found"],
       async handler(call, request) {
         const { dealId } = request.params as { dealId: string };
@@ -171,21 +160,18 @@ export function dealRoutes({ deals }: ServiceClients["revenue"]): RouteSpec[] {
           { dealId, ...pageRequest(meetingsPage.page, query), ...(since ? { since } : {}) },
           call.callOptions(),
         );
-        return { items: res.meetings.map(dealMeetingJson), nextCursor: res.nextCursor || null };
+        return pageJson(res.meetings, dealMeetingJson, res.nextCursor);
       },
     }),
     defineRoute({
-      method: "GET",
       url: "/accounts/:accountId/deals",
       operationId: "listAccountDeals",
       summary: "Deals of one account (list view)",
       tag: "Deals",
       // As /accounts/{id}/contacts: a token lacking accounts:read is told accounts:read.
       scope: ["accounts:read", "deals:read"],
-      tier: "read",
       ids: { accountId: "acct_" },
-      page: accountDealsPage.page,
-      schema: { querystring: accountDealsPage.query, response: { 200: pageSchema("DealListItem") } },
+      ...getList(accountDealsPage, "DealListItem"),
       problems: ["account-not-found"],
       async handler(call, request) {
         const { accountId } = request.params as { accountId: string };
@@ -194,7 +180,7 @@ export function dealRoutes({ deals }: ServiceClients["revenue"]): RouteSpec[] {
           { accountId, ...pageRequest(accountDealsPage.page, query), filter: dealFilter(query) },
           call.callOptions(),
         );
-        return { items: res.deals.map(dealListItemJson), nextCursor: res.nextCursor || null };
+        return pageJson(res.deals, dealListItemJson, res.nextCursor);
       },
     }),
   ];

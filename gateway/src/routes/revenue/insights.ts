@@ -5,7 +5,7 @@ import { type AppendBody, dealInsightsJson, insightJson } from "../../mapping/re
 import { defineRoute, type RouteSpec } from "../../route.js";
 import { appendInsightItemRequestSchema, createInsightRequestSchema } from "../../schemas/revenue.js";
 import type { ServiceClients } from "../../services.js";
-import { optionalBody, requiredFrom } from "../shared.js";
+import { getById, optionalBody, requiredFrom } from "../shared.js";
 
 const INSIGHT_PREFIXES = Object.values(INSIGHT_PREFIX);
 
@@ -23,21 +23,16 @@ const schemaTypeParams = {
 export function insightRoutes({ insights }: ServiceClients["revenue"]): RouteSpec[] {
   return [
     defineRoute({
-      method: "GET",
       url: "/deals/:dealId/insights",
       operationId: "listDealInsights",
       summary: "All eight insight records of a deal (null where absent)",
       tag: "8P insights",
       scope: "insights:read",
-      tier: "read",
-      ids: { dealId: "deal_" },
-      schema: { response: { 200: { $ref: "DealInsights#" } } },
       problems: ["deal-not-found"],
-      async handler(call, request) {
-        const { dealId } = request.params as { dealId: string };
-        const res = await insights.listDealInsights({ dealId }, call.callOptions());
+      ...getById("dealId", "deal_", "DealInsights", async (id, call) => {
+        const res = await insights.listDealInsights(id, call.callOptions());
         return dealInsightsJson(res.dealId, res.records);
-      },
+      }),
     }),
     defineRoute({
       method: "GET",
@@ -57,21 +52,16 @@ export function insightRoutes({ insights }: ServiceClients["revenue"]): RouteSpe
       },
     }),
     defineRoute({
-      method: "GET",
       url: "/insights/:insightId",
       operationId: "getInsight",
       summary: "One insight record by its 8P id (the prefix reveals the type)",
       tag: "8P insights",
       scope: "insights:read",
-      tier: "read",
-      ids: { insightId: INSIGHT_PREFIXES },
-      schema: { response: { 200: { $ref: "Insight#" } } },
       problems: ["insight-record-not-found"],
-      async handler(call, request) {
-        const { insightId } = request.params as { insightId: string };
-        const res = await insights.getInsight({ insightId }, call.callOptions());
+      ...getById("insightId", INSIGHT_PREFIXES, "Insight", async (id, call) => {
+        const res = await insights.getInsight(id, call.callOptions());
         return insightJson(required(res.record, "record"));
-      },
+      }),
     }),
     defineRoute({
       method: "POST",

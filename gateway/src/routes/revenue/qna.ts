@@ -9,7 +9,7 @@ import {
 import { defineRoute, type RouteSpec } from "../../route.js";
 import { answerQnaRequestSchema, createQnaRequestSchema, transitionQnaRequestSchema } from "../../schemas/revenue.js";
 import type { ServiceClients } from "../../services.js";
-import { optionalBody, requiredFrom } from "../shared.js";
+import { getById, optionalBody, requiredFrom } from "../shared.js";
 
 const required = requiredFrom("revenue");
 
@@ -17,20 +17,15 @@ const required = requiredFrom("revenue");
 export function qnaRoutes({ qnas }: ServiceClients["revenue"]): RouteSpec[] {
   return [
     defineRoute({
-      method: "GET",
       url: "/deals/:dealId/qnas",
       operationId: "getQnaBacklog",
       summary: "Q&A backlog of a deal: six buckets, full counts, at most 25 items each",
       tag: "Q&As",
       scope: "qna:read",
-      tier: "read",
-      ids: { dealId: "deal_" },
-      schema: { response: { 200: { $ref: "QnaBacklog#" } } },
       problems: ["deal-not-found"],
-      async handler(call, request) {
-        const { dealId } = request.params as { dealId: string };
-        return qnaBacklogJson(await qnas.getQnaBacklog({ dealId }, call.callOptions()));
-      },
+      ...getById("dealId", "deal_", "QnaBacklog", async (id, call) =>
+        qnaBacklogJson(await qnas.getQnaBacklog(id, call.callOptions())),
+      ),
     }),
     defineRoute({
       method: "GET",
@@ -49,21 +44,16 @@ export function qnaRoutes({ qnas }: ServiceClients["revenue"]): RouteSpec[] {
       },
     }),
     defineRoute({
-      method: "GET",
       url: "/qnas/:qnaId",
       operationId: "getQna",
       summary: "One Q&A item",
       tag: "Q&As",
       scope: "qna:read",
-      tier: "read",
-      ids: { qnaId: "qna_" },
-      schema: { response: { 200: { $ref: "Qna#" } } },
       problems: ["qna-item-not-found"],
-      async handler(call, request) {
-        const { qnaId } = request.params as { qnaId: string };
-        const res = await qnas.getQna({ qnaId }, call.callOptions());
+      ...getById("qnaId", "qna_", "Qna", async (id, call) => {
+        const res = await qnas.getQna(id, call.callOptions());
         return qnaJson(required(res.qna, "qna"));
-      },
+      }),
     }),
     defineRoute({
       method: "POST",

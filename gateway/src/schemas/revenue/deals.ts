@@ -1,4 +1,4 @@
-import { orNull, timestamp } from "../common.js";
+import { closedObject, orNull, sourceRefs, timestamp } from "../common.js";
 import { INSIGHT_TYPES, isoDate, ref } from "./common.js";
 
 // The JSON shapes of deals and their meetings, and the bodies deal writes take.
@@ -66,14 +66,10 @@ export const dealListItemSchema = {
   required: listRequired,
   properties: {
     ...listProperties,
-    sourceRefs: {
-      type: "object",
-      description: "Present keys only for connected integrations; list view: id only",
-      properties: {
-        crm: { type: "object", required: ["id"], properties: { id: { type: "string" } }, additionalProperties: false },
-      },
-      additionalProperties: false,
-    },
+    sourceRefs: sourceRefs(
+      { type: "object", required: ["id"], properties: { id: { type: "string" } }, additionalProperties: false },
+      "Present keys only for connected integrations; list view: id only",
+    ),
   },
   additionalProperties: false,
 } as const;
@@ -95,19 +91,10 @@ export const dealSchema = {
       properties: summaryProperties,
       additionalProperties: false,
     },
-    sourceRefs: {
-      type: "object",
-      description: "Present keys only for connected integrations",
-      properties: {
-        crm: {
-          type: "object",
-          required: ["id", "url"],
-          properties: { id: { type: "string" }, url: { type: ["string", "null"] } },
-          additionalProperties: false,
-        },
-      },
-      additionalProperties: false,
-    },
+    sourceRefs: sourceRefs(
+      closedObject({ id: { type: "string" }, url: { type: ["string", "null"] } }),
+      "Present keys only for connected integrations",
+    ),
   },
   additionalProperties: false,
 } as const;
@@ -147,18 +134,12 @@ const dealInputProperties = {
   primaryContactId: { type: "string", description: "cont_ id of the org" },
   schemaId: { type: "string", description: "schm_ id; default the org's default schema" },
   customFields: { type: "object", description: "Keys and types per the schema", additionalProperties: true },
-  sourceRefs: {
+  sourceRefs: sourceRefs({
     type: "object",
-    properties: {
-      crm: {
-        type: "object",
-        required: ["id"],
-        properties: { id: { type: "string", minLength: 1, maxLength: 255 }, url: { type: "string" } },
-        additionalProperties: false,
-      },
-    },
+    required: ["id"],
+    properties: { id: { type: "string", minLength: 1, maxLength: 255 }, url: { type: "string" } },
     additionalProperties: false,
-  },
+  }),
 } as const;
 
 export const createDealRequestSchema = {
