@@ -32,6 +32,14 @@ export interface ServiceConfig {
   MIGRATE_ONLY: boolean;
 }
 
+/** What every service's `build()` is given, in its process (start.ts) and in the embedded runtime. */
+export interface ServiceDeps {
+  db: Db;
+  clock: Clock;
+  /** PLATFORM_CURSOR_SECRET: the service mints the cursors the gateway verifies. */
+  cursorSecret: string;
+}
+
 /** What a service builds once its database, bus and outbox relay exist. */
 export interface ServiceParts {
   /** The API the gateway calls, behind the signed request context. */
