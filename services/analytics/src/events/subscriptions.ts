@@ -1,7 +1,7 @@
 import { fromJson, type JsonValue } from "@bufbuild/protobuf";
 import { EmailEventRecordedSchema } from "@platform/contracts/events/email";
 import type { ConsumedMessage, EventBus, Subscription } from "@platform/kit/bus";
-import { readOrSkip } from "@platform/kit/consumer";
+import { readOrSkip, subscribeGroups } from "@platform/kit/consumer";
 import type { Db } from "@platform/kit/db";
 import { EVENT_TYPES, TOPICS } from "@platform/kit/events";
 import type { Logger } from "@platform/kit/logger";
@@ -40,13 +40,8 @@ async function ingest(deps: ConsumerDeps, message: ConsumedMessage): Promise<voi
 }
 
 /** Subscribes analytics' consumers on `bus`; close the returned subscriptions before the bus. */
-export async function startAnalyticsConsumers(deps: ConsumerDeps): Promise<Subscription[]> {
-  return [
-    await deps.bus.subscribe({
-      groupId: INGEST_GROUP,
-      topics: [TOPICS.email],
-      fromBeginning: true,
-      handler: (m) => ingest(deps, m),
-    }),
-  ];
+export function startAnalyticsConsumers(deps: ConsumerDeps): Promise<Subscription[]> {
+  return subscribeGroups(deps.bus, [
+    { groupId: INGEST_GROUP, topics: [TOPICS.email], handler: (m) => ingest(deps, m) },
+  ]);
 }

@@ -3,7 +3,7 @@ import { timestampDate } from "@bufbuild/protobuf/wkt";
 import { DelegatedRequestServedSchema } from "@platform/contracts/events/gateway";
 import { UserInvitedSchema } from "@platform/contracts/events/identity";
 import type { ConsumedMessage, EventBus, Subscription } from "@platform/kit/bus";
-import { consumeOnce } from "@platform/kit/consumer";
+import { consumeOnce, subscribeGroups } from "@platform/kit/consumer";
 import type { Db } from "@platform/kit/db";
 import { EVENT_TYPES, type EventEnvelope, TOPICS } from "@platform/kit/events";
 import type { Logger } from "@platform/kit/logger";
@@ -83,28 +83,9 @@ async function mailInvitation(deps: ConsumerDeps, message: ConsumedMessage): Pro
 }
 
 /** Subscribes identity's consumers on `bus`; close the returned subscriptions before the bus. */
-export async function startIdentityConsumers(deps: ConsumerDeps): Promise<Subscription[]> {
-  const subscriptions: Subscription[] = [];
-  try {
-    subscriptions.push(
-      await deps.bus.subscribe({
-        groupId: AUDIT_GROUP,
-        topics: [TOPICS.gateway],
-        fromBeginning: true,
-        handler: (m) => recordDelegatedRequest(deps, m),
-      }),
-    );
-    subscriptions.push(
-      await deps.bus.subscribe({
-        groupId: MAILER_GROUP,
-        topics: [TOPICS.identity],
-        fromBeginning: true,
-        handler: (m) => mailInvitation(deps, m),
-      }),
-    );
-    return subscriptions;
-  } catch (err) {
-    await Promise.all(subscriptions.map((s) => s.close()));
-    throw err;
-  }
+export function startIdentityConsumers(deps: ConsumerDeps): Promise<Subscription[]> {
+  return subscribeGroups(deps.bus, [
+    { groupId: AUDIT_GROUP, topics: [TOPICS.gateway], handler: (m) => recordDelegatedRequest(deps, m) },
+    { groupId: MAILER_GROUP, topics: [TOPICS.identity], handler: (m) => mailInvitation(deps, m) },
+  ]);
 }

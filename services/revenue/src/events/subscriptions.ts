@@ -9,7 +9,7 @@ import {
 } from "@platform/contracts/events/scheduling";
 import type { Meeting } from "@platform/contracts/scheduling";
 import type { ConsumedMessage, EventBus, Subscription } from "@platform/kit/bus";
-import { consumeOnce, readOrSkip } from "@platform/kit/consumer";
+import { consumeOnce, readOrSkip, subscribeGroups } from "@platform/kit/consumer";
 import type { Db } from "@platform/kit/db";
 import { EVENT_TYPES, type EventEnvelope, TOPICS } from "@platform/kit/events";
 import type { Logger } from "@platform/kit/logger";
@@ -142,19 +142,9 @@ async function projectReference(deps: ConsumerDeps, message: ConsumedMessage): P
 }
 
 /** Subscribes revenue's consumers on `bus`; close the returned subscriptions before the bus. */
-export async function startRevenueConsumers(deps: ConsumerDeps): Promise<Subscription[]> {
-  return [
-    await deps.bus.subscribe({
-      groupId: MEETINGS_GROUP,
-      topics: [TOPICS.scheduling],
-      fromBeginning: true,
-      handler: (m) => project(deps, m),
-    }),
-    await deps.bus.subscribe({
-      groupId: REFERENCES_GROUP,
-      topics: [TOPICS.crm, TOPICS.identity],
-      fromBeginning: true,
-      handler: (m) => projectReference(deps, m),
-    }),
-  ];
+export function startRevenueConsumers(deps: ConsumerDeps): Promise<Subscription[]> {
+  return subscribeGroups(deps.bus, [
+    { groupId: MEETINGS_GROUP, topics: [TOPICS.scheduling], handler: (m) => project(deps, m) },
+    { groupId: REFERENCES_GROUP, topics: [TOPICS.crm, TOPICS.identity], handler: (m) => projectReference(deps, m) },
+  ]);
 }

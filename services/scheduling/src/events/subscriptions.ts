@@ -7,7 +7,7 @@ import {
 } from "@platform/contracts/events/scheduling";
 import type { Meeting } from "@platform/contracts/scheduling";
 import type { ConsumedMessage, EventBus, Subscription } from "@platform/kit/bus";
-import { consumeOnce } from "@platform/kit/consumer";
+import { consumeOnce, readOrSkip, subscribeGroups } from "@platform/kit/consumer";
 import type { Db, Queryable } from "@platform/kit/db";
 import { EVENT_TYPES, type EventEnvelope, TOPICS } from "@platform/kit/events";
 import type { Logger } from "@platform/kit/logger";
@@ -103,21 +103,14 @@ async function sendsEmails(plan: Plan, q: Queryable): Promise<boolean> {
 }
 
 async function notify(deps: ConsumerDeps, message: ConsumedMessage): Promise<void> {
-  let event: EventEnvelope;
-  let plan: Plan | undefined;
-  try {
-    event = decodeEvent(message);
-    plan = planOf(event);
-  } catch (err) {
-    // Redelivering an unreadable message would only block its partition.
-    deps.logger.error(
-      { err, topic: message.topic, partition: message.partition, offset: message.offset },
-      "unreadable event skipped",
-    );
-    return;
-  }
-  if (!plan) return;
-  const planned = plan;
+  // An unreadable message is logged and skipped: redelivering it would only block its partition.
+  const read = readOrSkip(deps.logger, message, (m) => {
+    const event = decodeEvent(m);
+    return { event, plan: planOf(event) };
+  });
+  if (!read?.plan) return;
+  const { event } = read;
+  const planned = read.plan;
   await consumeOnce(deps.db, NOTIFIER_GROUP, event.id, async (q) => {
     for (const notice of noticesOf(planned, await sendsEmails(planned, q))) {
       try {
@@ -134,19 +127,9 @@ async function notify(deps: ConsumerDeps, message: ConsumedMessage): Promise<voi
 }
 
 /** Subscribes scheduling's consumers on `bus`; close the returned subscriptions before the bus. */
-export async function startSchedulingConsumers(deps: ConsumerDeps): Promise<Subscription[]> {
-  return [
-    await deps.bus.subscribe({
-      groupId: NOTIFIER_GROUP,
-      topics: [TOPICS.scheduling],
-      fromBeginning: true,
-      handler: (m) => notify(deps, m),
-    }),
-    await deps.bus.subscribe({
-      groupId: HOSTS_GROUP,
-      topics: [TOPICS.identity],
-      fromBeginning: true,
-      handler: (m) => projectHost(deps, m),
-    }),
-  ];
+export function startSchedulingConsumers(deps: ConsumerDeps): Promise<Subscription[]> {
+  return subscribeGroups(deps.bus, [
+    { groupId: NOTIFIER_GROUP, topics: [TOPICS.scheduling], handler: (m) => notify(deps, m) },
+    { groupId: HOSTS_GROUP, topics: [TOPICS.identity], handler: (m) => projectHost(deps, m) },
+  ]);
 }
