@@ -47,6 +47,13 @@ export function readOrSkip<T>(
   }
 }
 
+/** What a service's consumers are given: their database, the bus and a logger. */
+export interface ConsumerDeps {
+  db: Db;
+  bus: EventBus;
+  logger: Logger;
+}
+
 /** One consumer group of a service: the topics it reads and what it does with each message. */
 export type ConsumerGroup = Omit<SubscribeOptions, "fromBeginning">;
 

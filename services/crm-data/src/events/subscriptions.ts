@@ -7,11 +7,9 @@ import {
   MeetingRescheduledSchema,
 } from "@platform/contracts/events/scheduling";
 import type { Meeting } from "@platform/contracts/scheduling";
-import type { ConsumedMessage, EventBus, Subscription } from "@platform/kit/bus";
-import { consumeOnce, readOrSkip, subscribeGroups } from "@platform/kit/consumer";
-import type { Db } from "@platform/kit/db";
+import type { ConsumedMessage, Subscription } from "@platform/kit/bus";
+import { type ConsumerDeps, consumeOnce, readOrSkip, subscribeGroups } from "@platform/kit/consumer";
 import { EVENT_TYPES, type EventEnvelope, TOPICS } from "@platform/kit/events";
-import type { Logger } from "@platform/kit/logger";
 import { decodeEvent } from "@platform/kit/outbox";
 import { type EmailSend, emailSendOf, type MeetingFacts, meetingFacts } from "../domain/activity.js";
 import { activityStore } from "../store/activity.store.js";
@@ -23,12 +21,6 @@ import { activityStore } from "../store/activity.store.js";
 // overwrites a newer one, so redelivery and reordering are harmless.
 
 export const ACTIVITY_GROUP = "crm-data-activity";
-
-export interface ConsumerDeps {
-  db: Db;
-  bus: EventBus;
-  logger: Logger;
-}
 
 type Change = { kind: "meeting"; facts: MeetingFacts } | { kind: "email"; send: EmailSend };
 

@@ -2,9 +2,8 @@ import { type DescMessage, fromJson, type JsonValue, type MessageShape } from "@
 import { timestampDate } from "@bufbuild/protobuf/wkt";
 import { DelegatedRequestServedSchema } from "@platform/contracts/events/gateway";
 import { UserInvitedSchema } from "@platform/contracts/events/identity";
-import type { ConsumedMessage, EventBus, Subscription } from "@platform/kit/bus";
-import { consumeOnce, subscribeGroups } from "@platform/kit/consumer";
-import type { Db } from "@platform/kit/db";
+import type { ConsumedMessage, Subscription } from "@platform/kit/bus";
+import { consumeOnce, type ConsumerDeps as KitConsumerDeps, subscribeGroups } from "@platform/kit/consumer";
 import { EVENT_TYPES, type EventEnvelope, TOPICS } from "@platform/kit/events";
 import type { Logger } from "@platform/kit/logger";
 import { decodeEvent } from "@platform/kit/outbox";
@@ -18,10 +17,7 @@ import { txStore } from "../store/index.js";
 export const AUDIT_GROUP = "identity-delegation-audit";
 export const MAILER_GROUP = "identity-invitation-mailer";
 
-export interface ConsumerDeps {
-  db: Db;
-  bus: EventBus;
-  logger: Logger;
+export interface ConsumerDeps extends KitConsumerDeps {
   mailer: InvitationMailer;
 }
 

@@ -8,11 +8,9 @@ import {
   MeetingRescheduledSchema,
 } from "@platform/contracts/events/scheduling";
 import type { Meeting } from "@platform/contracts/scheduling";
-import type { ConsumedMessage, EventBus, Subscription } from "@platform/kit/bus";
-import { consumeOnce, readOrSkip, subscribeGroups } from "@platform/kit/consumer";
-import type { Db } from "@platform/kit/db";
+import type { ConsumedMessage, Subscription } from "@platform/kit/bus";
+import { type ConsumerDeps, consumeOnce, readOrSkip, subscribeGroups } from "@platform/kit/consumer";
 import { EVENT_TYPES, type EventEnvelope, TOPICS } from "@platform/kit/events";
-import type { Logger } from "@platform/kit/logger";
 import { decodeEvent } from "@platform/kit/outbox";
 import type { MeetingRecord } from "../domain/model.js";
 import { meetingStore } from "../store/meeting.store.js";
@@ -27,12 +25,6 @@ import { type ReferenceStore, referenceStore } from "../store/references.store.j
 export const MEETINGS_GROUP = "revenue-meetings";
 /** crm-data's account/contact changes and identity's user/org changes, into the reference projections. */
 export const REFERENCES_GROUP = "revenue-references";
-
-export interface ConsumerDeps {
-  db: Db;
-  bus: EventBus;
-  logger: Logger;
-}
 
 const options = { ignoreUnknownFields: true };
 

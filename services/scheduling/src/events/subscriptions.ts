@@ -6,11 +6,10 @@ import {
   MeetingRescheduledSchema,
 } from "@platform/contracts/events/scheduling";
 import type { Meeting } from "@platform/contracts/scheduling";
-import type { ConsumedMessage, EventBus, Subscription } from "@platform/kit/bus";
-import { consumeOnce, readOrSkip, subscribeGroups } from "@platform/kit/consumer";
-import type { Db, Queryable } from "@platform/kit/db";
+import type { ConsumedMessage, Subscription } from "@platform/kit/bus";
+import { consumeOnce, type ConsumerDeps as KitConsumerDeps, readOrSkip, subscribeGroups } from "@platform/kit/consumer";
+import type { Queryable } from "@platform/kit/db";
 import { EVENT_TYPES, type EventEnvelope, TOPICS } from "@platform/kit/events";
-import type { Logger } from "@platform/kit/logger";
 import { decodeEvent } from "@platform/kit/outbox";
 import type { Notice, NoticeKind, Notifier } from "../application/notifier.js";
 import { txStore } from "../store/index.js";
@@ -23,10 +22,7 @@ import { HOSTS_GROUP, projectHost } from "./hosts.consumer.js";
 
 export const NOTIFIER_GROUP = "scheduling-notifier";
 
-export interface ConsumerDeps {
-  db: Db;
-  bus: EventBus;
-  logger: Logger;
+export interface ConsumerDeps extends KitConsumerDeps {
   notifier: Notifier;
 }
 
