@@ -176,19 +176,3 @@ export const adminPlaneConfig = {
     parse: parse.secret(16),
   },
 } satisfies ConfigSpec;
-
-/**
- * A service's database (created when missing, `platform_<database>` by default) and the port of
- * the API the gateway calls. `note` ends the database's description.
- */
-export function serviceDatabaseAndPort(service: string, database: string, port: number, note = "") {
-  return {
-    DATABASE_URL: {
-      description: `Postgres URL of the ${service} database (created when missing)${note}`,
-      default: `postgres://postgres@127.0.0.1:5432/platform_${database}`,
-      sensitive: true,
-      parse: parse.url,
-    },
-    PORT: { description: "Port of the Connect-RPC API the gateway calls", default: port, parse: parse.port },
-  } satisfies ConfigSpec;
-}

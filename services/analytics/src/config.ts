@@ -1,19 +1,17 @@
-import {
-  adminPlaneConfig,
-  type ConfigOf,
-  commonConfig,
-  loadConfig,
-  parse,
-  serviceConfig,
-  serviceDatabaseAndPort,
-} from "@platform/kit/config";
+import { adminPlaneConfig, type ConfigOf, commonConfig, loadConfig, parse, serviceConfig } from "@platform/kit/config";
 
 /** The analytics service's settings; `describeConfig(analyticsConfigSpec)` lists them. */
 export const analyticsConfigSpec = {
   ...commonConfig,
   ...serviceConfig,
   ...adminPlaneConfig,
-  ...serviceDatabaseAndPort("analytics", "analytics", 7105),
+  DATABASE_URL: {
+    description: "Postgres URL of the analytics database (created when missing)",
+    default: "postgres://postgres@127.0.0.1:5432/platform_analytics",
+    sensitive: true,
+    parse: parse.url,
+  },
+  PORT: { description: "Port of the Connect-RPC API the gateway calls", default: 7105, parse: parse.port },
   ADMIN_PORT: {
     description: "Port of the admin plane (email event ingestion, blast metadata)",
     default: 8085,

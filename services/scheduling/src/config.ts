@@ -1,11 +1,4 @@
-import {
-  type ConfigOf,
-  commonConfig,
-  loadConfig,
-  parse,
-  serviceConfig,
-  serviceDatabaseAndPort,
-} from "@platform/kit/config";
+import { type ConfigOf, commonConfig, loadConfig, parse, serviceConfig } from "@platform/kit/config";
 
 /** The scheduling service's settings; `describeConfig(schedulingConfigSpec)` lists them. */
 /** Base of the reschedule and cancel links when BOOKING_BASE_URL is unset. */
@@ -14,7 +7,13 @@ export const DEFAULT_BOOKING_BASE_URL = "https://book.platform.example";
 export const schedulingConfigSpec = {
   ...commonConfig,
   ...serviceConfig,
-  ...serviceDatabaseAndPort("scheduling", "scheduling", 7102),
+  DATABASE_URL: {
+    description: "Postgres URL of the scheduling database (created when missing)",
+    default: "postgres://postgres@127.0.0.1:5432/platform_scheduling",
+    sensitive: true,
+    parse: parse.url,
+  },
+  PORT: { description: "Port of the Connect-RPC API the gateway calls", default: 7102, parse: parse.port },
   SLOT_TOKEN_SECRET: {
     description: "HMAC secret slot tokens are signed with (availability signs, booking verifies)",
     default: "dev-slot-token-secret-change-me-0123456789",

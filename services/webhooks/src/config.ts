@@ -1,11 +1,4 @@
-import {
-  type ConfigOf,
-  commonConfig,
-  loadConfig,
-  parse,
-  serviceConfig,
-  serviceDatabaseAndPort,
-} from "@platform/kit/config";
+import { type ConfigOf, commonConfig, loadConfig, parse, serviceConfig } from "@platform/kit/config";
 import { parseSecretKey, type SecretBox, secretBox } from "@platform/kit/secret-box";
 import { DELIVERY_TIMEOUT_MS } from "./domain/retry.js";
 
@@ -81,7 +74,14 @@ export const webhooksConfigSpec = {
   ...commonConfig,
   ...serviceConfig,
   ...deliveryConfigSpec,
-  ...serviceDatabaseAndPort("webhooks", "webhooks", 7106, ", shared by the API and the delivery worker"),
+  DATABASE_URL: {
+    description:
+      "Postgres URL of the webhooks database (created when missing), shared by the API and the delivery worker",
+    default: "postgres://postgres@127.0.0.1:5432/platform_webhooks",
+    sensitive: true,
+    parse: parse.url,
+  },
+  PORT: { description: "Port of the Connect-RPC API the gateway calls", default: 7106, parse: parse.port },
   DELIVERY_PORT: {
     description: "Port the delivery worker process listens on (health: accepting connections means it runs)",
     default: 7116,
