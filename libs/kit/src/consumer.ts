@@ -1,4 +1,4 @@
-import type { ConsumedMessage } from "./bus.js";
+import type { ConsumedMessage, EventBus, SubscribeOptions, Subscription } from "./bus.js";
 import type { Db, Queryable } from "./db.js";
 import type { Logger } from "./logger.js";
 
@@ -44,5 +44,32 @@ export function readOrSkip<T>(
   } catch (err) {
     logger.error({ err, topic: message.topic, partition: message.partition, offset: message.offset }, msg);
     return undefined;
+  }
+}
+
+/** What a service's consumers are given: their database, the bus and a logger. */
+export interface ConsumerDeps {
+  db: Db;
+  bus: EventBus;
+  logger: Logger;
+}
+
+/** One consumer group of a service: the topics it reads and what it does with each message. */
+export type ConsumerGroup = Omit<SubscribeOptions, "fromBeginning">;
+
+/**
+ * Subscribes a service's consumer groups on `bus`, in order. Each starts from the earliest
+ * retained event, so nothing published before a group's first start is missed (consumeOnce
+ * makes redelivery harmless). When one fails, those already subscribed are closed. Close the
+ * returned subscriptions before the bus.
+ */
+export async function subscribeGroups(bus: EventBus, groups: ConsumerGroup[]): Promise<Subscription[]> {
+  const subscriptions: Subscription[] = [];
+  try {
+    for (const group of groups) subscriptions.push(await bus.subscribe({ ...group, fromBeginning: true }));
+    return subscriptions;
+  } catch (err) {
+    await Promise.all(subscriptions.map((s) => s.close()));
+    throw err;
   }
 }

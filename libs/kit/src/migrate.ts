@@ -10,11 +10,16 @@ export interface MigrationSource {
   dir: string;
 }
 
+/**
+ * The `migrations/` folder beside the `src/` of the module at `moduleUrl` (its import.meta.url):
+ * where the kit and every service keep their SQL files.
+ */
+export function migrationsBeside(name: string, moduleUrl: string): MigrationSource {
+  return { name, dir: fileURLToPath(new URL("../migrations", moduleUrl)) };
+}
+
 /** The kit's own tables (outbox, idempotency records, processed events) that every service gets. */
-export const kitMigrations: MigrationSource = {
-  name: "kit",
-  dir: fileURLToPath(new URL("../migrations", import.meta.url)),
-};
+export const kitMigrations: MigrationSource = migrationsBeside("kit", import.meta.url);
 
 interface MigrationFile {
   version: number;

@@ -26,11 +26,20 @@ export interface ServiceConfig {
   PORT: number;
   LOG_LEVEL: string;
   PLATFORM_CONTEXT_SECRET: string;
+  PLATFORM_CURSOR_SECRET: string;
   KAFKA_BROKERS: string[];
   KAFKA_GROUP_INSTANCE_ID?: string;
   SANDBOX_ENABLED: boolean;
   SANDBOX_SEED: string;
   MIGRATE_ONLY: boolean;
+}
+
+/** What every service's `build()` is given, in its process (start.ts) and in the embedded runtime. */
+export interface ServiceDeps {
+  db: Db;
+  clock: Clock;
+  /** PLATFORM_CURSOR_SECRET: the service mints the cursors the gateway verifies. */
+  cursorSecret: string;
 }
 
 /** What a service builds once its database, bus and outbox relay exist. */
@@ -43,6 +52,21 @@ export interface ServiceParts {
   admin?: { routes: Routes; port: number; secret: string };
 }
 
+export interface WireContext extends ServiceDeps {
+  bus: EventBus;
+  logger: Logger;
+  /** Tells the outbox relay a write committed, so it publishes at once instead of at its next poll. */
+  onCommit: () => void;
+}
+
+/** The admin plane of a service whose config has adminPlaneConfig and an ADMIN_PORT. */
+export function adminPlane(
+  config: { ADMIN_PORT: number; PLATFORM_ADMIN_SECRET: string },
+  routes: Routes,
+): NonNullable<ServiceParts["admin"]> {
+  return { routes, port: config.ADMIN_PORT, secret: config.PLATFORM_ADMIN_SECRET };
+}
+
 export interface ServiceDefinition {
   /** Log and telemetry name, e.g. "identity". */
   name: string;
@@ -52,7 +76,8 @@ export interface ServiceDefinition {
   migrations: MigrationSource;
   /** Seeds the sandbox when missing; true when it wrote data. */
   seed?: (db: Db, clock: Clock, seed: string) => Promise<boolean>;
-  wire(ctx: { db: Db; bus: EventBus; clock: Clock; logger: Logger; onCommit: () => void }): Promise<ServiceParts>;
+  /** Builds the service from what the runtime made: its build() deps, the bus and the relay's nudge. */
+  wire(ctx: WireContext): Promise<ServiceParts>;
 }
 
 export interface ServiceOverrides {
@@ -131,7 +156,14 @@ export async function startService(
     await closeDb();
   };
   try {
-    const parts = await def.wire({ db, bus, clock, logger, onCommit: () => relay.notify() });
+    const parts = await def.wire({
+      db,
+      bus,
+      clock,
+      logger,
+      cursorSecret: config.PLATFORM_CURSOR_SECRET,
+      onCommit: () => relay.notify(),
+    });
     consumers.push(...(parts.consumers ?? []));
     const serve = async (routes: Routes, interceptors: Interceptor[], port: number) => {
       const server = await serveConnect({ routes, interceptors: [errorInterceptor(logger), ...interceptors], port });

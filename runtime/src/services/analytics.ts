@@ -27,16 +27,13 @@ export const analyticsEmbedded: EmbeddedService = {
         })
       : undefined;
     const { routes, adminRoutes } = build({
-      db: ctx.db,
-      clock: ctx.clock,
-      logger: ctx.logger,
-      cursorSecret: ctx.cursorSecret,
+      ...ctx,
       ...(contacts ? { contacts } : {}),
     });
     return {
       routes,
       adminRoutes,
-      consumers: await startAnalyticsConsumers({ db: ctx.db, bus: ctx.bus, logger: ctx.logger }),
+      consumers: await startAnalyticsConsumers(ctx),
       seed: async () => {
         await seedAnalyticsSandbox(ctx.db, ctx.clock, ctx.sandboxSeed);
       },

@@ -11,11 +11,11 @@ export const crmEmbedded: EmbeddedService = {
   migrations: crmMigrations,
   async start(ctx) {
     // No setting of its own applies here: secrets, seed, ports and bus are the runtime's (ctx).
-    const { routes, adminRoutes } = build({ db: ctx.db, clock: ctx.clock, cursorSecret: ctx.cursorSecret });
+    const { routes, adminRoutes } = build(ctx);
     return {
       routes,
       adminRoutes,
-      consumers: await startCrmConsumers({ db: ctx.db, bus: ctx.bus, logger: ctx.logger }),
+      consumers: await startCrmConsumers(ctx),
       seed: async () => {
         await seedCrmSandbox(ctx.db, ctx.clock, ctx.sandboxSeed);
       },

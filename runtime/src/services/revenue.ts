@@ -23,18 +23,14 @@ export const revenueEmbedded: EmbeddedService = {
     const { crm, identity } = ctx.transports;
     if (!crm || !identity) throw new Error("revenue needs the crm and identity transports, started before it");
     const { routes, adminRoutes } = build({
-      db: ctx.db,
-      clock: ctx.clock,
-      logger: ctx.logger,
-      cursorSecret: ctx.cursorSecret,
+      ...ctx,
       crm: crmReferences(crm, ctx.contextSecret, ctx.clock),
       directory: identityDirectory(identity, ctx.contextSecret, ctx.clock),
-      onCommit: ctx.onCommit,
     });
     return {
       routes,
       adminRoutes,
-      consumers: await startRevenueConsumers({ db: ctx.db, bus: ctx.bus, logger: ctx.logger }),
+      consumers: await startRevenueConsumers(ctx),
       seed: async () => {
         await seedRevenueSandbox(ctx.db, ctx.clock, ctx.sandboxSeed);
       },

@@ -26,13 +26,9 @@ export function schedulingEmbedded(opts: SchedulingEmbeddedOptions): EmbeddedSer
     migrations: schedulingMigrations,
     async start(ctx) {
       const { routes } = build({
-        db: ctx.db,
-        clock: ctx.clock,
-        logger: ctx.logger,
-        cursorSecret: ctx.cursorSecret,
+        ...ctx,
         slotTokenSecret: opts.slotTokenSecret ?? "dev-slot-token-secret-change-me",
         bookingBaseUrl: opts.bookingBaseUrl ?? "https://book.platform.example",
-        onCommit: ctx.onCommit,
       });
       return {
         routes,

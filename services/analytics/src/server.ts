@@ -1,11 +1,9 @@
-import { fileURLToPath } from "node:url";
 import { AnalyticsAdminService, BuyerSignalsService, EmailBlastService } from "@platform/contracts/analytics";
-import type { Clock } from "@platform/kit/clock";
 import type { Routes } from "@platform/kit/connect";
 import { createCursorCodec } from "@platform/kit/cursor";
-import type { Db } from "@platform/kit/db";
 import type { Logger } from "@platform/kit/logger";
-import type { MigrationSource } from "@platform/kit/migrate";
+import { type MigrationSource, migrationsBeside } from "@platform/kit/migrate";
+import type { ServiceDeps } from "@platform/kit/service-runtime";
 import { type ContactResolver, noContacts } from "./application/contacts.js";
 import { adminHandlers } from "./handlers/admin.handler.js";
 import { buyerSignalsHandlers } from "./handlers/buyer-signals.handler.js";
@@ -26,17 +24,10 @@ export { SENT_EMAIL_SORT_KEYS } from "./store/sent-email.store.js";
 export const ANALYTICS_SCHEMA = "analytics";
 
 /** The service's own migrations, applied after the kit's (outbox, idempotency). */
-export const analyticsMigrations: MigrationSource = {
-  name: "analytics",
-  dir: fileURLToPath(new URL("../migrations", import.meta.url)),
-};
+export const analyticsMigrations: MigrationSource = migrationsBeside("analytics", import.meta.url);
 
-export interface AnalyticsDeps {
-  db: Db;
-  clock: Clock;
+export interface AnalyticsDeps extends ServiceDeps {
   logger: Logger;
-  /** PLATFORM_CURSOR_SECRET: the service mints the cursors the gateway verifies. */
-  cursorSecret: string;
   /** Resolves recipient emails to CRM contacts; none (contactId null) by default. */
   contacts?: ContactResolver;
 }

@@ -1,5 +1,5 @@
 import { httpTransport } from "@platform/kit/connect";
-import { type RunningService, type ServiceOverrides, startService } from "@platform/kit/service-runtime";
+import { adminPlane, type RunningService, type ServiceOverrides, startService } from "@platform/kit/service-runtime";
 import { crmContacts } from "./application/contacts.js";
 import type { AnalyticsConfig } from "./config.js";
 import { startAnalyticsConsumers } from "./events/subscriptions.js";
@@ -23,24 +23,18 @@ export async function start(
       schema: ANALYTICS_SCHEMA,
       migrations: analyticsMigrations,
       seed: seedAnalyticsSandbox,
-      async wire({ db, bus, clock, logger }) {
+      async wire(deps) {
         const contacts = crmContacts({
           transport: httpTransport(config.CRM_URL, [], { timeoutMs: config.SERVICE_RPC_TIMEOUT_MS }),
           contextSecret: config.PLATFORM_CONTEXT_SECRET,
-          clock,
-          logger,
+          clock: deps.clock,
+          logger: deps.logger,
         });
-        const { routes, adminRoutes } = build({
-          db,
-          clock,
-          logger,
-          cursorSecret: config.PLATFORM_CURSOR_SECRET,
-          contacts,
-        });
+        const { routes, adminRoutes } = build({ ...deps, contacts });
         return {
           routes,
-          consumers: await startAnalyticsConsumers({ db, bus, logger }),
-          admin: { routes: adminRoutes, port: config.ADMIN_PORT, secret: config.PLATFORM_ADMIN_SECRET },
+          consumers: await startAnalyticsConsumers(deps),
+          admin: adminPlane(config, adminRoutes),
         };
       },
     },

@@ -1,4 +1,3 @@
-import { fileURLToPath } from "node:url";
 import {
   AccountService,
   ContactService,
@@ -6,11 +5,10 @@ import {
   ReferenceService,
   TranscriptService,
 } from "@platform/contracts/crm";
-import type { Clock } from "@platform/kit/clock";
 import type { Routes } from "@platform/kit/connect";
 import { createCursorCodec } from "@platform/kit/cursor";
-import type { Db } from "@platform/kit/db";
-import type { MigrationSource } from "@platform/kit/migrate";
+import { type MigrationSource, migrationsBeside } from "@platform/kit/migrate";
+import type { ServiceDeps } from "@platform/kit/service-runtime";
 import { accountHandlers } from "./handlers/account.handler.js";
 import { adminHandlers } from "./handlers/admin.handler.js";
 import { contactHandlers } from "./handlers/contact.handler.js";
@@ -25,17 +23,9 @@ export { CRM_SANDBOX, seedCrmSandbox } from "./sandbox.js";
 export const CRM_SCHEMA = "crm";
 
 /** The service's own migrations, applied after the kit's (outbox, idempotency, processed events). */
-export const crmMigrations: MigrationSource = {
-  name: "crm",
-  dir: fileURLToPath(new URL("../migrations", import.meta.url)),
-};
+export const crmMigrations: MigrationSource = migrationsBeside("crm", import.meta.url);
 
-export interface CrmDeps {
-  db: Db;
-  clock: Clock;
-  /** PLATFORM_CURSOR_SECRET: the service mints the cursors the gateway verifies. */
-  cursorSecret: string;
-}
+export type CrmDeps = ServiceDeps;
 
 /**
  * The crm-data service's Connect routes (behind the trust interceptor) and its ingestion

@@ -1,4 +1,4 @@
-import { type RunningService, type ServiceOverrides, startService } from "@platform/kit/service-runtime";
+import { adminPlane, type RunningService, type ServiceOverrides, startService } from "@platform/kit/service-runtime";
 import type { CrmConfig } from "./config.js";
 import { startCrmConsumers } from "./events/subscriptions.js";
 import { seedCrmSandbox } from "./sandbox.js";
@@ -18,12 +18,12 @@ export async function start(config: CrmConfig, overrides: ServiceOverrides = {})
       schema: CRM_SCHEMA,
       migrations: crmMigrations,
       seed: (db, clock, seed) => seedCrmSandbox(db, clock, seed),
-      async wire({ db, bus, clock, logger }) {
-        const { routes, adminRoutes } = build({ db, clock, cursorSecret: config.PLATFORM_CURSOR_SECRET });
+      async wire(deps) {
+        const { routes, adminRoutes } = build(deps);
         return {
           routes,
-          consumers: await startCrmConsumers({ db, bus, logger }),
-          admin: { routes: adminRoutes, port: config.ADMIN_PORT, secret: config.PLATFORM_ADMIN_SECRET },
+          consumers: await startCrmConsumers(deps),
+          admin: adminPlane(config, adminRoutes),
         };
       },
     },

@@ -1,4 +1,3 @@
-import { fileURLToPath } from "node:url";
 import {
   GatewayAuthService,
   IdentityAdminService,
@@ -6,12 +5,11 @@ import {
   PartnerService,
   UserService,
 } from "@platform/contracts/identity";
-import type { Clock } from "@platform/kit/clock";
 import type { Routes } from "@platform/kit/connect";
 import { createCursorCodec } from "@platform/kit/cursor";
-import type { Db } from "@platform/kit/db";
 import type { Logger } from "@platform/kit/logger";
-import type { MigrationSource } from "@platform/kit/migrate";
+import { type MigrationSource, migrationsBeside } from "@platform/kit/migrate";
+import type { ServiceDeps } from "@platform/kit/service-runtime";
 import { ORGANIZATION_CACHE_MS, organizationCache } from "./application/organization-cache.js";
 import { adminHandlers } from "./handlers/admin.handler.js";
 import { gatewayAuthHandlers } from "./handlers/gateway-auth.handler.js";
@@ -28,19 +26,12 @@ export { sandboxKeys, seedSandbox } from "./sandbox.js";
 export const IDENTITY_SCHEMA = "identity";
 
 /** The service's own migrations, applied after the kit's (outbox, idempotency). */
-export const identityMigrations: MigrationSource = {
-  name: "identity",
-  dir: fileURLToPath(new URL("../migrations", import.meta.url)),
-};
+export const identityMigrations: MigrationSource = migrationsBeside("identity", import.meta.url);
 
-export interface IdentityDeps {
-  db: Db;
-  clock: Clock;
+export interface IdentityDeps extends ServiceDeps {
   logger: Logger;
   /** Seed of the sandbox, to derive its keys for ListSandboxKeys. */
   sandboxSeed: string;
-  /** PLATFORM_CURSOR_SECRET: the service mints the cursors the gateway verifies. */
-  cursorSecret: string;
   /** Called after each committed write, so the outbox relay publishes at once instead of at its next poll. */
   onCommit?: () => void;
   /** How long a read organization is reused (organization-cache.ts); 0 reads it every time. */

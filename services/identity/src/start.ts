@@ -1,4 +1,4 @@
-import { type RunningService, type ServiceOverrides, startService } from "@platform/kit/service-runtime";
+import { adminPlane, type RunningService, type ServiceOverrides, startService } from "@platform/kit/service-runtime";
 import { type InvitationMailer, logMailer } from "./application/mailer.js";
 import type { IdentityConfig } from "./config.js";
 import { startIdentityConsumers } from "./events/subscriptions.js";
@@ -27,20 +27,13 @@ export async function start(
       schema: IDENTITY_SCHEMA,
       migrations: identityMigrations,
       seed: seedSandbox,
-      async wire({ db, bus, clock, logger, onCommit }) {
-        const { routes, adminRoutes } = build({
-          db,
-          clock,
-          logger,
-          sandboxSeed: config.SANDBOX_SEED,
-          cursorSecret: config.PLATFORM_CURSOR_SECRET,
-          onCommit,
-        });
-        const mailer = overrides.mailer ?? logMailer(logger);
+      async wire(deps) {
+        const { routes, adminRoutes } = build({ ...deps, sandboxSeed: config.SANDBOX_SEED });
+        const mailer = overrides.mailer ?? logMailer(deps.logger);
         return {
           routes,
-          consumers: await startIdentityConsumers({ db, bus, logger, mailer }),
-          admin: { routes: adminRoutes, port: config.ADMIN_PORT, secret: config.PLATFORM_ADMIN_SECRET },
+          consumers: await startIdentityConsumers({ ...deps, mailer }),
+          admin: adminPlane(config, adminRoutes),
         };
       },
     },

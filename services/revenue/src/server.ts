@@ -1,11 +1,9 @@
-import { fileURLToPath } from "node:url";
 import { DealService, InsightService, QnaService, RevenueAdminService } from "@platform/contracts/revenue";
-import type { Clock } from "@platform/kit/clock";
 import type { Routes } from "@platform/kit/connect";
 import { createCursorCodec } from "@platform/kit/cursor";
-import type { Db } from "@platform/kit/db";
 import type { Logger } from "@platform/kit/logger";
-import type { MigrationSource } from "@platform/kit/migrate";
+import { type MigrationSource, migrationsBeside } from "@platform/kit/migrate";
+import type { ServiceDeps } from "@platform/kit/service-runtime";
 import { projectedCrm, projectedDirectory } from "./application/projected-references.js";
 import type { CrmReferences, Directory } from "./application/references.js";
 import { adminHandlers } from "./handlers/admin.handler.js";
@@ -22,17 +20,10 @@ export * from "./sandbox.js";
 export const REVENUE_SCHEMA = "revenue";
 
 /** The service's own migrations, applied after the kit's (outbox, idempotency, processed events). */
-export const revenueMigrations: MigrationSource = {
-  name: "revenue",
-  dir: fileURLToPath(new URL("../migrations", import.meta.url)),
-};
+export const revenueMigrations: MigrationSource = migrationsBeside("revenue", import.meta.url);
 
-export interface RevenueDeps {
-  db: Db;
-  clock: Clock;
+export interface RevenueDeps extends ServiceDeps {
   logger: Logger;
-  /** PLATFORM_CURSOR_SECRET: the service mints the cursors the gateway verifies. */
-  cursorSecret: string;
   /** crm-data's ReferenceService, called with the caller's context. */
   crm: CrmReferences;
   /** identity's users, for deal owners. */

@@ -1,5 +1,5 @@
 import { httpTransport } from "@platform/kit/connect";
-import { type RunningService, type ServiceOverrides, startService } from "@platform/kit/service-runtime";
+import { adminPlane, type RunningService, type ServiceOverrides, startService } from "@platform/kit/service-runtime";
 import { crmReferences, identityDirectory } from "./application/references.js";
 import type { RevenueConfig } from "./config.js";
 import { startRevenueConsumers } from "./events/subscriptions.js";
@@ -20,25 +20,22 @@ export function start(config: RevenueConfig, overrides: ServiceOverrides = {}): 
       schema: REVENUE_SCHEMA,
       migrations: revenueMigrations,
       seed: (db, clock, seed) => seedRevenueSandbox(db, clock, seed),
-      async wire({ db, bus, clock, logger, onCommit }) {
+      async wire(deps) {
+        const { clock } = deps;
         const calls = { timeoutMs: config.SERVICE_RPC_TIMEOUT_MS };
         const { routes, adminRoutes } = build({
-          db,
-          clock,
-          logger,
-          cursorSecret: config.PLATFORM_CURSOR_SECRET,
+          ...deps,
           crm: crmReferences(httpTransport(config.CRM_URL, [], calls), config.PLATFORM_CONTEXT_SECRET, clock),
           directory: identityDirectory(
             httpTransport(config.IDENTITY_URL, [], calls),
             config.PLATFORM_CONTEXT_SECRET,
             clock,
           ),
-          onCommit,
         });
         return {
           routes,
-          consumers: await startRevenueConsumers({ db, bus, logger }),
-          admin: { routes: adminRoutes, port: config.ADMIN_PORT, secret: config.PLATFORM_ADMIN_SECRET },
+          consumers: await startRevenueConsumers(deps),
+          admin: adminPlane(config, adminRoutes),
         };
       },
     },

@@ -1,11 +1,9 @@
-import { fileURLToPath } from "node:url";
 import { MeetingService, SmartScheduleService } from "@platform/contracts/scheduling";
-import type { Clock } from "@platform/kit/clock";
 import type { Routes } from "@platform/kit/connect";
 import { createCursorCodec } from "@platform/kit/cursor";
-import type { Db } from "@platform/kit/db";
 import type { Logger } from "@platform/kit/logger";
-import type { MigrationSource } from "@platform/kit/migrate";
+import { type MigrationSource, migrationsBeside } from "@platform/kit/migrate";
+import type { ServiceDeps } from "@platform/kit/service-runtime";
 import {
   type CalendarProvider,
   type ConferencingProvider,
@@ -39,17 +37,10 @@ export {
 export const SCHEDULING_SCHEMA = "scheduling";
 
 /** The service's own migrations, applied after the kit's (outbox, idempotency). */
-export const schedulingMigrations: MigrationSource = {
-  name: "scheduling",
-  dir: fileURLToPath(new URL("../migrations", import.meta.url)),
-};
+export const schedulingMigrations: MigrationSource = migrationsBeside("scheduling", import.meta.url);
 
-export interface SchedulingDeps {
-  db: Db;
-  clock: Clock;
+export interface SchedulingDeps extends ServiceDeps {
   logger: Logger;
-  /** PLATFORM_CURSOR_SECRET: the service mints the cursors the gateway verifies. */
-  cursorSecret: string;
   /** SLOT_TOKEN_SECRET: availability signs slot tokens with it, booking verifies them. */
   slotTokenSecret: string;
   /** BOOKING_BASE_URL: base of a meeting's reschedule and cancel links. */

@@ -34,20 +34,16 @@ export async function start(
       schema: SCHEDULING_SCHEMA,
       migrations: schedulingMigrations,
       seed: (db, clock, seed) => seedSchedulingSandbox(db, clock, seed, config.BOOKING_BASE_URL),
-      async wire({ db, bus, clock, logger, onCommit }) {
+      async wire(deps) {
         const { routes } = build({
-          db,
-          clock,
-          logger,
-          cursorSecret: config.PLATFORM_CURSOR_SECRET,
+          ...deps,
           slotTokenSecret: config.SLOT_TOKEN_SECRET,
           bookingBaseUrl: config.BOOKING_BASE_URL,
           ...(overrides.calendar ? { calendar: overrides.calendar } : {}),
           ...(overrides.conferencing ? { conferencing: overrides.conferencing } : {}),
-          onCommit,
         });
-        const notifier = overrides.notifier ?? logNotifier(logger);
-        return { routes, consumers: await startSchedulingConsumers({ db, bus, logger, notifier }) };
+        const notifier = overrides.notifier ?? logNotifier(deps.logger);
+        return { routes, consumers: await startSchedulingConsumers({ ...deps, notifier }) };
       },
     },
     config,

@@ -1,13 +1,13 @@
 import { readFileSync } from "node:fs";
-import { fileURLToPath } from "node:url";
 import { EventLogService, WebhookSubscriptionService } from "@platform/contracts/webhooks";
 import type { EventBus, Subscription } from "@platform/kit/bus";
 import type { Clock } from "@platform/kit/clock";
 import type { Routes } from "@platform/kit/connect";
 import type { Db } from "@platform/kit/db";
 import type { Logger } from "@platform/kit/logger";
-import type { MigrationSource } from "@platform/kit/migrate";
+import { type MigrationSource, migrationsBeside } from "@platform/kit/migrate";
 import type { SecretBox } from "@platform/kit/secret-box";
+import type { ServiceDeps } from "@platform/kit/service-runtime";
 import { startEventLogRetention } from "./application/event-log-retention.js";
 import { type DeliveryConfig, developmentSecretBox, webhookSecretBox } from "./config.js";
 import { startFanOut } from "./delivery/fan-out.js";
@@ -30,16 +30,9 @@ export { sealStoredSecrets } from "./store/sealing.js";
 export const WEBHOOKS_SCHEMA = "webhooks";
 
 /** The service's own migrations, applied after the kit's (outbox, idempotency, processed events). */
-export const webhooksMigrations: MigrationSource = {
-  name: "webhooks",
-  dir: fileURLToPath(new URL("../migrations", import.meta.url)),
-};
+export const webhooksMigrations: MigrationSource = migrationsBeside("webhooks", import.meta.url);
 
-export interface WebhooksDeps {
-  db: Db;
-  clock: Clock;
-  /** PLATFORM_CURSOR_SECRET: the service mints the cursors the gateway verifies. */
-  cursorSecret: string;
+export interface WebhooksDeps extends ServiceDeps {
   /** WEBHOOKS_ALLOW_PRIVATE_TARGETS. */
   allowPrivateTargets: boolean;
   /** Host name resolution for endpoint validation; the system resolver by default. */

@@ -21,7 +21,8 @@ export function start(config: WebhooksConfig, overrides: StartOverrides = {}): P
       schema: WEBHOOKS_SCHEMA,
       migrations: webhooksMigrations,
       seed: seedWebhooksSandbox,
-      async wire({ db, clock, logger }) {
+      async wire(deps) {
+        const { db, logger } = deps;
         warnIfPrivateTargets(logger, config.WEBHOOKS_ALLOW_PRIVATE_TARGETS);
         const secrets = webhookSecretBox(config);
         // Secrets stored before sealing (migration 004), the seeded one, or sealed under a retired key.
@@ -30,10 +31,8 @@ export function start(config: WebhooksConfig, overrides: StartOverrides = {}): P
           logger.info({ ...sealed, keyId: secrets.keyId }, "webhook secrets sealed under the current key");
         }
         const { routes } = build({
+          ...deps,
           secrets,
-          db,
-          clock,
-          cursorSecret: config.PLATFORM_CURSOR_SECRET,
           allowPrivateTargets: config.WEBHOOKS_ALLOW_PRIVATE_TARGETS,
           ...(overrides.resolve ? { resolve: overrides.resolve } : {}),
         });

@@ -1,10 +1,8 @@
 import { fromJson, type JsonValue } from "@bufbuild/protobuf";
 import { EmailEventRecordedSchema } from "@platform/contracts/events/email";
-import type { ConsumedMessage, EventBus, Subscription } from "@platform/kit/bus";
-import { readOrSkip } from "@platform/kit/consumer";
-import type { Db } from "@platform/kit/db";
+import type { ConsumedMessage, Subscription } from "@platform/kit/bus";
+import { type ConsumerDeps, readOrSkip, subscribeGroups } from "@platform/kit/consumer";
 import { EVENT_TYPES, TOPICS } from "@platform/kit/events";
-import type { Logger } from "@platform/kit/logger";
 import { decodeEvent } from "@platform/kit/outbox";
 import { type EmailEvent, emailEventOf } from "../domain/email-event.js";
 import { ingestStore } from "../store/ingest.store.js";
@@ -14,12 +12,6 @@ import { ingestStore } from "../store/ingest.store.js";
 // RPC, so an event that arrives both ways, or twice, is counted once.
 
 export const INGEST_GROUP = "analytics-ingest";
-
-export interface ConsumerDeps {
-  db: Db;
-  bus: EventBus;
-  logger: Logger;
-}
 
 /** The event of a message, undefined for other types; throws on an unreadable one. */
 function emailEventOfMessage(message: ConsumedMessage): EmailEvent | undefined {
@@ -40,13 +32,8 @@ async function ingest(deps: ConsumerDeps, message: ConsumedMessage): Promise<voi
 }
 
 /** Subscribes analytics' consumers on `bus`; close the returned subscriptions before the bus. */
-export async function startAnalyticsConsumers(deps: ConsumerDeps): Promise<Subscription[]> {
-  return [
-    await deps.bus.subscribe({
-      groupId: INGEST_GROUP,
-      topics: [TOPICS.email],
-      fromBeginning: true,
-      handler: (m) => ingest(deps, m),
-    }),
-  ];
+export function startAnalyticsConsumers(deps: ConsumerDeps): Promise<Subscription[]> {
+  return subscribeGroups(deps.bus, [
+    { groupId: INGEST_GROUP, topics: [TOPICS.email], handler: (m) => ingest(deps, m) },
+  ]);
 }

@@ -7,11 +7,9 @@ import {
   MeetingRescheduledSchema,
 } from "@platform/contracts/events/scheduling";
 import type { Meeting } from "@platform/contracts/scheduling";
-import type { ConsumedMessage, EventBus, Subscription } from "@platform/kit/bus";
-import { consumeOnce } from "@platform/kit/consumer";
-import type { Db } from "@platform/kit/db";
+import type { ConsumedMessage, Subscription } from "@platform/kit/bus";
+import { type ConsumerDeps, consumeOnce, readOrSkip, subscribeGroups } from "@platform/kit/consumer";
 import { EVENT_TYPES, type EventEnvelope, TOPICS } from "@platform/kit/events";
-import type { Logger } from "@platform/kit/logger";
 import { decodeEvent } from "@platform/kit/outbox";
 import { type EmailSend, emailSendOf, type MeetingFacts, meetingFacts } from "../domain/activity.js";
 import { activityStore } from "../store/activity.store.js";
@@ -23,12 +21,6 @@ import { activityStore } from "../store/activity.store.js";
 // overwrites a newer one, so redelivery and reordering are harmless.
 
 export const ACTIVITY_GROUP = "crm-data-activity";
-
-export interface ConsumerDeps {
-  db: Db;
-  bus: EventBus;
-  logger: Logger;
-}
 
 type Change = { kind: "meeting"; facts: MeetingFacts } | { kind: "email"; send: EmailSend };
 
@@ -67,21 +59,14 @@ export function changeOf(event: EventEnvelope): Change | undefined {
 }
 
 async function project(deps: ConsumerDeps, message: ConsumedMessage): Promise<void> {
-  let event: EventEnvelope;
-  let change: Change | undefined;
-  try {
-    event = decodeEvent(message);
-    change = changeOf(event);
-  } catch (err) {
-    // Redelivering an unreadable message would only block its partition.
-    deps.logger.error(
-      { err, topic: message.topic, partition: message.partition, offset: message.offset },
-      "unreadable event skipped",
-    );
-    return;
-  }
-  if (!change) return;
-  const applied = change;
+  // An unreadable message is logged and skipped: redelivering it would only block its partition.
+  const read = readOrSkip(deps.logger, message, (m) => {
+    const event = decodeEvent(m);
+    return { event, change: changeOf(event) };
+  });
+  if (!read?.change) return;
+  const { event } = read;
+  const applied = read.change;
   await consumeOnce(deps.db, ACTIVITY_GROUP, event.id, async (q) => {
     const store = activityStore(q);
     if (applied.kind === "meeting") await store.projectMeeting(applied.facts);
@@ -90,13 +75,8 @@ async function project(deps: ConsumerDeps, message: ConsumedMessage): Promise<vo
 }
 
 /** Subscribes crm-data's projection on `bus`; close the returned subscriptions before the bus. */
-export async function startCrmConsumers(deps: ConsumerDeps): Promise<Subscription[]> {
-  return [
-    await deps.bus.subscribe({
-      groupId: ACTIVITY_GROUP,
-      topics: [TOPICS.scheduling, TOPICS.email],
-      fromBeginning: true,
-      handler: (m) => project(deps, m),
-    }),
-  ];
+export function startCrmConsumers(deps: ConsumerDeps): Promise<Subscription[]> {
+  return subscribeGroups(deps.bus, [
+    { groupId: ACTIVITY_GROUP, topics: [TOPICS.scheduling, TOPICS.email], handler: (m) => project(deps, m) },
+  ]);
 }

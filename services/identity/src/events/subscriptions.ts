@@ -2,9 +2,8 @@ import { type DescMessage, fromJson, type JsonValue, type MessageShape } from "@
 import { timestampDate } from "@bufbuild/protobuf/wkt";
 import { DelegatedRequestServedSchema } from "@platform/contracts/events/gateway";
 import { UserInvitedSchema } from "@platform/contracts/events/identity";
-import type { ConsumedMessage, EventBus, Subscription } from "@platform/kit/bus";
-import { consumeOnce } from "@platform/kit/consumer";
-import type { Db } from "@platform/kit/db";
+import type { ConsumedMessage, Subscription } from "@platform/kit/bus";
+import { consumeOnce, type ConsumerDeps as KitConsumerDeps, subscribeGroups } from "@platform/kit/consumer";
 import { EVENT_TYPES, type EventEnvelope, TOPICS } from "@platform/kit/events";
 import type { Logger } from "@platform/kit/logger";
 import { decodeEvent } from "@platform/kit/outbox";
@@ -18,10 +17,7 @@ import { txStore } from "../store/index.js";
 export const AUDIT_GROUP = "identity-delegation-audit";
 export const MAILER_GROUP = "identity-invitation-mailer";
 
-export interface ConsumerDeps {
-  db: Db;
-  bus: EventBus;
-  logger: Logger;
+export interface ConsumerDeps extends KitConsumerDeps {
   mailer: InvitationMailer;
 }
 
@@ -83,28 +79,9 @@ async function mailInvitation(deps: ConsumerDeps, message: ConsumedMessage): Pro
 }
 
 /** Subscribes identity's consumers on `bus`; close the returned subscriptions before the bus. */
-export async function startIdentityConsumers(deps: ConsumerDeps): Promise<Subscription[]> {
-  const subscriptions: Subscription[] = [];
-  try {
-    subscriptions.push(
-      await deps.bus.subscribe({
-        groupId: AUDIT_GROUP,
-        topics: [TOPICS.gateway],
-        fromBeginning: true,
-        handler: (m) => recordDelegatedRequest(deps, m),
-      }),
-    );
-    subscriptions.push(
-      await deps.bus.subscribe({
-        groupId: MAILER_GROUP,
-        topics: [TOPICS.identity],
-        fromBeginning: true,
-        handler: (m) => mailInvitation(deps, m),
-      }),
-    );
-    return subscriptions;
-  } catch (err) {
-    await Promise.all(subscriptions.map((s) => s.close()));
-    throw err;
-  }
+export function startIdentityConsumers(deps: ConsumerDeps): Promise<Subscription[]> {
+  return subscribeGroups(deps.bus, [
+    { groupId: AUDIT_GROUP, topics: [TOPICS.gateway], handler: (m) => recordDelegatedRequest(deps, m) },
+    { groupId: MAILER_GROUP, topics: [TOPICS.identity], handler: (m) => mailInvitation(deps, m) },
+  ]);
 }

@@ -8,11 +8,9 @@ import {
   MeetingRescheduledSchema,
 } from "@platform/contracts/events/scheduling";
 import type { Meeting } from "@platform/contracts/scheduling";
-import type { ConsumedMessage, EventBus, Subscription } from "@platform/kit/bus";
-import { consumeOnce, readOrSkip } from "@platform/kit/consumer";
-import type { Db } from "@platform/kit/db";
+import type { ConsumedMessage, Subscription } from "@platform/kit/bus";
+import { type ConsumerDeps, consumeOnce, readOrSkip, subscribeGroups } from "@platform/kit/consumer";
 import { EVENT_TYPES, type EventEnvelope, TOPICS } from "@platform/kit/events";
-import type { Logger } from "@platform/kit/logger";
 import { decodeEvent } from "@platform/kit/outbox";
 import type { MeetingRecord } from "../domain/model.js";
 import { meetingStore } from "../store/meeting.store.js";
@@ -27,12 +25,6 @@ import { type ReferenceStore, referenceStore } from "../store/references.store.j
 export const MEETINGS_GROUP = "revenue-meetings";
 /** crm-data's account/contact changes and identity's user/org changes, into the reference projections. */
 export const REFERENCES_GROUP = "revenue-references";
-
-export interface ConsumerDeps {
-  db: Db;
-  bus: EventBus;
-  logger: Logger;
-}
 
 const options = { ignoreUnknownFields: true };
 
@@ -142,19 +134,9 @@ async function projectReference(deps: ConsumerDeps, message: ConsumedMessage): P
 }
 
 /** Subscribes revenue's consumers on `bus`; close the returned subscriptions before the bus. */
-export async function startRevenueConsumers(deps: ConsumerDeps): Promise<Subscription[]> {
-  return [
-    await deps.bus.subscribe({
-      groupId: MEETINGS_GROUP,
-      topics: [TOPICS.scheduling],
-      fromBeginning: true,
-      handler: (m) => project(deps, m),
-    }),
-    await deps.bus.subscribe({
-      groupId: REFERENCES_GROUP,
-      topics: [TOPICS.crm, TOPICS.identity],
-      fromBeginning: true,
-      handler: (m) => projectReference(deps, m),
-    }),
-  ];
+export function startRevenueConsumers(deps: ConsumerDeps): Promise<Subscription[]> {
+  return subscribeGroups(deps.bus, [
+    { groupId: MEETINGS_GROUP, topics: [TOPICS.scheduling], handler: (m) => project(deps, m) },
+    { groupId: REFERENCES_GROUP, topics: [TOPICS.crm, TOPICS.identity], handler: (m) => projectReference(deps, m) },
+  ]);
 }

@@ -1,7 +1,7 @@
 import { type DescMessage, fromJson, type JsonValue, type MessageShape } from "@bufbuild/protobuf";
 import { UserInvitedSchema, UserUpdatedSchema } from "@platform/contracts/events/identity";
 import type { ConsumedMessage } from "@platform/kit/bus";
-import { consumeOnce } from "@platform/kit/consumer";
+import { consumeOnce, readOrSkip } from "@platform/kit/consumer";
 import type { Db } from "@platform/kit/db";
 import { EVENT_TYPES, type EventEnvelope } from "@platform/kit/events";
 import type { Logger } from "@platform/kit/logger";
@@ -43,20 +43,14 @@ function userOf(event: EventEnvelope): { user: IdentityUser; timeZone: string } 
 
 /** Applies one identity event to the hosts projection, once per event id. */
 export async function projectHost(deps: { db: Db; logger: Logger }, message: ConsumedMessage): Promise<void> {
-  let event: EventEnvelope;
-  let applied: ReturnType<typeof userOf>;
-  try {
-    event = decodeEvent(message);
-    applied = userOf(event);
-  } catch (err) {
-    // Redelivering an unreadable message would only block its partition.
-    deps.logger.error(
-      { err, topic: message.topic, partition: message.partition, offset: message.offset },
-      "unreadable event skipped",
-    );
-    return;
-  }
-  if (!applied) return;
+  // An unreadable message is logged and skipped: redelivering it would only block its partition.
+  const read = readOrSkip(deps.logger, message, (m) => {
+    const event = decodeEvent(m);
+    return { event, applied: userOf(event) };
+  });
+  if (!read?.applied) return;
+  const { event } = read;
+  const applied = read.applied;
   const { user, timeZone } = applied;
   await consumeOnce(deps.db, HOSTS_GROUP, event.id, async (q) => {
     await hostStore(q).applyIdentityUser(user, {

@@ -6,11 +6,10 @@ import {
   MeetingRescheduledSchema,
 } from "@platform/contracts/events/scheduling";
 import type { Meeting } from "@platform/contracts/scheduling";
-import type { ConsumedMessage, EventBus, Subscription } from "@platform/kit/bus";
-import { consumeOnce } from "@platform/kit/consumer";
-import type { Db, Queryable } from "@platform/kit/db";
+import type { ConsumedMessage, Subscription } from "@platform/kit/bus";
+import { consumeOnce, type ConsumerDeps as KitConsumerDeps, readOrSkip, subscribeGroups } from "@platform/kit/consumer";
+import type { Queryable } from "@platform/kit/db";
 import { EVENT_TYPES, type EventEnvelope, TOPICS } from "@platform/kit/events";
-import type { Logger } from "@platform/kit/logger";
 import { decodeEvent } from "@platform/kit/outbox";
 import type { Notice, NoticeKind, Notifier } from "../application/notifier.js";
 import { txStore } from "../store/index.js";
@@ -23,10 +22,7 @@ import { HOSTS_GROUP, projectHost } from "./hosts.consumer.js";
 
 export const NOTIFIER_GROUP = "scheduling-notifier";
 
-export interface ConsumerDeps {
-  db: Db;
-  bus: EventBus;
-  logger: Logger;
+export interface ConsumerDeps extends KitConsumerDeps {
   notifier: Notifier;
 }
 
@@ -103,21 +99,14 @@ async function sendsEmails(plan: Plan, q: Queryable): Promise<boolean> {
 }
 
 async function notify(deps: ConsumerDeps, message: ConsumedMessage): Promise<void> {
-  let event: EventEnvelope;
-  let plan: Plan | undefined;
-  try {
-    event = decodeEvent(message);
-    plan = planOf(event);
-  } catch (err) {
-    // Redelivering an unreadable message would only block its partition.
-    deps.logger.error(
-      { err, topic: message.topic, partition: message.partition, offset: message.offset },
-      "unreadable event skipped",
-    );
-    return;
-  }
-  if (!plan) return;
-  const planned = plan;
+  // An unreadable message is logged and skipped: redelivering it would only block its partition.
+  const read = readOrSkip(deps.logger, message, (m) => {
+    const event = decodeEvent(m);
+    return { event, plan: planOf(event) };
+  });
+  if (!read?.plan) return;
+  const { event } = read;
+  const planned = read.plan;
   await consumeOnce(deps.db, NOTIFIER_GROUP, event.id, async (q) => {
     for (const notice of noticesOf(planned, await sendsEmails(planned, q))) {
       try {
@@ -134,19 +123,9 @@ async function notify(deps: ConsumerDeps, message: ConsumedMessage): Promise<voi
 }
 
 /** Subscribes scheduling's consumers on `bus`; close the returned subscriptions before the bus. */
-export async function startSchedulingConsumers(deps: ConsumerDeps): Promise<Subscription[]> {
-  return [
-    await deps.bus.subscribe({
-      groupId: NOTIFIER_GROUP,
-      topics: [TOPICS.scheduling],
-      fromBeginning: true,
-      handler: (m) => notify(deps, m),
-    }),
-    await deps.bus.subscribe({
-      groupId: HOSTS_GROUP,
-      topics: [TOPICS.identity],
-      fromBeginning: true,
-      handler: (m) => projectHost(deps, m),
-    }),
-  ];
+export function startSchedulingConsumers(deps: ConsumerDeps): Promise<Subscription[]> {
+  return subscribeGroups(deps.bus, [
+    { groupId: NOTIFIER_GROUP, topics: [TOPICS.scheduling], handler: (m) => notify(deps, m) },
+    { groupId: HOSTS_GROUP, topics: [TOPICS.identity], handler: (m) => projectHost(deps, m) },
+  ]);
 }
