@@ -1,0 +1,167 @@
+import { createHash } from "node:crypto";
+
+/**
+ * HMAC-SHA256 (RFC 2104, FIPS 180-4) specialised for the slot tokens' hot path: one key, a
+ * 42-byte message, many messages that differ only in bytes 36–39 (a slot's start), and only the
+ * first 12 bytes of the tag kept. Availability signs ten thousand tokens per answer; a general
+ * HMAC pays per message for object set-up, buffering, padding and a full digest, where here:
+ * - the key's inner and outer states are computed once (as any HMAC implementation may);
+ * - the padded 64-byte block of each message is fixed but for one 32-bit word, so the first nine
+ *   rounds of the inner compression, which read only words 0–8, are computed once per prefix;
+ * - the outer block is the inner digest and constant padding, and only 3 output words are kept.
+ * The tags are byte for byte those of `createHmac("sha256", key)` truncated to 12 bytes (a test
+ * compares them), so node:crypto verifies what this signs.
+ */
+
+const K = new Int32Array([
+  0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5, 0xd807aa98,
+  0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174, 0xe49b69c1, 0xefbe4786,
+  0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da, 0x983e5152, 0xa831c66d, 0xb00327c8,
+  0xbf597fc7, 0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967, 0x27b70a85, 0x2e1b2138, 0x4d2c6dfc, 0x53380d13,
+  0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85, 0xa2bfe8a1, 0xa81a664b, 0xc24b8b70, 0xc76c51a3, 0xd192e819,
+  0xd6990624, 0xf40e3585, 0x106aa070, 0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a,
+  0x5b9cca4f, 0x682e6ff3, 0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7,
+  0xc67178f2,
+]);
+
+const IV = new Int32Array([
+  0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19,
+]);
+
+/** The message length this MAC takes, in bytes. */
+export const SLOT_MAC_MESSAGE_BYTES = 42;
+/** The 32-bit word of the padded block that varies between messages (bytes 36–39). */
+const VARYING_WORD = 9;
+
+/** Fills w[16..63] from w[0..15] (the message schedule). */
+function expand(w: Int32Array): void {
+  for (let t = 16; t < 64; t++) {
+    const x = w[t - 15]!;
+    const y = w[t - 2]!;
+    const s0 = ((x >>> 7) | (x << 25)) ^ ((x >>> 18) | (x << 14)) ^ (x >>> 3);
+    const s1 = ((y >>> 17) | (y << 15)) ^ ((y >>> 19) | (y << 13)) ^ (y >>> 10);
+    w[t] = (w[t - 16]! + s0 + w[t - 7]! + s1) | 0;
+  }
+}
+
+/**
+ * Rounds `from`..63 of SHA-256's compression on the working variables `v` (a..h, updated in
+ * place) with the schedule `w`.
+ */
+function rounds(v: Int32Array, w: Int32Array, from: number, to: number): void {
+  let a = v[0]!;
+  let b = v[1]!;
+  let c = v[2]!;
+  let d = v[3]!;
+  let e = v[4]!;
+  let f = v[5]!;
+  let g = v[6]!;
+  let h = v[7]!;
+  for (let t = from; t < to; t++) {
+    const s1 = ((e >>> 6) | (e << 26)) ^ ((e >>> 11) | (e << 21)) ^ ((e >>> 25) | (e << 7));
+    const t1 = (h + s1 + ((e & f) ^ (~e & g)) + K[t]! + w[t]!) | 0;
+    const s0 = ((a >>> 2) | (a << 30)) ^ ((a >>> 13) | (a << 19)) ^ ((a >>> 22) | (a << 10));
+    const t2 = (s0 + ((a & b) ^ (a & c) ^ (b & c))) | 0;
+    h = g;
+    g = f;
+    f = e;
+    e = (d + t1) | 0;
+    d = c;
+    c = b;
+    b = a;
+    a = (t1 + t2) | 0;
+  }
+  v[0] = a;
+  v[1] = b;
+  v[2] = c;
+  v[3] = d;
+  v[4] = e;
+  v[5] = f;
+  v[6] = g;
+  v[7] = h;
+}
+
+/** The state after compressing one 64-byte block from `state`. */
+function compressBlock(state: Int32Array, block: Uint8Array): Int32Array {
+  const w = new Int32Array(64);
+  for (let i = 0; i < 16; i++) {
+    w[i] = (block[4 * i]! << 24) | (block[4 * i + 1]! << 16) | (block[4 * i + 2]! << 8) | block[4 * i + 3]!;
+  }
+  expand(w);
+  const v = Int32Array.from(state);
+  rounds(v, w, 0, 64);
+  return v.map((x, i) => (x + state[i]!) | 0);
+}
+
+/** Signs messages of `SLOT_MAC_MESSAGE_BYTES` that share their first 36 and last 2 bytes. */
+export interface SlotMac {
+  /**
+   * Fixes the message's bytes other than 36–39 (`message` is read whole; its bytes 36–39 are
+   * ignored). Call again whenever those bytes change.
+   */
+  setMessage(message: Uint8Array): void;
+  /**
+   * Writes the first 12 bytes of the HMAC of the fixed message with bytes 36–38 set to the
+   * 24-bit `varying` (big-endian, byte 39 as fixed) into `out` at `offset`.
+   */
+  tag(varying: number, out: Uint8Array, offset: number): void;
+}
+
+export function slotMac(key: Uint8Array): SlotMac {
+  // RFC 2104: a key longer than the block is hashed first; shorter ones are zero-padded.
+  const k = new Uint8Array(64);
+  k.set(key.length > 64 ? createHash("sha256").update(key).digest() : key);
+  const innerState = compressBlock(
+    IV,
+    k.map((x) => x ^ 0x36),
+  );
+  const outerState = compressBlock(
+    IV,
+    k.map((x) => x ^ 0x5c),
+  );
+
+  const inner = new Int32Array(64);
+  const outer = new Int32Array(64);
+  const v = new Int32Array(8);
+  // The inner working variables after the rounds that read only fixed words (0–8).
+  const prefixed = new Int32Array(8);
+  let lastByte = 0;
+
+  // The padded inner block: message, 0x80, zeros, the bit length of ipad block + message.
+  inner[10] = 0; // bytes 40, 41 of the message, 0x80, 0x00: set in setMessage
+  inner[15] = (64 + SLOT_MAC_MESSAGE_BYTES) * 8;
+  // The padded outer block: the 32-byte inner digest, 0x80, zeros, the bit length 96 bytes.
+  outer[8] = 0x80000000 | 0;
+  outer[15] = (64 + 32) * 8;
+
+  return {
+    setMessage(message) {
+      if (message.length !== SLOT_MAC_MESSAGE_BYTES) throw new RangeError("slot MAC messages are 42 bytes");
+      for (let i = 0; i < VARYING_WORD; i++) {
+        inner[i] =
+          (message[4 * i]! << 24) | (message[4 * i + 1]! << 16) | (message[4 * i + 2]! << 8) | message[4 * i + 3]!;
+      }
+      lastByte = message[39]!;
+      inner[10] = (message[40]! << 24) | (message[41]! << 16) | 0x8000;
+      prefixed.set(innerState);
+      rounds(prefixed, inner, 0, VARYING_WORD);
+    },
+    tag(varying, out, offset) {
+      inner[VARYING_WORD] = (varying << 8) | lastByte;
+      expand(inner);
+      v.set(prefixed);
+      rounds(v, inner, VARYING_WORD, 64);
+      for (let i = 0; i < 8; i++) outer[i] = (v[i]! + innerState[i]!) | 0;
+      expand(outer);
+      v.set(outerState);
+      rounds(v, outer, 0, 64);
+      for (let i = 0; i < 3; i++) {
+        const x = (v[i]! + outerState[i]!) | 0;
+        out[offset + 4 * i] = x >>> 24;
+        out[offset + 4 * i + 1] = (x >>> 16) & 0xff;
+        out[offset + 4 * i + 2] = (x >>> 8) & 0xff;
+        out[offset + 4 * i + 3] = x & 0xff;
+      }
+    },
+  };
+}
