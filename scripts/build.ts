@@ -28,11 +28,12 @@ export const PROCESSES: Record<string, string> = {
   embedded: "runtime/src/embedded.ts",
 };
 
-const MIGRATIONS_URL = 'new URL("../migrations", import.meta.url)';
+/** A package's migrations: `migrationsBeside("<name>", import.meta.url)` (libs/kit/src/migrate.ts). */
+const MIGRATIONS_BESIDE = /migrationsBeside\(\s*("[^"]+")\s*,\s*import\.meta\.url\s*\)/g;
 
 /**
  * Sources find their migrations next to their package (`../migrations` from src/). Bundled,
- * `import.meta.url` is main.js, so each such reference is pointed at the copy under
+ * `import.meta.url` is main.js, so each such call is given the copy under
  * dist/<process>/migrations/<package directory>/ instead, and the copies are recorded.
  */
 function migrationsPlugin(copied: Set<string>): Plugin {
@@ -41,12 +42,15 @@ function migrationsPlugin(copied: Set<string>): Plugin {
     setup(b) {
       b.onLoad({ filter: /[\\/](libs|services)[\\/][^\\/]+[\\/]src[\\/][^\\/]+\.ts$/ }, (args) => {
         const source = readFileSync(args.path, "utf8");
-        if (!source.includes(MIGRATIONS_URL)) return undefined;
+        if (!source.match(MIGRATIONS_BESIDE)) return undefined;
         const pkgDir = resolve(dirname(args.path), "..");
         const name = relative(ROOT, pkgDir).replaceAll("\\", "/").replace("/", "-");
         copied.add(pkgDir);
         return {
-          contents: source.replace(MIGRATIONS_URL, `new URL("./migrations/${name}", import.meta.url)`),
+          contents: source.replace(
+            MIGRATIONS_BESIDE,
+            (_call, sourceName: string) => `migrationsBeside(${sourceName}, import.meta.url, "./migrations/${name}")`,
+          ),
           loader: "ts",
         };
       });

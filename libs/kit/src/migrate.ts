@@ -12,10 +12,12 @@ export interface MigrationSource {
 
 /**
  * The `migrations/` folder beside the `src/` of the module at `moduleUrl` (its import.meta.url):
- * where the kit and every service keep their SQL files.
+ * where the kit and every service keep their SQL files. A compiled bundle keeps its copies
+ * elsewhere: `npm run build` (scripts/build.ts) passes their place relative to the bundle as
+ * `bundled`; sources never pass it.
  */
-export function migrationsBeside(name: string, moduleUrl: string): MigrationSource {
-  return { name, dir: fileURLToPath(new URL("../migrations", moduleUrl)) };
+export function migrationsBeside(name: string, moduleUrl: string, bundled?: string): MigrationSource {
+  return { name, dir: fileURLToPath(new URL(bundled ?? "../migrations", moduleUrl)) };
 }
 
 /** The kit's own tables (outbox, idempotency records, processed events) that every service gets. */

@@ -1,0 +1,77 @@
+import { spawn, spawnSync } from "node:child_process";
+import { existsSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import pg from "pg";
+import { afterAll, describe, expect, it } from "vitest";
+import { PG_URL, runId } from "./support/processes.js";
+
+// The images run the compiled bundles (`npm run build`: dist/<process>/main.js), not the
+// sources the other tests run through tsx. A bundle finds its SQL migrations in copies next
+// to it; this test runs each migrating process's bundle with MIGRATE_ONLY against a database
+// of its own, as the Kubernetes migration Jobs do, and reads back what it applied.
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
+const run = runId();
+/** The processes that own a database, with the schema their migrations create. */
+const MIGRATING = [
+  ["identity", "identity"],
+  ["scheduling", "scheduling"],
+  ["crm-data", "crm"],
+  ["revenue", "revenue"],
+  ["analytics", "analytics"],
+  ["webhooks", "webhooks"],
+] as const;
+const databases: string[] = [];
+
+function runBundle(name: string, env: Record<string, string>): Promise<{ code: number | null; output: string }> {
+  return new Promise((done) => {
+    const proc = spawn(process.execPath, [join(ROOT, "dist", name, "main.js")], {
+      env: { ...process.env, LOG_LEVEL: "warn", ...env },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let output = "";
+    proc.stdout.on("data", (d) => {
+      output += d;
+    });
+    proc.stderr.on("data", (d) => {
+      output += d;
+    });
+    const force = setTimeout(() => proc.kill("SIGKILL"), 60_000);
+    proc.once("exit", (code) => {
+      clearTimeout(force);
+      done({ code, output });
+    });
+  });
+}
+
+afterAll(async () => {
+  const admin = new pg.Client({ connectionString: `${PG_URL}/postgres` });
+  await admin.connect();
+  for (const db of databases) await admin.query(`DROP DATABASE IF EXISTS "${db}" WITH (FORCE)`);
+  await admin.end();
+});
+
+describe("the compiled bundles", () => {
+  it("build, and each migrating process applies its own and the kit's migrations from its bundle", async () => {
+    const build = spawnSync(process.execPath, ["--import", "tsx", "scripts/build.ts"], { cwd: ROOT, encoding: "utf8" });
+    expect(build.status, build.stderr).toBe(0);
+    for (const [name, schema] of MIGRATING) {
+      expect(existsSync(join(ROOT, "dist", name, "main.js"))).toBe(true);
+      const database = `compiled_${run}_${schema}`;
+      databases.push(database);
+      const { code, output } = await runBundle(name, { DATABASE_URL: `${PG_URL}/${database}`, MIGRATE_ONLY: "true" });
+      expect(code, `${name}: ${output}`).toBe(0);
+      const client = new pg.Client({ connectionString: `${PG_URL}/${database}` });
+      await client.connect();
+      try {
+        const { rows } = await client.query<{ source: string }>(
+          `SELECT DISTINCT source FROM ${schema}.schema_migrations ORDER BY source`,
+        );
+        expect(rows.map((r) => r.source).sort(), name).toEqual(["kit", schema].sort());
+      } finally {
+        await client.end();
+      }
+    }
+  });
+});
