@@ -1,4 +1,12 @@
-import { type ConfigOf, type ConfigSpec, loadConfig, parse } from "./config.js";
+import {
+  adminPlaneConfig,
+  type ConfigOf,
+  type ConfigSpec,
+  commonConfig,
+  loadConfig,
+  parse,
+  serviceConfig,
+} from "./config.js";
 
 // The settings that every service's config.ts declares the same way, written once. PORT stays
 // written out in each config.ts (`PORT: { ..., default: 7101 }`): the deploy tests read the
@@ -14,6 +22,25 @@ export function serviceDatabaseUrl(service: string, database: string, note = "")
     default: `postgres://postgres@127.0.0.1:5432/platform_${database}`,
     sensitive: true,
     parse: parse.url,
+  };
+}
+
+/**
+ * The settings every service process starts with, in this order (the README and `--help` list
+ * them so): the common ones, the service runtime's (bus, sandbox, migrations), then its
+ * DATABASE_URL. Its own settings follow, PORT first.
+ */
+export function serviceProcessConfig(service: string, database: string) {
+  return { ...commonConfig, ...serviceConfig, DATABASE_URL: serviceDatabaseUrl(service, database) };
+}
+
+/** serviceProcessConfig of a service with an admin plane: its bearer secret comes before DATABASE_URL. */
+export function adminPlaneServiceConfig(service: string, database: string) {
+  return {
+    ...commonConfig,
+    ...serviceConfig,
+    ...adminPlaneConfig,
+    DATABASE_URL: serviceDatabaseUrl(service, database),
   };
 }
 

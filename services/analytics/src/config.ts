@@ -1,12 +1,9 @@
-import { adminPlaneConfig, type ConfigOf, commonConfig, parse, serviceConfig } from "@platform/kit/config";
-import { configLoader, connectAddress, serviceDatabaseUrl } from "@platform/kit/service-config";
+import { type ConfigOf, parse } from "@platform/kit/config";
+import { adminPlaneServiceConfig, configLoader, connectAddress } from "@platform/kit/service-config";
 
 /** The analytics service's settings; `describeConfig(analyticsConfigSpec)` lists them. */
 export const analyticsConfigSpec = {
-  ...commonConfig,
-  ...serviceConfig,
-  ...adminPlaneConfig,
-  DATABASE_URL: serviceDatabaseUrl("analytics", "analytics"),
+  ...adminPlaneServiceConfig("analytics", "analytics"),
   PORT: { description: "Port of the Connect-RPC API the gateway calls", default: 7105, parse: parse.port },
   ADMIN_PORT: {
     description: "Port of the admin plane (email event ingestion, blast metadata)",

@@ -1,12 +1,9 @@
-import { adminPlaneConfig, type ConfigOf, commonConfig, parse, serviceConfig } from "@platform/kit/config";
-import { configLoader, serviceDatabaseUrl } from "@platform/kit/service-config";
+import { type ConfigOf, parse } from "@platform/kit/config";
+import { adminPlaneServiceConfig, configLoader } from "@platform/kit/service-config";
 
 /** The crm-data service's settings; `describeConfig(crmConfigSpec)` lists them. */
 export const crmConfigSpec = {
-  ...commonConfig,
-  ...serviceConfig,
-  ...adminPlaneConfig,
-  DATABASE_URL: serviceDatabaseUrl("crm-data", "crm"),
+  ...adminPlaneServiceConfig("crm-data", "crm"),
   PORT: { description: "Port of the Connect-RPC API the gateway calls", default: 7103, parse: parse.port },
   ADMIN_PORT: {
     description: "Port of the ingestion plane (CRM sync, recording bot)",

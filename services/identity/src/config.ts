@@ -1,12 +1,9 @@
-import { adminPlaneConfig, type ConfigOf, commonConfig, parse, serviceConfig } from "@platform/kit/config";
-import { configLoader, serviceDatabaseUrl } from "@platform/kit/service-config";
+import { type ConfigOf, parse } from "@platform/kit/config";
+import { adminPlaneServiceConfig, configLoader } from "@platform/kit/service-config";
 
 /** The identity service's settings; `describeConfig(identityConfigSpec)` lists them. */
 export const identityConfigSpec = {
-  ...commonConfig,
-  ...serviceConfig,
-  ...adminPlaneConfig,
-  DATABASE_URL: serviceDatabaseUrl("identity", "identity"),
+  ...adminPlaneServiceConfig("identity", "identity"),
   PORT: { description: "Port of the Connect-RPC API the gateway calls", default: 7101, parse: parse.port },
   ADMIN_PORT: { description: "Port of the admin plane (tokens, partners)", default: 8081, parse: parse.port },
 };

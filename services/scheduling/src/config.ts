@@ -1,14 +1,12 @@
-import { type ConfigOf, commonConfig, parse, serviceConfig } from "@platform/kit/config";
-import { configLoader, serviceDatabaseUrl } from "@platform/kit/service-config";
+import { type ConfigOf, parse } from "@platform/kit/config";
+import { configLoader, serviceProcessConfig } from "@platform/kit/service-config";
 
 /** The scheduling service's settings; `describeConfig(schedulingConfigSpec)` lists them. */
 /** Base of the reschedule and cancel links when BOOKING_BASE_URL is unset. */
 export const DEFAULT_BOOKING_BASE_URL = "https://book.platform.example";
 
 export const schedulingConfigSpec = {
-  ...commonConfig,
-  ...serviceConfig,
-  DATABASE_URL: serviceDatabaseUrl("scheduling", "scheduling"),
+  ...serviceProcessConfig("scheduling", "scheduling"),
   PORT: { description: "Port of the Connect-RPC API the gateway calls", default: 7102, parse: parse.port },
   SLOT_TOKEN_SECRET: {
     description: "HMAC secret slot tokens are signed with (availability signs, booking verifies)",
