@@ -27,3 +27,12 @@ export function withOutbox<A extends object>(schema: string, aggregates: (q: Que
 export function storeOnDb<A extends object, Tx>(aggregates: (q: Queryable) => A, txStore: (q: Queryable) => Tx) {
   return (db: Db): TransactionalStore<A, Tx> => ({ ...aggregates(db), tx: (fn) => db.tx((q) => fn(txStore(q))) });
 }
+
+/** The store of a service with an outbox, on its database. */
+export type OutboxStore<A> = TransactionalStore<A, OutboxTx<A>>;
+
+/** Both stores of a service whose transactions carry its outbox (in `schema`): `txStore` and `pgStore`. */
+export function outboxStores<A extends object>(schema: string, aggregates: (q: Queryable) => A) {
+  const txStore = withOutbox(schema, aggregates);
+  return { txStore, pgStore: storeOnDb(aggregates, txStore) };
+}

@@ -1,5 +1,5 @@
-import type { Db, Queryable } from "@platform/kit/db";
-import { type OutboxTx, storeOnDb, type TransactionalStore, withOutbox } from "@platform/kit/service-store";
+import type { Queryable } from "@platform/kit/db";
+import { type OutboxStore, type OutboxTx, outboxStores } from "@platform/kit/service-store";
 import { type ActivityStore, activityStore } from "./activity.store.js";
 import { type RecordsStore, recordsStore } from "./records.store.js";
 import { type TranscriptStore, transcriptStore } from "./transcript.store.js";
@@ -13,12 +13,13 @@ type Aggregates = RecordsStore & ActivityStore & TranscriptStore;
 /** The crm-data store within one transaction: every aggregate, and the outbox. */
 export type TxStore = OutboxTx<Aggregates>;
 
-export type Store = TransactionalStore<Aggregates, TxStore>;
+export type Store = OutboxStore<Aggregates>;
 
-const aggregates = (q: Queryable): Aggregates => ({ ...recordsStore(q), ...activityStore(q), ...transcriptStore(q) });
-
-/** The store within the caller's transaction (`consumeOnce` and the sandbox open one). */
-export const txStore: (q: Queryable) => TxStore = withOutbox("crm", aggregates);
-
-/** The crm-data store on the service database (Postgres or the embedded PGlite). */
-export const pgStore: (db: Db) => Store = storeOnDb(aggregates, txStore);
+/**
+ * `txStore`: the store within the caller's transaction (`consumeOnce` and the sandbox open one).
+ * `pgStore`: the crm-data store on the service database (Postgres or the embedded PGlite).
+ */
+export const { txStore, pgStore } = outboxStores(
+  "crm",
+  (q: Queryable): Aggregates => ({ ...recordsStore(q), ...activityStore(q), ...transcriptStore(q) }),
+);

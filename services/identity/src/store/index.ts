@@ -1,5 +1,5 @@
-import type { Db, Queryable } from "@platform/kit/db";
-import { type OutboxTx, storeOnDb, type TransactionalStore, withOutbox } from "@platform/kit/service-store";
+import type { Queryable } from "@platform/kit/db";
+import { type OutboxStore, type OutboxTx, outboxStores } from "@platform/kit/service-store";
 import { type AuditStore, auditStore } from "./audit.store.js";
 import { type OrganizationStore, organizationStore } from "./organization.store.js";
 import { type PartnerStore, partnerStore } from "./partner.store.js";
@@ -17,18 +17,19 @@ type Aggregates = OrganizationStore & UserStore & TokenStore & PartnerStore & Au
 /** The identity store within one transaction: every aggregate, and the outbox. */
 export type TxStore = OutboxTx<Aggregates>;
 
-export type Store = TransactionalStore<Aggregates, TxStore>;
+export type Store = OutboxStore<Aggregates>;
 
-const aggregates = (q: Queryable): Aggregates => ({
-  ...organizationStore(q),
-  ...userStore(q),
-  ...tokenStore(q),
-  ...partnerStore(q),
-  ...auditStore(q),
-});
-
-/** The store within the caller's transaction (`idempotentRpc` and `consumeOnce` open one). */
-export const txStore: (q: Queryable) => TxStore = withOutbox("identity", aggregates);
-
-/** The identity store on a service database (Postgres or the embedded PGlite). */
-export const pgStore: (db: Db) => Store = storeOnDb(aggregates, txStore);
+/**
+ * `txStore`: the store within the caller's transaction (`idempotentRpc` and `consumeOnce` open one).
+ * `pgStore`: the identity store on a service database (Postgres or the embedded PGlite).
+ */
+export const { txStore, pgStore } = outboxStores(
+  "identity",
+  (q: Queryable): Aggregates => ({
+    ...organizationStore(q),
+    ...userStore(q),
+    ...tokenStore(q),
+    ...partnerStore(q),
+    ...auditStore(q),
+  }),
+);

@@ -1,5 +1,5 @@
-import type { Db, Queryable } from "@platform/kit/db";
-import { type OutboxTx, storeOnDb, type TransactionalStore, withOutbox } from "@platform/kit/service-store";
+import type { Queryable } from "@platform/kit/db";
+import { type OutboxStore, type OutboxTx, outboxStores } from "@platform/kit/service-store";
 import { type DealStore, dealStore } from "./deal.store.js";
 import { type DealSchemaStore, dealSchemaStore } from "./deal-schema.store.js";
 import { type InsightStore, insightStore } from "./insight.store.js";
@@ -13,17 +13,16 @@ type Aggregates = DealSchemaStore & DealStore & QnaStore & InsightStore & Meetin
 export type TxStore = OutboxTx<Aggregates>;
 
 /** The store: reads on the pool, writes in one transaction. */
-export type Store = TransactionalStore<Aggregates, TxStore>;
+export type Store = OutboxStore<Aggregates>;
 
-const aggregates = (q: Queryable): Aggregates => ({
-  ...dealSchemaStore(q),
-  ...dealStore(q),
-  ...qnaStore(q),
-  ...insightStore(q),
-  ...meetingStore(q),
-  ...referenceStore(q),
-});
-
-export const txStore: (q: Queryable) => TxStore = withOutbox("revenue", aggregates);
-
-export const pgStore: (db: Db) => Store = storeOnDb(aggregates, txStore);
+export const { txStore, pgStore } = outboxStores(
+  "revenue",
+  (q: Queryable): Aggregates => ({
+    ...dealSchemaStore(q),
+    ...dealStore(q),
+    ...qnaStore(q),
+    ...insightStore(q),
+    ...meetingStore(q),
+    ...referenceStore(q),
+  }),
+);

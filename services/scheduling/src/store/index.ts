@@ -1,5 +1,5 @@
-import type { Db, Queryable } from "@platform/kit/db";
-import { type OutboxTx, storeOnDb, type TransactionalStore, withOutbox } from "@platform/kit/service-store";
+import type { Queryable } from "@platform/kit/db";
+import { type OutboxStore, type OutboxTx, outboxStores } from "@platform/kit/service-store";
 import { type HostStore, hostStore } from "./host.store.js";
 import { type MeetingStore, meetingStore } from "./meeting.store.js";
 import { type ScheduleStore, scheduleStore } from "./schedule.store.js";
@@ -13,12 +13,13 @@ type Aggregates = ScheduleStore & MeetingStore & HostStore;
 /** The scheduling store within one transaction: every aggregate, and the outbox. */
 export type TxStore = OutboxTx<Aggregates>;
 
-export type Store = TransactionalStore<Aggregates, TxStore>;
+export type Store = OutboxStore<Aggregates>;
 
-const aggregates = (q: Queryable): Aggregates => ({ ...scheduleStore(q), ...meetingStore(q), ...hostStore(q) });
-
-/** The store within the caller's transaction (`idempotentRpc` and `consumeOnce` open one). */
-export const txStore: (q: Queryable) => TxStore = withOutbox("scheduling", aggregates);
-
-/** The scheduling store on the service database (Postgres or the embedded PGlite). */
-export const pgStore: (db: Db) => Store = storeOnDb(aggregates, txStore);
+/**
+ * `txStore`: the store within the caller's transaction (`idempotentRpc` and `consumeOnce` open one).
+ * `pgStore`: the scheduling store on the service database (Postgres or the embedded PGlite).
+ */
+export const { txStore, pgStore } = outboxStores(
+  "scheduling",
+  (q: Queryable): Aggregates => ({ ...scheduleStore(q), ...meetingStore(q), ...hostStore(q) }),
+);
