@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { type ConfigOf, type ConfigSpec, commonConfig, parse } from "@platform/kit/config";
+import { connectAddress } from "@platform/kit/service-config";
 
 /** Unset stays `undefined`, and the type says so. */
 const optional =
@@ -12,36 +13,12 @@ export const gatewayConfigSpec = {
   ...commonConfig,
   PORT: { description: "HTTP port the gateway listens on", default: 8080, parse: parse.port },
   HOST: { description: "Interface the gateway listens on", default: "127.0.0.1", parse: parse.string },
-  IDENTITY_URL: {
-    description: "Base URL of the identity service (Connect over HTTP/2)",
-    default: "http://127.0.0.1:7101",
-    parse: parse.url,
-  },
-  SCHEDULING_URL: {
-    description: "Base URL of the scheduling service (Connect over HTTP/2)",
-    default: "http://127.0.0.1:7102",
-    parse: parse.url,
-  },
-  CRM_URL: {
-    description: "Base URL of the crm-data service (Connect over HTTP/2)",
-    default: "http://127.0.0.1:7103",
-    parse: parse.url,
-  },
-  REVENUE_URL: {
-    description: "Base URL of the revenue service (Connect over HTTP/2)",
-    default: "http://127.0.0.1:7104",
-    parse: parse.url,
-  },
-  ANALYTICS_URL: {
-    description: "Base URL of the analytics service (Connect over HTTP/2)",
-    default: "http://127.0.0.1:7105",
-    parse: parse.url,
-  },
-  WEBHOOKS_URL: {
-    description: "Base URL of the webhooks service (Connect over HTTP/2)",
-    default: "http://127.0.0.1:7106",
-    parse: parse.url,
-  },
+  IDENTITY_URL: connectAddress("Base URL of the identity service (Connect over HTTP/2)", 7101),
+  SCHEDULING_URL: connectAddress("Base URL of the scheduling service (Connect over HTTP/2)", 7102),
+  CRM_URL: connectAddress("Base URL of the crm-data service (Connect over HTTP/2)", 7103),
+  REVENUE_URL: connectAddress("Base URL of the revenue service (Connect over HTTP/2)", 7104),
+  ANALYTICS_URL: connectAddress("Base URL of the analytics service (Connect over HTTP/2)", 7105),
+  WEBHOOKS_URL: connectAddress("Base URL of the webhooks service (Connect over HTTP/2)", 7106),
   REDIS_URL: {
     description: "Redis for the rate-limit buckets shared by all gateway instances; in-memory buckets when unset",
     default: undefined,

@@ -4,7 +4,7 @@ import { startTelemetry } from "@platform/kit/telemetry";
 startTelemetry("gateway");
 
 const { systemClock } = await import("@platform/kit/clock");
-const { ConfigError, loadConfig } = await import("@platform/kit/config");
+const { loadConfigOrExit } = await import("@platform/kit/load-config-or-exit");
 const { httpTransport } = await import("@platform/kit/connect");
 const { KafkaBus } = await import("@platform/kit/kafka-bus");
 const { createLogger } = await import("@platform/kit/logger");
@@ -15,16 +15,7 @@ const { createClient } = await import("redis");
 const { buildGateway, memoryRateLimitStore, redisRateLimitStore, redisStreamSlots } = await import("./app.js");
 const { gatewayConfigSpec } = await import("./config.js");
 
-let config: ReturnType<typeof loadConfig<typeof gatewayConfigSpec>>;
-try {
-  config = loadConfig(gatewayConfigSpec);
-} catch (err) {
-  if (err instanceof ConfigError) {
-    console.error(err.message);
-    process.exit(1);
-  }
-  throw err;
-}
+const config = loadConfigOrExit(gatewayConfigSpec);
 
 const logger = createLogger("gateway", config.LOG_LEVEL);
 

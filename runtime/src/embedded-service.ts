@@ -43,11 +43,11 @@ export interface EmbeddedParts {
   /** Its event consumers and background workers, closed before the bus. */
   consumers?: Subscription[];
   /**
-   * Seeds its sandbox data when missing (after every service started, in start order);
-   * identity answers whether it created the sandbox now.
+   * Seeds its sandbox data when missing (after every service started, in start order): the
+   * service's own seed function, answering whether it wrote anything (identity's answer is
+   * whether this start created the sandbox).
    */
-  // biome-ignore lint/suspicious/noConfusingVoidType: the other services' seeds answer nothing (void), not undefined
-  seed?: () => Promise<boolean | void>;
+  seed?: () => Promise<boolean>;
 }
 
 /** A bounded context as the embedded runtime runs it. */

@@ -5,7 +5,7 @@ startTelemetry("platform");
 
 const { mkdirSync, writeFileSync } = await import("node:fs");
 const { join, resolve } = await import("node:path");
-const { ConfigError, loadConfig } = await import("@platform/kit/config");
+const { loadConfigOrExit } = await import("@platform/kit/load-config-or-exit");
 const { createLogger } = await import("@platform/kit/logger");
 const { exitOnSignals, ignoreBrokenPipes } = await import("@platform/kit/shutdown");
 
@@ -16,18 +16,8 @@ const { embeddedConfigSpec } = await import("./config.js");
 const { createEmbeddedPlatform } = await import("./platform.js");
 const { startErrorLine } = await import("./start-errors.js");
 
-let config: ReturnType<typeof loadConfig<typeof embeddedConfigSpec>>;
-let gatewayConfig: ReturnType<typeof loadConfig<typeof gatewayConfigSpec>>;
-try {
-  config = loadConfig(embeddedConfigSpec);
-  gatewayConfig = loadConfig(gatewayConfigSpec);
-} catch (err) {
-  if (err instanceof ConfigError) {
-    console.error(err.message);
-    process.exit(1);
-  }
-  throw err;
-}
+const config = loadConfigOrExit(embeddedConfigSpec);
+const gatewayConfig = loadConfigOrExit(gatewayConfigSpec);
 
 const logger = createLogger("platform", config.LOG_LEVEL);
 const dataDir = resolve(config.PLATFORM_DATA_DIR);

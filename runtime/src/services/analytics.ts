@@ -34,9 +34,7 @@ export const analyticsEmbedded: EmbeddedService = {
       routes,
       adminRoutes,
       consumers: await startAnalyticsConsumers(ctx),
-      seed: async () => {
-        await seedAnalyticsSandbox(ctx.db, ctx.clock, ctx.sandboxSeed);
-      },
+      seed: () => seedAnalyticsSandbox(ctx.db, ctx.clock, ctx.sandboxSeed),
     };
   },
 };

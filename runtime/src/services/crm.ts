@@ -16,9 +16,7 @@ export const crmEmbedded: EmbeddedService = {
       routes,
       adminRoutes,
       consumers: await startCrmConsumers(ctx),
-      seed: async () => {
-        await seedCrmSandbox(ctx.db, ctx.clock, ctx.sandboxSeed);
-      },
+      seed: () => seedCrmSandbox(ctx.db, ctx.clock, ctx.sandboxSeed),
     };
   },
 };

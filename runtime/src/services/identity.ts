@@ -18,23 +18,12 @@ export const identityEmbedded: EmbeddedService = {
   schema: IDENTITY_SCHEMA,
   migrations: identityMigrations,
   async start(ctx) {
-    const { routes, adminRoutes } = build({
-      db: ctx.db,
-      clock: ctx.clock,
-      logger: ctx.logger,
-      sandboxSeed: ctx.sandboxSeed,
-      cursorSecret: ctx.cursorSecret,
-      onCommit: ctx.onCommit,
-    });
+    // No setting of its own applies here: secrets, seed and bus are the runtime's (ctx).
+    const { routes, adminRoutes } = build(ctx);
     return {
       routes,
       adminRoutes,
-      consumers: await startIdentityConsumers({
-        db: ctx.db,
-        bus: ctx.bus,
-        logger: ctx.logger,
-        mailer: logMailer(ctx.logger),
-      }),
+      consumers: await startIdentityConsumers({ ...ctx, mailer: logMailer(ctx.logger) }),
       seed: () => seedSandbox(ctx.db, ctx.clock, ctx.sandboxSeed),
     };
   },

@@ -31,9 +31,7 @@ export const revenueEmbedded: EmbeddedService = {
       routes,
       adminRoutes,
       consumers: await startRevenueConsumers(ctx),
-      seed: async () => {
-        await seedRevenueSandbox(ctx.db, ctx.clock, ctx.sandboxSeed);
-      },
+      seed: () => seedRevenueSandbox(ctx.db, ctx.clock, ctx.sandboxSeed),
     };
   },
 };

@@ -32,15 +32,8 @@ export function schedulingEmbedded(opts: SchedulingEmbeddedOptions): EmbeddedSer
       });
       return {
         routes,
-        consumers: await startSchedulingConsumers({
-          db: ctx.db,
-          bus: ctx.bus,
-          logger: ctx.logger,
-          notifier: logNotifier(ctx.logger),
-        }),
-        seed: async () => {
-          await seedSchedulingSandbox(ctx.db, ctx.clock, ctx.sandboxSeed, opts.bookingBaseUrl);
-        },
+        consumers: await startSchedulingConsumers({ ...ctx, notifier: logNotifier(ctx.logger) }),
+        seed: () => seedSchedulingSandbox(ctx.db, ctx.clock, ctx.sandboxSeed, opts.bookingBaseUrl),
       };
     },
   };

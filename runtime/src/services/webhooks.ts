@@ -36,8 +36,9 @@ export const webhooksEmbedded: EmbeddedService = {
       routes,
       consumers: delivery.subscriptions,
       seed: async () => {
-        await seedWebhooksSandbox(ctx.db, ctx.clock, ctx.sandboxSeed);
+        const wrote = await seedWebhooksSandbox(ctx.db, ctx.clock, ctx.sandboxSeed);
         await sealStoredSecrets(ctx.db, secrets);
+        return wrote;
       },
     };
   },

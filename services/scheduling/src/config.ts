@@ -1,18 +1,12 @@
-import { type ConfigOf, commonConfig, loadConfig, parse, serviceConfig } from "@platform/kit/config";
+import { type ConfigOf, parse } from "@platform/kit/config";
+import { configLoader, serviceProcessConfig } from "@platform/kit/service-config";
 
 /** The scheduling service's settings; `describeConfig(schedulingConfigSpec)` lists them. */
 /** Base of the reschedule and cancel links when BOOKING_BASE_URL is unset. */
 export const DEFAULT_BOOKING_BASE_URL = "https://book.platform.example";
 
 export const schedulingConfigSpec = {
-  ...commonConfig,
-  ...serviceConfig,
-  DATABASE_URL: {
-    description: "Postgres URL of the scheduling database (created when missing)",
-    default: "postgres://postgres@127.0.0.1:5432/platform_scheduling",
-    sensitive: true,
-    parse: parse.url,
-  },
+  ...serviceProcessConfig("scheduling", "scheduling"),
   PORT: { description: "Port of the Connect-RPC API the gateway calls", default: 7102, parse: parse.port },
   SLOT_TOKEN_SECRET: {
     description: "HMAC secret slot tokens are signed with (availability signs, booking verifies)",
@@ -29,6 +23,4 @@ export const schedulingConfigSpec = {
 
 export type SchedulingConfig = ConfigOf<typeof schedulingConfigSpec>;
 
-export function loadSchedulingConfig(env: NodeJS.ProcessEnv = process.env): SchedulingConfig {
-  return loadConfig(schedulingConfigSpec, env);
-}
+export const loadSchedulingConfig = configLoader(schedulingConfigSpec);

@@ -1,5 +1,6 @@
-import { type ConfigOf, commonConfig, loadConfig, parse, serviceConfig } from "@platform/kit/config";
+import { type ConfigOf, commonConfig, parse, serviceConfig } from "@platform/kit/config";
 import { parseSecretKey, type SecretBox, secretBox } from "@platform/kit/secret-box";
+import { configLoader, serviceDatabaseUrl } from "@platform/kit/service-config";
 import { DELIVERY_TIMEOUT_MS } from "./domain/retry.js";
 
 /** The development key of WEBHOOK_SECRET_KEY: public, so PLATFORM_ENV=production refuses it. */
@@ -74,13 +75,7 @@ export const webhooksConfigSpec = {
   ...commonConfig,
   ...serviceConfig,
   ...deliveryConfigSpec,
-  DATABASE_URL: {
-    description:
-      "Postgres URL of the webhooks database (created when missing), shared by the API and the delivery worker",
-    default: "postgres://postgres@127.0.0.1:5432/platform_webhooks",
-    sensitive: true,
-    parse: parse.url,
-  },
+  DATABASE_URL: serviceDatabaseUrl("webhooks", "webhooks", ", shared by the API and the delivery worker"),
   PORT: { description: "Port of the Connect-RPC API the gateway calls", default: 7106, parse: parse.port },
   DELIVERY_PORT: {
     description: "Port the delivery worker process listens on (health: accepting connections means it runs)",
@@ -92,13 +87,9 @@ export const webhooksConfigSpec = {
 export type WebhooksConfig = ConfigOf<typeof webhooksConfigSpec>;
 export type DeliveryConfig = ConfigOf<typeof deliveryConfigSpec>;
 
-export function loadWebhooksConfig(env: NodeJS.ProcessEnv = process.env): WebhooksConfig {
-  return loadConfig(webhooksConfigSpec, env);
-}
+export const loadWebhooksConfig = configLoader(webhooksConfigSpec);
 
-export function loadDeliveryConfig(env: NodeJS.ProcessEnv = process.env): DeliveryConfig {
-  return loadConfig(deliveryConfigSpec, env);
-}
+export const loadDeliveryConfig = configLoader(deliveryConfigSpec);
 
 /** The box sealing and opening webhook signing secrets, from WEBHOOK_SECRET_KEY and the retired keys. */
 export function webhookSecretBox(

@@ -8,9 +8,9 @@ import {
 } from "@platform/contracts/events/scheduling";
 import type { Meeting } from "@platform/contracts/scheduling";
 import type { ConsumedMessage, Subscription } from "@platform/kit/bus";
-import { type ConsumerDeps, consumeOnce, readOrSkip, subscribeGroups } from "@platform/kit/consumer";
+import { type ConsumerDeps, subscribeGroups } from "@platform/kit/consumer";
+import { consumeEvent } from "@platform/kit/event-consumer";
 import { EVENT_TYPES, type EventEnvelope, TOPICS } from "@platform/kit/events";
-import { decodeEvent } from "@platform/kit/outbox";
 import { type EmailSend, emailSendOf, type MeetingFacts, meetingFacts } from "../domain/activity.js";
 import { activityStore } from "../store/activity.store.js";
 
@@ -58,19 +58,11 @@ export function changeOf(event: EventEnvelope): Change | undefined {
   }
 }
 
-async function project(deps: ConsumerDeps, message: ConsumedMessage): Promise<void> {
-  // An unreadable message is logged and skipped: redelivering it would only block its partition.
-  const read = readOrSkip(deps.logger, message, (m) => {
-    const event = decodeEvent(m);
-    return { event, change: changeOf(event) };
-  });
-  if (!read?.change) return;
-  const { event } = read;
-  const applied = read.change;
-  await consumeOnce(deps.db, ACTIVITY_GROUP, event.id, async (q) => {
+function project(deps: ConsumerDeps, message: ConsumedMessage): Promise<void> {
+  return consumeEvent(deps, ACTIVITY_GROUP, message, changeOf, async (q, change) => {
     const store = activityStore(q);
-    if (applied.kind === "meeting") await store.projectMeeting(applied.facts);
-    else await store.recordEmailSend(applied.send);
+    if (change.kind === "meeting") await store.projectMeeting(change.facts);
+    else await store.recordEmailSend(change.send);
   });
 }
 

@@ -3,10 +3,9 @@ import { timestampDate } from "@bufbuild/protobuf/wkt";
 import { DelegatedRequestServedSchema } from "@platform/contracts/events/gateway";
 import { UserInvitedSchema } from "@platform/contracts/events/identity";
 import type { ConsumedMessage, Subscription } from "@platform/kit/bus";
-import { consumeOnce, type ConsumerDeps as KitConsumerDeps, subscribeGroups } from "@platform/kit/consumer";
+import { type ConsumerDeps as KitConsumerDeps, subscribeGroups } from "@platform/kit/consumer";
+import { consumeEvent } from "@platform/kit/event-consumer";
 import { EVENT_TYPES, type EventEnvelope, TOPICS } from "@platform/kit/events";
-import type { Logger } from "@platform/kit/logger";
-import { decodeEvent } from "@platform/kit/outbox";
 import type { InvitationMailer } from "../application/mailer.js";
 import { txStore } from "../store/index.js";
 
@@ -21,34 +20,17 @@ export interface ConsumerDeps extends KitConsumerDeps {
   mailer: InvitationMailer;
 }
 
-/**
- * The event of `type` carried by `message`, or undefined for other types. A message that
- * cannot be read is logged and skipped: redelivering it would only block its partition.
- */
-function read<T extends DescMessage>(
-  logger: Logger,
-  message: ConsumedMessage,
-  type: string,
-  schema: T,
-): { event: EventEnvelope; data: MessageShape<T> } | undefined {
-  try {
-    const event = decodeEvent(message);
-    if (event.type !== type) return undefined;
-    return { event, data: fromJson(schema, event.data as JsonValue, { ignoreUnknownFields: true }) };
-  } catch (err) {
-    logger.error(
-      { err, topic: message.topic, partition: message.partition, offset: message.offset },
-      "unreadable event skipped",
-    );
-    return undefined;
-  }
-}
+/** The data of an event of `type`, undefined for other types; throws when it cannot be read. */
+const dataOf =
+  <T extends DescMessage>(type: string, schema: T) =>
+  (event: EventEnvelope): MessageShape<T> | undefined =>
+    event.type === type ? fromJson(schema, event.data as JsonValue, { ignoreUnknownFields: true }) : undefined;
 
-async function recordDelegatedRequest(deps: ConsumerDeps, message: ConsumedMessage): Promise<void> {
-  const served = read(deps.logger, message, EVENT_TYPES.delegatedRequestServed, DelegatedRequestServedSchema);
-  if (!served) return;
-  const { event, data } = served;
-  await consumeOnce(deps.db, AUDIT_GROUP, event.id, async (q) => {
+const delegatedRequestOf = dataOf(EVENT_TYPES.delegatedRequestServed, DelegatedRequestServedSchema);
+const invitationOf = dataOf(EVENT_TYPES.userInvited, UserInvitedSchema);
+
+function recordDelegatedRequest(deps: ConsumerDeps, message: ConsumedMessage): Promise<void> {
+  return consumeEvent(deps, AUDIT_GROUP, message, delegatedRequestOf, async (q, data, event) => {
     await txStore(q).insertDelegationAudit({
       id: event.id,
       parentOrgId: data.parentOrgId,
@@ -63,11 +45,8 @@ async function recordDelegatedRequest(deps: ConsumerDeps, message: ConsumedMessa
   });
 }
 
-async function mailInvitation(deps: ConsumerDeps, message: ConsumedMessage): Promise<void> {
-  const invited = read(deps.logger, message, EVENT_TYPES.userInvited, UserInvitedSchema);
-  if (!invited) return;
-  const { event, data } = invited;
-  await consumeOnce(deps.db, MAILER_GROUP, event.id, async () => {
+function mailInvitation(deps: ConsumerDeps, message: ConsumedMessage): Promise<void> {
+  return consumeEvent(deps, MAILER_GROUP, message, invitationOf, async (_q, data, event) => {
     try {
       await deps.mailer.sendInvitation({ orgId: data.orgId, userId: data.userId, email: data.email, role: data.role });
     } catch (err) {

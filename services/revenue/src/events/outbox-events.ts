@@ -1,4 +1,4 @@
-import { create, type DescMessage, type MessageInitShape, toJson } from "@bufbuild/protobuf";
+import type { DescMessage, MessageInitShape } from "@bufbuild/protobuf";
 import {
   DealCreatedSchema,
   DealUpdatedSchema,
@@ -10,13 +10,14 @@ import {
 import type { DealSchema, InsightItemSchema, InsightRecordSchema, QnaSchema } from "@platform/contracts/revenue";
 import { EVENT_TYPES, TOPICS } from "@platform/kit/events";
 import type { OutboxEvent } from "@platform/kit/outbox";
+import { outboxEventsOf } from "@platform/kit/outbox-events";
 
 // Revenue's events as outbox rows, keyed by the org so one org's changes stay in order on
 // their partition; the subject is the resource the event is about.
 
-const SOURCE = "revenue";
+const event = outboxEventsOf("revenue", TOPICS.revenue);
 
-/** An event of `type` whose data is `init` as a `schema` message, in JSON. */
+/** An event of `type` whose data is `init` as a `schema` message, about `subject` of `orgId`. */
 function revenueEvent<S extends DescMessage>(
   type: string,
   schema: S,
@@ -25,8 +26,7 @@ function revenueEvent<S extends DescMessage>(
   subject: string,
   at: Date,
 ): OutboxEvent {
-  const data = toJson(schema, create(schema, init));
-  return { topic: TOPICS.revenue, key: orgId, type, source: SOURCE, subject, data, time: at };
+  return event(type, schema, init, { key: orgId, subject, time: at });
 }
 
 type Deal = MessageInitShape<typeof DealSchema>;

@@ -9,9 +9,9 @@ import {
 } from "@platform/contracts/events/scheduling";
 import type { Meeting } from "@platform/contracts/scheduling";
 import type { ConsumedMessage, Subscription } from "@platform/kit/bus";
-import { type ConsumerDeps, consumeOnce, readOrSkip, subscribeGroups } from "@platform/kit/consumer";
+import { type ConsumerDeps, subscribeGroups } from "@platform/kit/consumer";
+import { consumeEvent } from "@platform/kit/event-consumer";
 import { EVENT_TYPES, type EventEnvelope, TOPICS } from "@platform/kit/events";
-import { decodeEvent } from "@platform/kit/outbox";
 import type { MeetingRecord } from "../domain/model.js";
 import { meetingStore } from "../store/meeting.store.js";
 import { type ReferenceStore, referenceStore } from "../store/references.store.js";
@@ -73,16 +73,15 @@ export function meetingRecordOf(m: Meeting): MeetingRecord {
   };
 }
 
-async function project(deps: ConsumerDeps, message: ConsumedMessage): Promise<void> {
-  const read = readOrSkip(deps.logger, message, (m) => {
-    const event = decodeEvent(m);
-    const change = changeOf(event);
-    return change && { event, kind: change.kind, meeting: meetingRecordOf(change.meeting) };
-  });
-  if (!read) return;
-  const { kind, meeting } = read;
-  const at = new Date(read.event.time);
-  await consumeOnce(deps.db, MEETINGS_GROUP, read.event.id, async (q) => {
+/** The projected meeting of an event and what to do with it; throws on a meeting it cannot keep. */
+function meetingChangeOf(event: EventEnvelope): { kind: Change["kind"]; meeting: MeetingRecord } | undefined {
+  const change = changeOf(event);
+  return change && { kind: change.kind, meeting: meetingRecordOf(change.meeting) };
+}
+
+function project(deps: ConsumerDeps, message: ConsumedMessage): Promise<void> {
+  return consumeEvent(deps, MEETINGS_GROUP, message, meetingChangeOf, async (q, { kind, meeting }, event) => {
+    const at = new Date(event.time);
     const w = meetingStore(q);
     if (kind === "cancel") await w.cancelMeeting(meeting, at);
     else await w.upsertMeeting(meeting, at);
@@ -121,16 +120,10 @@ function referenceChangeOf(event: EventEnvelope): ((r: ReferenceStore, at: Date)
   }
 }
 
-async function projectReference(deps: ConsumerDeps, message: ConsumedMessage): Promise<void> {
-  const read = readOrSkip(deps.logger, message, (m) => {
-    const event = decodeEvent(m);
-    const apply = referenceChangeOf(event);
-    return apply && { event, apply };
-  });
-  if (!read) return;
-  const { event, apply } = read;
-  const at = new Date(event.time);
-  await consumeOnce(deps.db, REFERENCES_GROUP, event.id, (q) => apply(referenceStore(q), at));
+function projectReference(deps: ConsumerDeps, message: ConsumedMessage): Promise<void> {
+  return consumeEvent(deps, REFERENCES_GROUP, message, referenceChangeOf, (q, apply, event) =>
+    apply(referenceStore(q), new Date(event.time)),
+  );
 }
 
 /** Subscribes revenue's consumers on `bus`; close the returned subscriptions before the bus. */

@@ -1,5 +1,5 @@
-import type { Db, Queryable } from "@platform/kit/db";
-import { enqueueEvent, type OutboxEvent } from "@platform/kit/outbox";
+import type { Queryable } from "@platform/kit/db";
+import { type OutboxStore, type OutboxTx, outboxStores } from "@platform/kit/service-store";
 import { type DealStore, dealStore } from "./deal.store.js";
 import { type DealSchemaStore, dealSchemaStore } from "./deal-schema.store.js";
 import { type InsightStore, insightStore } from "./insight.store.js";
@@ -7,29 +7,22 @@ import { type MeetingStore, meetingStore } from "./meeting.store.js";
 import { type QnaStore, qnaStore } from "./qna.store.js";
 import { type ReferenceStore, referenceStore } from "./references.store.js";
 
+type Aggregates = DealSchemaStore & DealStore & QnaStore & InsightStore & MeetingStore & ReferenceStore;
+
 /** Every aggregate's queries over one connection or transaction, and the outbox. */
-export interface TxStore extends DealSchemaStore, DealStore, QnaStore, InsightStore, MeetingStore, ReferenceStore {
-  /** Adds an event to the outbox, in the transaction of the change it describes. */
-  enqueue(event: OutboxEvent): Promise<string>;
-}
+export type TxStore = OutboxTx<Aggregates>;
 
 /** The store: reads on the pool, writes in one transaction. */
-export interface Store extends TxStore {
-  tx<T>(fn: (s: TxStore) => Promise<T>): Promise<T>;
-}
+export type Store = OutboxStore<Aggregates>;
 
-export function txStore(q: Queryable): TxStore {
-  return {
+export const { txStore, pgStore } = outboxStores(
+  "revenue",
+  (q: Queryable): Aggregates => ({
     ...dealSchemaStore(q),
     ...dealStore(q),
     ...qnaStore(q),
     ...insightStore(q),
     ...meetingStore(q),
     ...referenceStore(q),
-    enqueue: (event) => enqueueEvent(q, "revenue", event),
-  };
-}
-
-export function pgStore(db: Db): Store {
-  return { ...txStore(db), tx: (fn) => db.tx((q) => fn(txStore(q))) };
-}
+  }),
+);

@@ -1,11 +1,10 @@
 import { type DescMessage, fromJson, type JsonValue, type MessageShape } from "@bufbuild/protobuf";
 import { UserInvitedSchema, UserUpdatedSchema } from "@platform/contracts/events/identity";
 import type { ConsumedMessage } from "@platform/kit/bus";
-import { consumeOnce, readOrSkip } from "@platform/kit/consumer";
 import type { Db } from "@platform/kit/db";
+import { consumeEvent } from "@platform/kit/event-consumer";
 import { EVENT_TYPES, type EventEnvelope } from "@platform/kit/events";
 import type { Logger } from "@platform/kit/logger";
-import { decodeEvent } from "@platform/kit/outbox";
 import { DEFAULT_WORKING_HOURS, hostTimeZone } from "../domain/host-defaults.js";
 import { hostStore, type IdentityUser } from "../store/host.store.js";
 
@@ -42,17 +41,8 @@ function userOf(event: EventEnvelope): { user: IdentityUser; timeZone: string } 
 }
 
 /** Applies one identity event to the hosts projection, once per event id. */
-export async function projectHost(deps: { db: Db; logger: Logger }, message: ConsumedMessage): Promise<void> {
-  // An unreadable message is logged and skipped: redelivering it would only block its partition.
-  const read = readOrSkip(deps.logger, message, (m) => {
-    const event = decodeEvent(m);
-    return { event, applied: userOf(event) };
-  });
-  if (!read?.applied) return;
-  const { event } = read;
-  const applied = read.applied;
-  const { user, timeZone } = applied;
-  await consumeOnce(deps.db, HOSTS_GROUP, event.id, async (q) => {
+export function projectHost(deps: { db: Db; logger: Logger }, message: ConsumedMessage): Promise<void> {
+  return consumeEvent(deps, HOSTS_GROUP, message, userOf, async (q, { user, timeZone }) => {
     await hostStore(q).applyIdentityUser(user, {
       timeZone: hostTimeZone(timeZone),
       workingHours: DEFAULT_WORKING_HOURS,

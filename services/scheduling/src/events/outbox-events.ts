@@ -1,4 +1,3 @@
-import { create, toJson } from "@bufbuild/protobuf";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import {
   MeetingBookedSchema,
@@ -8,20 +7,20 @@ import {
 import type { Meeting } from "@platform/contracts/scheduling";
 import { EVENT_TYPES, TOPICS } from "@platform/kit/events";
 import type { OutboxEvent } from "@platform/kit/outbox";
+import { outboxEventsOf } from "@platform/kit/outbox-events";
 
 // The meeting events as outbox rows, keyed by the org so one org's meetings stay in order on
 // their partition. Every event carries the canonical meeting (the v2 webhook payload).
 
-const SOURCE = "scheduling";
+const schedulingEvent = outboxEventsOf("scheduling", TOPICS.scheduling);
 
-function meetingEvent(type: string, meeting: Meeting, data: unknown, at: Date): OutboxEvent {
-  return { topic: TOPICS.scheduling, key: meeting.orgId, type, source: SOURCE, subject: meeting.id, data, time: at };
-}
+/** A meeting's events are keyed by its org and about the meeting. */
+const aboutMeeting = (meeting: Meeting, at: Date) => ({ key: meeting.orgId, subject: meeting.id, time: at });
 
 /** Published for previews too: consumers that sync a CRM or deliver webhooks skip those by meeting.smartScheduling.preview. */
 export function meetingBookedEvent(meeting: Meeting, at: Date, sandbox = false): OutboxEvent {
-  const data = toJson(MeetingBookedSchema, create(MeetingBookedSchema, { meeting, sandbox }));
-  return meetingEvent(EVENT_TYPES.meetingBooked, meeting, data, at);
+  const data = { meeting, sandbox };
+  return schedulingEvent(EVENT_TYPES.meetingBooked, MeetingBookedSchema, data, aboutMeeting(meeting, at));
 }
 
 export function meetingRescheduledEvent(
@@ -30,17 +29,14 @@ export function meetingRescheduledEvent(
   reason: string,
   at: Date,
 ): OutboxEvent {
-  const data = toJson(
-    MeetingRescheduledSchema,
-    create(MeetingRescheduledSchema, {
-      meeting,
-      reason,
-      previousStartTime: timestampFromDate(previous.start),
-      previousEndTime: timestampFromDate(previous.end),
-      previousHostUserId: previous.hostUserId,
-    }),
-  );
-  return meetingEvent(EVENT_TYPES.meetingRescheduled, meeting, data, at);
+  const data = {
+    meeting,
+    reason,
+    previousStartTime: timestampFromDate(previous.start),
+    previousEndTime: timestampFromDate(previous.end),
+    previousHostUserId: previous.hostUserId,
+  };
+  return schedulingEvent(EVENT_TYPES.meetingRescheduled, MeetingRescheduledSchema, data, aboutMeeting(meeting, at));
 }
 
 export function meetingCanceledEvent(
@@ -50,9 +46,6 @@ export function meetingCanceledEvent(
   at: Date,
   sandbox = false,
 ): OutboxEvent {
-  const data = toJson(
-    MeetingCanceledSchema,
-    create(MeetingCanceledSchema, { meeting, reason, sendNotifications, sandbox }),
-  );
-  return meetingEvent(EVENT_TYPES.meetingCanceled, meeting, data, at);
+  const data = { meeting, reason, sendNotifications, sandbox };
+  return schedulingEvent(EVENT_TYPES.meetingCanceled, MeetingCanceledSchema, data, aboutMeeting(meeting, at));
 }

@@ -7,10 +7,10 @@ import {
 } from "@platform/contracts/events/scheduling";
 import type { Meeting } from "@platform/contracts/scheduling";
 import type { ConsumedMessage, Subscription } from "@platform/kit/bus";
-import { consumeOnce, type ConsumerDeps as KitConsumerDeps, readOrSkip, subscribeGroups } from "@platform/kit/consumer";
+import { type ConsumerDeps as KitConsumerDeps, subscribeGroups } from "@platform/kit/consumer";
 import type { Queryable } from "@platform/kit/db";
+import { consumeEvent } from "@platform/kit/event-consumer";
 import { EVENT_TYPES, type EventEnvelope, TOPICS } from "@platform/kit/events";
-import { decodeEvent } from "@platform/kit/outbox";
 import type { Notice, NoticeKind, Notifier } from "../application/notifier.js";
 import { txStore } from "../store/index.js";
 import { HOSTS_GROUP, projectHost } from "./hosts.consumer.js";
@@ -98,16 +98,8 @@ async function sendsEmails(plan: Plan, q: Queryable): Promise<boolean> {
   return schedule?.sendConfirmations ?? false;
 }
 
-async function notify(deps: ConsumerDeps, message: ConsumedMessage): Promise<void> {
-  // An unreadable message is logged and skipped: redelivering it would only block its partition.
-  const read = readOrSkip(deps.logger, message, (m) => {
-    const event = decodeEvent(m);
-    return { event, plan: planOf(event) };
-  });
-  if (!read?.plan) return;
-  const { event } = read;
-  const planned = read.plan;
-  await consumeOnce(deps.db, NOTIFIER_GROUP, event.id, async (q) => {
+function notify(deps: ConsumerDeps, message: ConsumedMessage): Promise<void> {
+  return consumeEvent(deps, NOTIFIER_GROUP, message, planOf, async (q, planned, event) => {
     for (const notice of noticesOf(planned, await sendsEmails(planned, q))) {
       try {
         await deps.notifier.send(notice);
