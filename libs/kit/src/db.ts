@@ -1,4 +1,4 @@
-import { PGlite } from "@electric-sql/pglite";
+import { PGlite, type Transaction } from "@electric-sql/pglite";
 import { btree_gist } from "@electric-sql/pglite/contrib/btree_gist";
 import pg from "pg";
 import { callTimeLeftMs, checkCallDeadline } from "./deadline.js";
@@ -262,29 +262,25 @@ export async function openPglite(dataDir?: string): Promise<PGlite> {
 export function pgliteDb(instance: PGlite, schema: string): Db {
   checkSchema(schema);
   // The same deadline checks as over pg; PGlite has no statement_timeout to cut a running query.
-  return {
-    schema,
-    kind: "pglite",
+  const on = (target: Pick<Transaction, "query" | "exec">): Queryable => ({
     query: async <T>(sql: string, params?: unknown[]) => {
       checkCallDeadline();
-      return (await instance.query<T>(sql, params)).rows;
+      return (await target.query<T>(sql, params)).rows;
     },
     exec: async (sql: string) => {
       checkCallDeadline();
-      await instance.exec(sql);
+      await target.exec(sql);
     },
+  });
+  const root = on(instance);
+  return {
+    schema,
+    kind: "pglite",
+    query: root.query,
+    exec: root.exec,
     tx: (fn) =>
       instance.transaction(async (t) => {
-        const result = await fn({
-          query: async <T>(sql: string, params?: unknown[]) => {
-            checkCallDeadline();
-            return (await t.query<T>(sql, params)).rows;
-          },
-          exec: async (sql: string) => {
-            checkCallDeadline();
-            await t.exec(sql);
-          },
-        });
+        const result = await fn(on(t));
         checkCallDeadline();
         return result;
       }),
