@@ -45,28 +45,24 @@ async function upsertBatch<I, F extends { crmId: string }>(
   return out;
 }
 
-export function upsertAccounts(
+/** An ingest of one kind of CRM record; `idFor` names the records it creates. */
+type UpsertRecords<I> = (
   w: TxStore,
   now: Date,
   orgId: string,
-  inputs: readonly AccountFields[],
-  idFor: IdFor = () => newId("acct_"),
-): Promise<(Upserted & { crmId: string })[]> {
-  return upsertBatch(orgId, inputs, "accounts", accountFields, async (fields) => {
+  inputs: readonly I[],
+  idFor?: IdFor,
+) => Promise<(Upserted & { crmId: string })[]>;
+
+export const upsertAccounts: UpsertRecords<AccountFields> = (w, now, orgId, inputs, idFor = () => newId("acct_")) =>
+  upsertBatch(orgId, inputs, "accounts", accountFields, async (fields) => {
     const upserted = await w.upsertAccount({ id: idFor(fields.crmId), orgId, ...fields }, now);
     if (upserted.changed) await w.enqueue(accountChangedEvent({ id: upserted.id, orgId, name: fields.name }, now));
     return upserted;
   });
-}
 
-export function upsertContacts(
-  w: TxStore,
-  now: Date,
-  orgId: string,
-  inputs: readonly ContactFields[],
-  idFor: IdFor = () => newId("cont_"),
-): Promise<(Upserted & { crmId: string })[]> {
-  return upsertBatch(orgId, inputs, "contacts", contactFields, async (fields) => {
+export const upsertContacts: UpsertRecords<ContactFields> = (w, now, orgId, inputs, idFor = () => newId("cont_")) =>
+  upsertBatch(orgId, inputs, "contacts", contactFields, async (fields) => {
     const upserted = await w.upsertContact({ id: idFor(fields.crmId), orgId, ...fields }, now);
     if (upserted.changed) {
       // Read back with its account resolved by CRM id, as every reader sees it.
@@ -75,7 +71,6 @@ export function upsertContacts(
     }
     return upserted;
   });
-}
 
 export interface BotReportInput {
   orgId: string;
