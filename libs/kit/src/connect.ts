@@ -48,33 +48,24 @@ export function apiContext(
   return value as Required<Pick<RequestContext, "orgId" | "tokenId" | "scopes">> & RequestContext;
 }
 
+/** The Connect code each problem status travels as; any other status is an internal error. */
+const CODE_FOR_STATUS: Readonly<Record<number, Code>> = {
+  400: Code.InvalidArgument,
+  401: Code.Unauthenticated,
+  403: Code.PermissionDenied,
+  404: Code.NotFound,
+  409: Code.AlreadyExists,
+  410: Code.FailedPrecondition,
+  412: Code.FailedPrecondition,
+  422: Code.FailedPrecondition,
+  429: Code.ResourceExhausted,
+  501: Code.Unimplemented,
+  503: Code.Unavailable,
+  504: Code.DeadlineExceeded,
+};
+
 function codeForStatus(status: number): Code {
-  switch (status) {
-    case 400:
-      return Code.InvalidArgument;
-    case 401:
-      return Code.Unauthenticated;
-    case 403:
-      return Code.PermissionDenied;
-    case 404:
-      return Code.NotFound;
-    case 409:
-      return Code.AlreadyExists;
-    case 410:
-    case 412:
-    case 422:
-      return Code.FailedPrecondition;
-    case 429:
-      return Code.ResourceExhausted;
-    case 501:
-      return Code.Unimplemented;
-    case 503:
-      return Code.Unavailable;
-    case 504:
-      return Code.DeadlineExceeded;
-    default:
-      return Code.Internal;
-  }
+  return CODE_FOR_STATUS[status] ?? Code.Internal;
 }
 
 /** A problem as a Connect error; the typed problem rides along as an error detail. */

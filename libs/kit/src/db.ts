@@ -1,4 +1,4 @@
-import { PGlite } from "@electric-sql/pglite";
+import { PGlite, type Transaction } from "@electric-sql/pglite";
 import { btree_gist } from "@electric-sql/pglite/contrib/btree_gist";
 import pg from "pg";
 import { callTimeLeftMs, checkCallDeadline } from "./deadline.js";
@@ -46,6 +46,29 @@ const CHANNEL_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
 function checkChannel(channel: string): string {
   if (!CHANNEL_NAME.test(channel)) throw new Error(`invalid channel name '${channel}'`);
   return channel;
+}
+
+/** What a driver (a pool, a client, a PGlite or its transaction) runs: a query's rows, a script. */
+interface Statements {
+  rows(sql: string, params?: unknown[]): Promise<unknown[]>;
+  script(sql: string): Promise<unknown>;
+}
+
+/**
+ * The driver as a Queryable. Every statement first checks the deadline of the RPC it serves:
+ * past it (or with the caller gone) the work stops with DeadlineExceeded rather than running on unseen.
+ */
+function deadlineChecked(driver: Statements): Queryable {
+  return {
+    query: async <T>(sql: string, params?: unknown[]) => {
+      checkCallDeadline();
+      return (await driver.rows(sql, params)) as T[];
+    },
+    exec: async (sql: string) => {
+      checkCallDeadline();
+      await driver.script(sql);
+    },
+  };
 }
 
 /** How long a lost LISTEN connection waits before reconnecting. */
@@ -196,18 +219,11 @@ export function openPg({ url, schema, max = 10, logger, connectTimeoutMs = 5000 
   pool.on("connect", (client) => {
     client.on("error", (err) => quiet?.failure("db.connection", err, "database: a connection was lost"));
   });
-  // Every query first checks the deadline of the RPC it serves: past it (or with the caller
-  // gone) the work stops with DeadlineExceeded rather than running on unseen.
-  const on = (client: pg.Pool | pg.PoolClient): Queryable => ({
-    query: async <T>(sql: string, params?: unknown[]) => {
-      checkCallDeadline();
-      return (await client.query(sql, params as unknown[])).rows as T[];
-    },
-    exec: async (sql: string) => {
-      checkCallDeadline();
-      await client.query(sql);
-    },
-  });
+  const on = (client: pg.Pool | pg.PoolClient): Queryable =>
+    deadlineChecked({
+      rows: async (sql, params) => (await client.query(sql, params as unknown[])).rows,
+      script: (sql) => client.query(sql),
+    });
   const root = on(pool);
   return {
     schema,
@@ -262,29 +278,20 @@ export async function openPglite(dataDir?: string): Promise<PGlite> {
 export function pgliteDb(instance: PGlite, schema: string): Db {
   checkSchema(schema);
   // The same deadline checks as over pg; PGlite has no statement_timeout to cut a running query.
+  const on = (target: Pick<Transaction, "query" | "exec">): Queryable =>
+    deadlineChecked({
+      rows: async (sql, params) => (await target.query(sql, params)).rows,
+      script: (sql) => target.exec(sql),
+    });
+  const root = on(instance);
   return {
     schema,
     kind: "pglite",
-    query: async <T>(sql: string, params?: unknown[]) => {
-      checkCallDeadline();
-      return (await instance.query<T>(sql, params)).rows;
-    },
-    exec: async (sql: string) => {
-      checkCallDeadline();
-      await instance.exec(sql);
-    },
+    query: root.query,
+    exec: root.exec,
     tx: (fn) =>
       instance.transaction(async (t) => {
-        const result = await fn({
-          query: async <T>(sql: string, params?: unknown[]) => {
-            checkCallDeadline();
-            return (await t.query<T>(sql, params)).rows;
-          },
-          exec: async (sql: string) => {
-            checkCallDeadline();
-            await t.exec(sql);
-          },
-        });
+        const result = await fn(on(t));
         checkCallDeadline();
         return result;
       }),

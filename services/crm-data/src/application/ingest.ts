@@ -24,47 +24,53 @@ import type { Upserted } from "../store/records.store.js";
 /** How a new record gets its id: random, or derived (the sandbox's stable ids). */
 export type IdFor = (crmId: string) => string;
 
-export async function upsertAccounts(
-  w: TxStore,
-  now: Date,
+/**
+ * One batch of CRM records, checked as a whole and then upserted one at a time in input order;
+ * `upsertOne` stores a record and announces it when it changed.
+ */
+async function upsertBatch<I, F extends { crmId: string }>(
   orgId: string,
-  inputs: readonly AccountFields[],
-  idFor: IdFor = () => newId("acct_"),
+  inputs: readonly I[],
+  what: string,
+  fieldsOf: (input: I) => F,
+  upsertOne: (fields: F) => Promise<Upserted>,
 ): Promise<(Upserted & { crmId: string })[]> {
   checkOrgId(orgId);
-  checkBatch(inputs.length, "accounts");
+  checkBatch(inputs.length, what);
   const out = [];
   for (const input of inputs) {
-    const fields = accountFields(input);
-    const upserted = await w.upsertAccount({ id: idFor(fields.crmId), orgId, ...fields }, now);
-    if (upserted.changed) await w.enqueue(accountChangedEvent({ id: upserted.id, orgId, name: fields.name }, now));
-    out.push({ crmId: fields.crmId, ...upserted });
+    const fields = fieldsOf(input);
+    out.push({ crmId: fields.crmId, ...(await upsertOne(fields)) });
   }
   return out;
 }
 
-export async function upsertContacts(
+/** An ingest of one kind of CRM record; `idFor` names the records it creates. */
+type UpsertRecords<I> = (
   w: TxStore,
   now: Date,
   orgId: string,
-  inputs: readonly ContactFields[],
-  idFor: IdFor = () => newId("cont_"),
-): Promise<(Upserted & { crmId: string })[]> {
-  checkOrgId(orgId);
-  checkBatch(inputs.length, "contacts");
-  const out = [];
-  for (const input of inputs) {
-    const fields = contactFields(input);
+  inputs: readonly I[],
+  idFor?: IdFor,
+) => Promise<(Upserted & { crmId: string })[]>;
+
+export const upsertAccounts: UpsertRecords<AccountFields> = (w, now, orgId, inputs, idFor = () => newId("acct_")) =>
+  upsertBatch(orgId, inputs, "accounts", accountFields, async (fields) => {
+    const upserted = await w.upsertAccount({ id: idFor(fields.crmId), orgId, ...fields }, now);
+    if (upserted.changed) await w.enqueue(accountChangedEvent({ id: upserted.id, orgId, name: fields.name }, now));
+    return upserted;
+  });
+
+export const upsertContacts: UpsertRecords<ContactFields> = (w, now, orgId, inputs, idFor = () => newId("cont_")) =>
+  upsertBatch(orgId, inputs, "contacts", contactFields, async (fields) => {
     const upserted = await w.upsertContact({ id: idFor(fields.crmId), orgId, ...fields }, now);
     if (upserted.changed) {
       // Read back with its account resolved by CRM id, as every reader sees it.
       const view = await w.findContact(orgId, upserted.id);
       if (view) await w.enqueue(contactChangedEvent(view, now));
     }
-    out.push({ crmId: fields.crmId, ...upserted });
-  }
-  return out;
-}
+    return upserted;
+  });
 
 export interface BotReportInput {
   orgId: string;

@@ -1,5 +1,5 @@
 import type { Queryable } from "@platform/kit/db";
-import { type Keyed, keyset, type PageQuery, params, positionValue, type SortKey } from "@platform/kit/keyset";
+import { type Keyed, keysetRows, type PageQuery, params, type SortKey } from "@platform/kit/keyset";
 import type { AccountRecord, AccountView, ContactRecord, ContactView } from "../domain/model.js";
 import { toAccount, toContact } from "./rows.js";
 
@@ -20,11 +20,21 @@ export const CONTACT_SORT_KEYS: Record<string, SortKey> = {
   firstName: { expr: "lower(c.first_name)", type: "text", nullable: false },
 };
 
-const ACCOUNT_SELECT = `SELECT a.*, p.id AS parent_id, p.name AS parent_account_name FROM crm.accounts a
-  LEFT JOIN crm.accounts p ON p.org_id = a.org_id AND p.crm_id = a.parent_crm_id`;
+// An account with its parent, a contact with its account, both resolved by CRM id: every read
+// (one record, a lookup, a keyset page) selects them this way.
+const ACCOUNT_SOURCE = {
+  columns: "a.*, p.id AS parent_id, p.name AS parent_account_name",
+  from: `crm.accounts a
+  LEFT JOIN crm.accounts p ON p.org_id = a.org_id AND p.crm_id = a.parent_crm_id`,
+};
+const ACCOUNT_SELECT = `SELECT ${ACCOUNT_SOURCE.columns} FROM ${ACCOUNT_SOURCE.from}`;
 
-const CONTACT_SELECT = `SELECT c.*, ca.id AS account_id, ca.name AS account_name FROM crm.contacts c
-  LEFT JOIN crm.accounts ca ON ca.org_id = c.org_id AND ca.crm_id = c.account_crm_id`;
+const CONTACT_SOURCE = {
+  columns: "c.*, ca.id AS account_id, ca.name AS account_name",
+  from: `crm.contacts c
+  LEFT JOIN crm.accounts ca ON ca.org_id = c.org_id AND ca.crm_id = c.account_crm_id`,
+};
+const CONTACT_SELECT = `SELECT ${CONTACT_SOURCE.columns} FROM ${CONTACT_SOURCE.from}`;
 
 export interface AccountFilter extends PageQuery {
   name: string;
@@ -49,11 +59,6 @@ export interface Upserted {
   /** Created, or a synced field differs: the change other contexts hear about. */
   changed: boolean;
 }
-
-const keyed = <T extends { id: string }>(item: T, raw: unknown): Keyed<T> => ({
-  item,
-  position: [positionValue(raw), item.id],
-});
 
 // The columns the sync owns, compared to tell a real change (which bumps updated_at) from a repeat.
 const ACCOUNT_COLUMNS = [
@@ -178,13 +183,7 @@ export function recordsStore(q: Queryable): RecordsStore {
       if (f.name !== "") where.push(`strpos(lower(a.name), ${p.add(f.name.toLowerCase())}) > 0`);
       if (f.domain !== "") where.push(`a.root_domain = ${p.add(f.domain)}`);
       if (f.industry !== "") where.push(`a.primary_industry = ${p.add(f.industry)}`);
-      const page = keyset(f.sort.key, "a.id", f.sort.descending, f.after, p);
-      const rows = await q.query(
-        `${ACCOUNT_SELECT.replace("SELECT a.*", `SELECT a.*, ${f.sort.key.expr} AS sort_value`)}
-          WHERE ${[...where, page.where].join(" AND ")} ORDER BY ${page.orderBy} LIMIT ${p.add(f.limit)}`,
-        p.values,
-      );
-      return rows.map((r) => keyed(toAccount(r), r.sort_value));
+      return keysetRows(q, { ...ACCOUNT_SOURCE, where, idExpr: "a.id" }, f, p, toAccount);
     },
 
     async findContact(orgId: string, id: string): Promise<ContactView | undefined> {
@@ -202,13 +201,7 @@ export function recordsStore(q: Queryable): RecordsStore {
       }
       if (f.email !== "") where.push(`c.email = ${p.add(f.email.toLowerCase())}`);
       if (f.accountId !== "") where.push(`ca.id = ${p.add(f.accountId)}`);
-      const page = keyset(f.sort.key, "c.id", f.sort.descending, f.after, p);
-      const rows = await q.query(
-        `${CONTACT_SELECT.replace("SELECT c.*", `SELECT c.*, ${f.sort.key.expr} AS sort_value`)}
-          WHERE ${[...where, page.where].join(" AND ")} ORDER BY ${page.orderBy} LIMIT ${p.add(f.limit)}`,
-        p.values,
-      );
-      return rows.map((r) => keyed(toContact(r), r.sort_value));
+      return keysetRows(q, { ...CONTACT_SOURCE, where, idExpr: "c.id" }, f, p, toContact);
     },
 
     async lookupAccounts(orgId: string, ids: readonly string[]): Promise<AccountView[]> {

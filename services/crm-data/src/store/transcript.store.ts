@@ -1,6 +1,6 @@
 import type { Queryable, Row } from "@platform/kit/db";
 import { newId } from "@platform/kit/ids";
-import { type Keyed, keyset, type PageQuery, params, positionValue, type SortKey } from "@platform/kit/keyset";
+import { type Keyed, keysetRows, type PageQuery, params, type SortKey } from "@platform/kit/keyset";
 import type { BotState } from "../domain/bot.js";
 import { chatVisibleSql } from "../domain/chat.js";
 import type { BotRecord, BotView, ChatRecord, ChunkRecord, WordRecord } from "../domain/model.js";
@@ -201,26 +201,20 @@ export function transcriptStore(q: Queryable): TranscriptStore {
       if (f.language !== "") where.push(`lower(ch.language) = lower(${p.add(f.language)})`);
       if (f.speaker !== "") where.push(`strpos(lower(ch.speaker), ${p.add(f.speaker.toLowerCase())}) > 0`);
       if (f.hostId !== "") where.push(`ch.host_id = ${p.add(f.hostId)}`);
-      const page = keyset(f.sort.key, "ch.id", f.sort.descending, f.after, p);
-      const rows = await q.query(
-        `SELECT ch.*, ${f.sort.key.expr} AS sort_value FROM crm.transcript_chunks ch
-          WHERE ${[...where, page.where].join(" AND ")} ORDER BY ${page.orderBy} LIMIT ${p.add(f.limit)}`,
-        p.values,
+      return keysetRows(
+        q,
+        { columns: "ch.*", from: "crm.transcript_chunks ch", where, idExpr: "ch.id" },
+        f,
+        p,
+        toChunk,
       );
-      return rows.map((r) => ({ item: toChunk(r), position: [positionValue(r.sort_value), String(r.id)] }));
     },
 
     /** The chat a bot owned by `ownerUserId` may show, oldest first. */
     async listChat(meetingId: string, ownerUserId: string, f: PageQuery): Promise<Keyed<ChatRecord>[]> {
       const p = params();
       const where = [`m.meeting_id = ${p.add(meetingId)}`, chatVisibleSql(p.add(ownerUserId))];
-      const page = keyset(f.sort.key, "m.id", f.sort.descending, f.after, p);
-      const rows = await q.query(
-        `SELECT m.*, ${f.sort.key.expr} AS sort_value FROM crm.chat_messages m
-          WHERE ${[...where, page.where].join(" AND ")} ORDER BY ${page.orderBy} LIMIT ${p.add(f.limit)}`,
-        p.values,
-      );
-      return rows.map((r) => ({ item: toChat(r), position: [positionValue(r.sort_value), String(r.id)] }));
+      return keysetRows(q, { columns: "m.*", from: "crm.chat_messages m", where, idExpr: "m.id" }, f, p, toChat);
     },
   };
 }

@@ -1,9 +1,5 @@
 import type { ServiceImpl } from "@connectrpc/connect";
-import {
-  type OrganizationService,
-  UpdateOrganizationRequestSchema,
-  UpdateOrganizationResponseSchema,
-} from "@platform/contracts/identity";
+import { OrganizationService } from "@platform/contracts/identity";
 import { apiContext } from "@platform/kit/connect";
 import { problem } from "@platform/kit/problems";
 import { idempotentWrite, type WriteDeps } from "../application/write.js";
@@ -39,21 +35,15 @@ export function organizationHandlers(deps: WriteDeps & { store: Store }): Servic
     async updateOrganization(req, ctx) {
       const orgId = visibleOrgId(req.orgId, apiContext(ctx).orgId);
       const patch = validateOrganizationPatch(req);
-      return idempotentWrite(
-        deps,
-        ctx,
-        { schema: UpdateOrganizationRequestSchema, message: req },
-        UpdateOrganizationResponseSchema,
-        async (w) => {
-          const org = await w.lockOrganization(orgId);
-          if (!org) throw notFound(orgId);
-          checkExpectedVersion(org.version, req.expectedVersion, "organization");
-          const { next, changedFields } = applyOrganizationPatch(org, patch, clock.now());
-          await w.updateOrganization(next);
-          await w.enqueue(organizationUpdatedEvent(next, changedFields));
-          return { organization: organizationMessage(await loadOrg(w, orgId)) };
-        },
-      );
+      return idempotentWrite(deps, ctx, OrganizationService.method.updateOrganization, req, async (w) => {
+        const org = await w.lockOrganization(orgId);
+        if (!org) throw notFound(orgId);
+        checkExpectedVersion(org.version, req.expectedVersion, "organization");
+        const { next, changedFields } = applyOrganizationPatch(org, patch, clock.now());
+        await w.updateOrganization(next);
+        await w.enqueue(organizationUpdatedEvent(next, changedFields));
+        return { organization: organizationMessage(await loadOrg(w, orgId)) };
+      });
     },
   };
 }

@@ -1,12 +1,6 @@
 import { timestampDate } from "@bufbuild/protobuf/wkt";
 import type { ServiceImpl } from "@connectrpc/connect";
-import {
-  InviteUserRequestSchema,
-  InviteUserResponseSchema,
-  UpdateUserRequestSchema,
-  UpdateUserResponseSchema,
-  type UserService,
-} from "@platform/contracts/identity";
+import { UserService } from "@platform/contracts/identity";
 import { apiContext } from "@platform/kit/connect";
 import type { CursorCodec } from "@platform/kit/cursor";
 import { newId, parseId } from "@platform/kit/ids";
@@ -83,31 +77,25 @@ export function userHandlers(
       const { orgId } = apiContext(ctx);
       const email = normaliseEmail(req.email);
       const profile = invitationProfile(req);
-      return idempotentWrite(
-        deps,
-        ctx,
-        { schema: InviteUserRequestSchema, message: req },
-        InviteUserResponseSchema,
-        async (w) => {
-          const org = await lockCallerOrg(w, orgId);
-          const invitation = { email, role: parseRole(req.role, org), ...profile };
-          const now = clock.now();
-          // An expired invitation still holds the address (the user row stays active); inviting again renews it.
-          const holder = await w.findActiveUserByEmail(org.id, email);
-          if (holder && invitationStatus(holder, now) !== "expired") throw emailInUse(holder);
-          await checkSeatFor(w, org, now);
-          let user: UserRecord;
-          if (holder) {
-            user = renewedInvitation(holder, invitation, org, now);
-            await w.updateUser(user);
-          } else {
-            user = invitedUser(invitation, org, newId("usr_"), now);
-            await w.insertUser(user);
-          }
-          await w.enqueue(userInvitedEvent(user));
-          return { user: userMessage({ ...user, invitedByDisplayName: user.invitedByName }, now, "detail") };
-        },
-      );
+      return idempotentWrite(deps, ctx, UserService.method.inviteUser, req, async (w) => {
+        const org = await lockCallerOrg(w, orgId);
+        const invitation = { email, role: parseRole(req.role, org), ...profile };
+        const now = clock.now();
+        // An expired invitation still holds the address (the user row stays active); inviting again renews it.
+        const holder = await w.findActiveUserByEmail(org.id, email);
+        if (holder && invitationStatus(holder, now) !== "expired") throw emailInUse(holder);
+        await checkSeatFor(w, org, now);
+        let user: UserRecord;
+        if (holder) {
+          user = renewedInvitation(holder, invitation, org, now);
+          await w.updateUser(user);
+        } else {
+          user = invitedUser(invitation, org, newId("usr_"), now);
+          await w.insertUser(user);
+        }
+        await w.enqueue(userInvitedEvent(user));
+        return { user: userMessage({ ...user, invitedByDisplayName: user.invitedByName }, now, "detail") };
+      });
     },
 
     async updateUser(req, ctx) {
@@ -115,31 +103,25 @@ export function userHandlers(
       const id = parseId("usr_", req.userId, "userId");
       const patch: UserPatch = req.patch ?? { cleared: [] };
       const text = patchedText(patch);
-      return idempotentWrite(
-        deps,
-        ctx,
-        { schema: UpdateUserRequestSchema, message: req },
-        UpdateUserResponseSchema,
-        async (w) => {
-          const org = await lockCallerOrg(w, orgId);
-          const user = await w.findUser(org.id, id);
-          if (!user) throw notFound(id);
-          checkExpectedVersion(user.version, req.expectedVersion, "user");
-          const role = patch.role === undefined ? undefined : parseRole(patch.role, org);
-          const now = clock.now();
-          const { next, changedFields } = applyUserPatch(user, text, role, patch.active, now);
-          checkAdministratorRules(user, next, org, await w.countOtherAdministrators(org.id, user.id));
-          if (!user.active && next.active) {
-            // The address may have been invited again while this user was deactivated.
-            const holder = await w.findActiveUserByEmail(org.id, user.email);
-            if (holder) throw emailInUse(holder);
-            if (holdsSeat(next, now)) await checkSeatFor(w, org, now);
-          }
-          await w.updateUser(next);
-          await w.enqueue(userUpdatedEvent(next, changedFields));
-          return { user: userMessage({ ...next, invitedByDisplayName: user.invitedByDisplayName }, now, "detail") };
-        },
-      );
+      return idempotentWrite(deps, ctx, UserService.method.updateUser, req, async (w) => {
+        const org = await lockCallerOrg(w, orgId);
+        const user = await w.findUser(org.id, id);
+        if (!user) throw notFound(id);
+        checkExpectedVersion(user.version, req.expectedVersion, "user");
+        const role = patch.role === undefined ? undefined : parseRole(patch.role, org);
+        const now = clock.now();
+        const { next, changedFields } = applyUserPatch(user, text, role, patch.active, now);
+        checkAdministratorRules(user, next, org, await w.countOtherAdministrators(org.id, user.id));
+        if (!user.active && next.active) {
+          // The address may have been invited again while this user was deactivated.
+          const holder = await w.findActiveUserByEmail(org.id, user.email);
+          if (holder) throw emailInUse(holder);
+          if (holdsSeat(next, now)) await checkSeatFor(w, org, now);
+        }
+        await w.updateUser(next);
+        await w.enqueue(userUpdatedEvent(next, changedFields));
+        return { user: userMessage({ ...next, invitedByDisplayName: user.invitedByDisplayName }, now, "detail") };
+      });
     },
   };
 }

@@ -1,4 +1,4 @@
-import { idempotentWriter } from "@platform/kit/idempotent-rpc";
+import { idempotentMethodWriter } from "@platform/kit/idempotent-method";
 import { txStore } from "../store/index.js";
 
 export type { WriteDeps } from "@platform/kit/idempotent-rpc";
@@ -6,5 +6,6 @@ export type { WriteDeps } from "@platform/kit/idempotent-rpc";
 /**
  * A write RPC of the public API: once per Idempotency-Key, in one transaction that holds the
  * key's record, the change and its outbox rows.
+ * Named by its method descriptor (`XService.method.y`), which carries both schemas.
  */
-export const idempotentWrite = idempotentWriter(txStore);
+export const idempotentWrite = idempotentMethodWriter(txStore);

@@ -1,17 +1,10 @@
 import { timestampDate, timestampFromDate } from "@bufbuild/protobuf/wkt";
 import type { ServiceImpl } from "@connectrpc/connect";
 import { meetingStatus } from "@platform/contracts/rest/meeting";
-import {
-  CreateDealRequestSchema,
-  CreateDealResponseSchema,
-  type DealService,
-  type Money,
-  UpdateDealRequestSchema,
-  UpdateDealResponseSchema,
-} from "@platform/contracts/revenue";
+import { DealService, type Money } from "@platform/contracts/revenue";
 import { apiContext, requestContext } from "@platform/kit/connect";
 import type { CursorCodec } from "@platform/kit/cursor";
-import { replayOf } from "@platform/kit/idempotent-rpc";
+import { replayOfMethod } from "@platform/kit/idempotent-method";
 import { parseId } from "@platform/kit/ids";
 import { keysetPage } from "@platform/kit/keyset";
 import { parseSort } from "@platform/kit/pagination";
@@ -103,9 +96,8 @@ export function dealHandlers(deps: DealDeps): ServiceImpl<typeof DealService> {
     },
 
     async createDeal(req, ctx) {
-      const request = { schema: CreateDealRequestSchema, message: req };
       // A replay answers what it answered first, without asking other services again.
-      const replay = await replayOf(deps, ctx, request, CreateDealResponseSchema);
+      const replay = await replayOfMethod(deps, ctx, DealService.method.createDeal, req);
       if (replay) return replay;
       const { orgId } = apiContext(ctx);
       // Looked up before the transaction: the answers come from other services, and a write
@@ -115,7 +107,7 @@ export function dealHandlers(deps: DealDeps): ServiceImpl<typeof DealService> {
       const primaryContact = req.primaryContactId !== undefined ? await refs.contact(req.primaryContactId) : null;
       const owner = await refs.owner(req.ownerId);
       const customFields = jsonOfStruct(req.customFields);
-      return idempotentWrite(deps, ctx, request, CreateDealResponseSchema, (w) =>
+      return idempotentWrite(deps, ctx, DealService.method.createDeal, req, (w) =>
         createDeal(
           w,
           {
@@ -137,9 +129,8 @@ export function dealHandlers(deps: DealDeps): ServiceImpl<typeof DealService> {
     },
 
     async updateDeal(req, ctx) {
-      const request = { schema: UpdateDealRequestSchema, message: req };
       // A replay answers what it answered first, without asking other services again.
-      const replay = await replayOf(deps, ctx, request, UpdateDealResponseSchema);
+      const replay = await replayOfMethod(deps, ctx, DealService.method.updateDeal, req);
       if (replay) return replay;
       const { orgId } = apiContext(ctx);
       const id = parseId("deal_", req.dealId, "dealId");
@@ -153,7 +144,7 @@ export function dealHandlers(deps: DealDeps): ServiceImpl<typeof DealService> {
       const contact = req.primaryContactId !== undefined ? await refs.contact(req.primaryContactId) : undefined;
       const owner = req.ownerId !== undefined ? await refs.owner(req.ownerId) : undefined;
       const customFieldsPatch = jsonOfStruct(req.customFields);
-      return idempotentWrite(deps, ctx, request, UpdateDealResponseSchema, (w) =>
+      return idempotentWrite(deps, ctx, DealService.method.updateDeal, req, (w) =>
         updateDeal(
           w,
           {

@@ -1,13 +1,7 @@
 import { toJson } from "@bufbuild/protobuf";
 import { ValueSchema } from "@bufbuild/protobuf/wkt";
 import type { HandlerContext, ServiceImpl } from "@connectrpc/connect";
-import {
-  AppendInsightItemRequestSchema,
-  AppendInsightItemResponseSchema,
-  CreateInsightRecordRequestSchema,
-  CreateInsightRecordResponseSchema,
-  type InsightService,
-} from "@platform/contracts/revenue";
+import { InsightService } from "@platform/contracts/revenue";
 import { apiContext } from "@platform/kit/connect";
 import { findById, parseId } from "@platform/kit/ids";
 import { problem } from "@platform/kit/problems";
@@ -77,12 +71,8 @@ export function insightHandlers(deps: InsightDeps): ServiceImpl<typeof InsightSe
       const { orgId } = apiContext(ctx);
       const type = schemaTypeOf(req.schemaType);
       const dealId = parseId("deal_", req.dealId, "dealId");
-      return idempotentWrite(
-        deps,
-        ctx,
-        { schema: CreateInsightRecordRequestSchema, message: req },
-        CreateInsightRecordResponseSchema,
-        (w) => createInsightRecord(w, { orgId, dealId, type, schemaId: req.schemaId }, clock.now()),
+      return idempotentWrite(deps, ctx, InsightService.method.createInsightRecord, req, (w) =>
+        createInsightRecord(w, { orgId, dealId, type, schemaId: req.schemaId }, clock.now()),
       );
     },
 
@@ -96,27 +86,22 @@ export function insightHandlers(deps: InsightDeps): ServiceImpl<typeof InsightSe
         meetingId: req.capturedFrom.meetingId,
         chunkId: req.capturedFrom.chunkId ?? null,
       };
-      return idempotentWrite(
-        deps,
-        ctx,
-        { schema: AppendInsightItemRequestSchema, message: req },
-        AppendInsightItemResponseSchema,
-        (w) =>
-          appendInsightItem(
-            w,
-            {
-              orgId,
-              dealId,
-              type,
-              fieldKey: req.fieldKey,
-              value: req.value ? (toJson(ValueSchema, req.value) as JsonValue) : null,
-              importance,
-              rationale: req.rationale ?? null,
-              capturedFrom,
-              capturedBy,
-            },
-            clock.now(),
-          ),
+      return idempotentWrite(deps, ctx, InsightService.method.appendInsightItem, req, (w) =>
+        appendInsightItem(
+          w,
+          {
+            orgId,
+            dealId,
+            type,
+            fieldKey: req.fieldKey,
+            value: req.value ? (toJson(ValueSchema, req.value) as JsonValue) : null,
+            importance,
+            rationale: req.rationale ?? null,
+            capturedFrom,
+            capturedBy,
+          },
+          clock.now(),
+        ),
       );
     },
   };

@@ -1,16 +1,8 @@
 import { timestampDate } from "@bufbuild/protobuf/wkt";
 import type { ServiceImpl } from "@connectrpc/connect";
-import {
-  AnswerQnaRequestSchema,
-  AnswerQnaResponseSchema,
-  CreateQnaRequestSchema,
-  CreateQnaResponseSchema,
-  type QnaService,
-  TransitionQnaRequestSchema,
-  TransitionQnaResponseSchema,
-} from "@platform/contracts/revenue";
+import { QnaService } from "@platform/contracts/revenue";
 import { apiContext, requestContext } from "@platform/kit/connect";
-import { replayOf } from "@platform/kit/idempotent-rpc";
+import { replayOfMethod } from "@platform/kit/idempotent-method";
 import { findById, isId, parseId } from "@platform/kit/ids";
 import { problem } from "@platform/kit/problems";
 import { visibleDeal } from "../application/deals.js";
@@ -64,9 +56,8 @@ export function qnaHandlers(deps: QnaDeps): ServiceImpl<typeof QnaService> {
     },
 
     async createQna(req, ctx) {
-      const request = { schema: CreateQnaRequestSchema, message: req };
       // A replay answers what it answered first, without asking other services again.
-      const replay = await replayOf(deps, ctx, request, CreateQnaResponseSchema);
+      const replay = await replayOfMethod(deps, ctx, QnaService.method.createQna, req);
       if (replay) return replay;
       const { orgId } = apiContext(ctx);
       const dealId = parseId("deal_", req.dealId, "dealId");
@@ -94,7 +85,7 @@ export function qnaHandlers(deps: QnaDeps): ServiceImpl<typeof QnaService> {
         meetingId: o.meetingId,
         occurredAt: o.occurredAt ? timestampDate(o.occurredAt) : undefined,
       }));
-      return idempotentWrite(deps, ctx, request, CreateQnaResponseSchema, (w) =>
+      return idempotentWrite(deps, ctx, QnaService.method.createQna, req, (w) =>
         createQna(
           w,
           {
@@ -131,12 +122,8 @@ export function qnaHandlers(deps: QnaDeps): ServiceImpl<typeof QnaService> {
       if (!(confidence >= 0 && confidence <= 1)) {
         throw problem("invalid-field", "confidence must be between 0.0 and 1.0.", { field: "confidence" });
       }
-      return idempotentWrite(
-        deps,
-        ctx,
-        { schema: AnswerQnaRequestSchema, message: req },
-        AnswerQnaResponseSchema,
-        (w) => answerQna(w, { orgId, id, answerText: req.answerText, source, confidence }, clock.now()),
+      return idempotentWrite(deps, ctx, QnaService.method.answerQna, req, (w) =>
+        answerQna(w, { orgId, id, answerText: req.answerText, source, confidence }, clock.now()),
       );
     },
 
@@ -149,12 +136,8 @@ export function qnaHandlers(deps: QnaDeps): ServiceImpl<typeof QnaService> {
           targetState: target,
         });
       }
-      return idempotentWrite(
-        deps,
-        ctx,
-        { schema: TransitionQnaRequestSchema, message: req },
-        TransitionQnaResponseSchema,
-        (w) => transitionQna(w, { orgId, id, target, reason: req.reason }, clock.now()),
+      return idempotentWrite(deps, ctx, QnaService.method.transitionQna, req, (w) =>
+        transitionQna(w, { orgId, id, target, reason: req.reason }, clock.now()),
       );
     },
   };

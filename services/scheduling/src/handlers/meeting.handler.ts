@@ -1,11 +1,5 @@
 import type { ServiceImpl } from "@connectrpc/connect";
-import {
-  BookMeetingRequestSchema,
-  BookMeetingResponseSchema,
-  type MeetingService,
-  RescheduleMeetingRequestSchema,
-  RescheduleMeetingResponseSchema,
-} from "@platform/contracts/scheduling";
+import { MeetingService } from "@platform/contracts/scheduling";
 import { apiContext } from "@platform/kit/connect";
 import { newId, parseId } from "@platform/kit/ids";
 import type { Logger } from "@platform/kit/logger";
@@ -73,34 +67,28 @@ export function meetingHandlers(deps: MeetingDeps): ServiceImpl<typeof MeetingSe
       // Set once the provider holds an event: any failure after that, the commit included, removes it.
       let createdEventId: string | undefined;
       try {
-        return await idempotentWrite(
-          deps,
-          ctx,
-          { schema: BookMeetingRequestSchema, message: req },
-          BookMeetingResponseSchema,
-          async (w) => {
-            // Checked inside the idempotent transaction, so a replay returns the stored meeting
-            // even after its token has expired.
-            const now = clock.now();
-            const booking = await checkBooking(w, req, { orgId, slotTokenSecret, now });
-            const { host } = booking;
-            const planned = await withConference(conferencing, newMeeting(booking, newId("mtg_"), now));
-            createdEventId = await calendar.createEvent(calendarEvent(planned, host));
-            const meeting = { ...planned, calendarEventId: createdEventId };
-            await w.insertMeeting(meeting);
-            await w.insertAudit({
-              meetingId: meeting.id,
-              at: now,
-              action: "booked",
-              reason: null,
-              previous: null,
-              next: { start: meeting.start, end: meeting.end, hostUserId: host.userId },
-            });
-            const message = meetingMessage({ meeting, host }, now, bookingBaseUrl);
-            await w.enqueue(meetingBookedEvent(message, now));
-            return { meeting: message };
-          },
-        );
+        return await idempotentWrite(deps, ctx, MeetingService.method.bookMeeting, req, async (w) => {
+          // Checked inside the idempotent transaction, so a replay returns the stored meeting
+          // even after its token has expired.
+          const now = clock.now();
+          const booking = await checkBooking(w, req, { orgId, slotTokenSecret, now });
+          const { host } = booking;
+          const planned = await withConference(conferencing, newMeeting(booking, newId("mtg_"), now));
+          createdEventId = await calendar.createEvent(calendarEvent(planned, host));
+          const meeting = { ...planned, calendarEventId: createdEventId };
+          await w.insertMeeting(meeting);
+          await w.insertAudit({
+            meetingId: meeting.id,
+            at: now,
+            action: "booked",
+            reason: null,
+            previous: null,
+            next: { start: meeting.start, end: meeting.end, hostUserId: host.userId },
+          });
+          const message = meetingMessage({ meeting, host }, now, bookingBaseUrl);
+          await w.enqueue(meetingBookedEvent(message, now));
+          return { meeting: message };
+        });
       } catch (err) {
         if (createdEventId) await removeOrphanEvent(createdEventId);
         throw err;
@@ -118,53 +106,46 @@ export function meetingHandlers(deps: MeetingDeps): ServiceImpl<typeof MeetingSe
     async rescheduleMeeting(req, ctx) {
       const { orgId } = apiContext(ctx);
       const id = parseId("mtg_", req.meetingId, "meetingId");
-      return idempotentWrite(
-        deps,
-        ctx,
-        { schema: RescheduleMeetingRequestSchema, message: req },
-        RescheduleMeetingResponseSchema,
-        async (w) => {
-          const now = clock.now();
-          const current = await w.lockMeeting(orgId, id);
-          if (!current) throw notFound(id);
-          const before = current.meeting;
-          const status = meetingStatus(before, now);
-          if (status !== "scheduled") {
-            throw problem("meeting-not-reschedulable", `Meeting ${id} is ${status} and cannot be rescheduled.`);
-          }
-          const token = verifiedToken(req.slotToken, slotTokenSecret, orgId, now);
-          if (token.scheduleId !== before.scheduleId) {
-            throw problem("schedule-mismatch", "The slot token belongs to another schedule than the meeting.");
-          }
-          const schedule = await bookableSchedule(w, orgId, token.scheduleId);
-          const slot = slotOf(token);
-          const host = await hostOfFreeSlot(w, schedule, token.hostUserId, slot, now);
-          const meeting: MeetingRecord = {
-            ...before,
-            hostUserId: host.userId,
-            start: slot.start,
-            end: slot.end,
-            updatedAt: now,
-            version: before.version + 1,
-          };
-          await w.updateMeeting(meeting);
-          // After the update, so a slot conflict never touches the calendar; a failing provider rolls the move back.
-          if (meeting.calendarEventId)
-            await calendar.updateEvent(meeting.calendarEventId, calendarEvent(meeting, host));
-          const previous = { start: before.start, end: before.end, hostUserId: before.hostUserId };
-          await w.insertAudit({
-            meetingId: id,
-            at: now,
-            action: "rescheduled",
-            reason: req.reason === "" ? null : req.reason,
-            previous,
-            next: { start: meeting.start, end: meeting.end, hostUserId: meeting.hostUserId },
-          });
-          const message = meetingMessage({ meeting, host }, now, bookingBaseUrl);
-          await w.enqueue(meetingRescheduledEvent(message, previous, req.reason, now));
-          return { meeting: message };
-        },
-      );
+      return idempotentWrite(deps, ctx, MeetingService.method.rescheduleMeeting, req, async (w) => {
+        const now = clock.now();
+        const current = await w.lockMeeting(orgId, id);
+        if (!current) throw notFound(id);
+        const before = current.meeting;
+        const status = meetingStatus(before, now);
+        if (status !== "scheduled") {
+          throw problem("meeting-not-reschedulable", `Meeting ${id} is ${status} and cannot be rescheduled.`);
+        }
+        const token = verifiedToken(req.slotToken, slotTokenSecret, orgId, now);
+        if (token.scheduleId !== before.scheduleId) {
+          throw problem("schedule-mismatch", "The slot token belongs to another schedule than the meeting.");
+        }
+        const schedule = await bookableSchedule(w, orgId, token.scheduleId);
+        const slot = slotOf(token);
+        const host = await hostOfFreeSlot(w, schedule, token.hostUserId, slot, now);
+        const meeting: MeetingRecord = {
+          ...before,
+          hostUserId: host.userId,
+          start: slot.start,
+          end: slot.end,
+          updatedAt: now,
+          version: before.version + 1,
+        };
+        await w.updateMeeting(meeting);
+        // After the update, so a slot conflict never touches the calendar; a failing provider rolls the move back.
+        if (meeting.calendarEventId) await calendar.updateEvent(meeting.calendarEventId, calendarEvent(meeting, host));
+        const previous = { start: before.start, end: before.end, hostUserId: before.hostUserId };
+        await w.insertAudit({
+          meetingId: id,
+          at: now,
+          action: "rescheduled",
+          reason: req.reason === "" ? null : req.reason,
+          previous,
+          next: { start: meeting.start, end: meeting.end, hostUserId: meeting.hostUserId },
+        });
+        const message = meetingMessage({ meeting, host }, now, bookingBaseUrl);
+        await w.enqueue(meetingRescheduledEvent(message, previous, req.reason, now));
+        return { meeting: message };
+      });
     },
 
     async cancelMeeting(req, ctx) {

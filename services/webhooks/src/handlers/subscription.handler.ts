@@ -1,24 +1,19 @@
-import { create, type DescMessage, type MessageInitShape, type MessageShape } from "@bufbuild/protobuf";
+import {
+  create,
+  type DescMessage,
+  type DescMethodUnary,
+  type MessageInitShape,
+  type MessageShape,
+} from "@bufbuild/protobuf";
 import type { HandlerContext, ServiceImpl } from "@connectrpc/connect";
 import { context, propagation } from "@opentelemetry/api";
-import {
-  CreateWebhookSubscriptionRequestSchema,
-  CreateWebhookSubscriptionResponseSchema,
-  RedeliverWebhookRequestSchema,
-  RedeliverWebhookResponseSchema,
-  RotateWebhookSecretRequestSchema,
-  RotateWebhookSecretResponseSchema,
-  TestWebhookSubscriptionRequestSchema,
-  TestWebhookSubscriptionResponseSchema,
-  UpdateWebhookSubscriptionRequestSchema,
-  UpdateWebhookSubscriptionResponseSchema,
-  type WebhookSubscriptionService,
-} from "@platform/contracts/webhooks";
+import { WebhookSubscriptionService } from "@platform/contracts/webhooks";
 import type { Clock } from "@platform/kit/clock";
 import { apiContext } from "@platform/kit/connect";
 import { createCursorCodec } from "@platform/kit/cursor";
 import type { Db } from "@platform/kit/db";
-import { idempotentRpc, replayOf } from "@platform/kit/idempotent-rpc";
+import { replayOfMethod } from "@platform/kit/idempotent-method";
+import { idempotentRpc } from "@platform/kit/idempotent-rpc";
 import { parseId } from "@platform/kit/ids";
 import { keysetPage } from "@platform/kit/keyset";
 import { parseSort } from "@platform/kit/pagination";
@@ -86,6 +81,7 @@ export function subscriptionHandlers(deps: SubscriptionDeps): ServiceImpl<typeof
   const { db, clock, endpoints, secrets } = deps;
   const store = pgStore(db);
   const cursors = createCursorCodec(deps.cursorSecret);
+  const rpc = WebhookSubscriptionService.method;
 
   /** The answer of a create or rotate (first time or replay) with its secret opened for the client. */
   const withClearSecret = <R extends { secret: string }>(response: R): R => {
@@ -96,12 +92,12 @@ export function subscriptionHandlers(deps: SubscriptionDeps): ServiceImpl<typeof
   /** A write once per Idempotency-Key, in one transaction with its record. */
   const write = async <I extends DescMessage, O extends DescMessage>(
     ctx: HandlerContext,
-    request: { schema: I; message: MessageShape<I> },
-    responseSchema: O,
+    method: DescMethodUnary<I, O>,
+    message: MessageShape<I>,
     fn: (w: TxStore) => Promise<MessageInitShape<O>>,
   ): Promise<MessageShape<O>> =>
-    idempotentRpc({ db, clock }, ctx, request, responseSchema, async (q) =>
-      create(responseSchema, await fn(txStore(q))),
+    idempotentRpc({ db, clock }, ctx, { schema: method.input, message }, method.output, async (q) =>
+      create(method.output, await fn(txStore(q))),
     );
 
   return {
@@ -116,9 +112,8 @@ export function subscriptionHandlers(deps: SubscriptionDeps): ServiceImpl<typeof
     },
 
     async createWebhookSubscription(req, ctx) {
-      const request = { schema: CreateWebhookSubscriptionRequestSchema, message: req };
       // A replay answers what it answered first, without asking other services again.
-      const replay = await replayOf({ db, clock }, ctx, request, CreateWebhookSubscriptionResponseSchema);
+      const replay = await replayOfMethod({ db, clock }, ctx, rpc.createWebhookSubscription, req);
       if (replay) return withClearSecret(replay);
       const { orgId } = apiContext(ctx);
       // Checked before the transaction: resolving the host must not hold a connection.
@@ -126,7 +121,7 @@ export function subscriptionHandlers(deps: SubscriptionDeps): ServiceImpl<typeof
       const events = validEvents(req.events);
       const description = validDescription(req.description);
       const secret = newSecret();
-      const created = await write(ctx, request, CreateWebhookSubscriptionResponseSchema, (w) =>
+      const created = await write(ctx, rpc.createWebhookSubscription, req, (w) =>
         // Sealed in the idempotency record too; opened below for this answer and for replays.
         createSubscription(w, { clock, secrets }, { orgId, endpointUrl, events, description, secret }),
       );
@@ -141,16 +136,15 @@ export function subscriptionHandlers(deps: SubscriptionDeps): ServiceImpl<typeof
     },
 
     async updateWebhookSubscription(req, ctx) {
-      const request = { schema: UpdateWebhookSubscriptionRequestSchema, message: req };
       // A replay answers what it answered first, without asking other services again.
-      const replay = await replayOf({ db, clock }, ctx, request, UpdateWebhookSubscriptionResponseSchema);
+      const replay = await replayOfMethod({ db, clock }, ctx, rpc.updateWebhookSubscription, req);
       if (replay) return replay;
       const { orgId } = apiContext(ctx);
       const id = parseId("sub_", req.subscriptionId, "subscriptionId");
       const endpointUrl = req.endpointUrl === undefined ? undefined : await validEndpoint(req.endpointUrl, endpoints);
       const events = req.events === undefined ? undefined : validEvents(req.events.events);
       const description = req.description === undefined ? undefined : validDescription(req.description);
-      return write(ctx, request, UpdateWebhookSubscriptionResponseSchema, (w) =>
+      return write(ctx, rpc.updateWebhookSubscription, req, (w) =>
         updateSubscription(w, clock, { orgId, id, endpointUrl, events, description, enabled: req.enabled }),
       );
     },
@@ -165,32 +159,24 @@ export function subscriptionHandlers(deps: SubscriptionDeps): ServiceImpl<typeof
 
     async rotateWebhookSecret(req, ctx) {
       const { orgId } = apiContext(ctx);
-      const rotated = await write(
-        ctx,
-        { schema: RotateWebhookSecretRequestSchema, message: req },
-        RotateWebhookSecretResponseSchema,
-        (w) => rotateSecret(w, { clock, secrets }, orgId, req.subscriptionId),
+      const rotated = await write(ctx, rpc.rotateWebhookSecret, req, (w) =>
+        rotateSecret(w, { clock, secrets }, orgId, req.subscriptionId),
       );
       return withClearSecret(rotated);
     },
 
     async testWebhookSubscription(req, ctx) {
       const { orgId } = apiContext(ctx);
-      const response = await write(
-        ctx,
-        { schema: TestWebhookSubscriptionRequestSchema, message: req },
-        TestWebhookSubscriptionResponseSchema,
-        (w) => {
-          // The ping's delivery continues the trace of this request.
-          const carrier: { traceparent?: string } = {};
-          propagation.inject(context.active(), carrier);
-          return sendTestEvent(w, clock, {
-            orgId,
-            subscriptionId: req.subscriptionId,
-            traceparent: carrier.traceparent,
-          });
-        },
-      );
+      const response = await write(ctx, rpc.testWebhookSubscription, req, (w) => {
+        // The ping's delivery continues the trace of this request.
+        const carrier: { traceparent?: string } = {};
+        propagation.inject(context.active(), carrier);
+        return sendTestEvent(w, clock, {
+          orgId,
+          subscriptionId: req.subscriptionId,
+          traceparent: carrier.traceparent,
+        });
+      });
       deps.queued?.();
       return response;
     },
@@ -218,11 +204,8 @@ export function subscriptionHandlers(deps: SubscriptionDeps): ServiceImpl<typeof
     async redeliverWebhook(req, ctx) {
       const { orgId } = apiContext(ctx);
       const deliveryId = parseId("wd_", req.deliveryId, "deliveryId");
-      const response = await write(
-        ctx,
-        { schema: RedeliverWebhookRequestSchema, message: req },
-        RedeliverWebhookResponseSchema,
-        (w) => redeliver(w, clock, { orgId, subscriptionId: req.subscriptionId, deliveryId }),
+      const response = await write(ctx, rpc.redeliverWebhook, req, (w) =>
+        redeliver(w, clock, { orgId, subscriptionId: req.subscriptionId, deliveryId }),
       );
       deps.queued?.();
       return response;
