@@ -36,8 +36,9 @@ export interface SandboxFixture {
 }
 
 /**
- * One row of data/fixtures.json (see data.ts): the record by its kind and label (its id derives from the
- * seed), the org it belongs to by label, and its path with `{id}` for the record's id.
+ * One row of data/fixtures.json (see data.ts): the record by its kind and label (its id
+ * derives from the seed), the org it belongs to by label, and its path with `{id}` for the
+ * record's id.
  */
 interface FixtureDefinition {
   scenario: string;
