@@ -24,16 +24,16 @@ import { createEmbeddedPlatform } from "@platform/runtime/platform";
 import { sandboxUserId } from "@platform/sandbox";
 import autocannon from "autocannon";
 import { generatedBlasts } from "../cli/src/generate.js";
-import { loadEmailEvents, suiteArgs } from "./bench-support.js";
+import { loadEmailEvents, stringFlags, suiteArgs } from "./bench-support.js";
 
 const values = suiteArgs(
-  {
-    events: { type: "string", default: "1000000" },
-    duration: { type: "string", default: "10" },
-    connections: { type: "string", default: "10" },
-    tokens: { type: "string", default: "400" },
-    batch: { type: "string", default: "10000" },
-  },
+  stringFlags({
+    events: "1000000",
+    duration: "10",
+    connections: "10",
+    tokens: "400",
+    batch: "10000",
+  }),
   "usage: npm run bench -- --suite analytics [--events N] [--duration SECONDS] [--connections N] [--tokens N] [--batch N]",
 );
 const eventCount = Number(values.events);

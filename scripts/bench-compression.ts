@@ -8,16 +8,10 @@
  *   npm run bench -- --suite compression [--duration 5] [--connections 2]
  */
 import { parseArgs } from "node:util";
-import { createClient } from "@connectrpc/connect";
-import { IdentityAdminService } from "@platform/contracts/identity";
-import { gatewayConfigSpec } from "@platform/gateway/config";
 import { systemClock } from "@platform/kit/clock";
-import { loadConfig } from "@platform/kit/config";
-import { adminClientInterceptor, httpTransport } from "@platform/kit/connect";
-import { createLogger } from "@platform/kit/logger";
-import { createEmbeddedPlatform } from "@platform/runtime/platform";
 import { seedBenchSchedule } from "@platform/scheduling/server";
 import autocannon from "autocannon";
+import { benchPlatform } from "./bench-embedded.js";
 
 const { values } = parseArgs({
   args: process.argv.slice(2).filter((a, i, all) => a !== "--suite" && all[i - 1] !== "--suite"),
@@ -29,33 +23,8 @@ const { values } = parseArgs({
 const duration = Number(values.duration);
 const connections = Number(values.connections);
 
-const platform = await createEmbeddedPlatform({
-  logger: createLogger("bench", "error"),
-  gateway: { ...loadConfig(gatewayConfigSpec, {}), LOG_LEVEL: "error" as const },
-  sandboxSeed: "bench",
-  seedSandbox: true,
-  adminSecret: "bench-admin-secret",
-  adminPort: 0,
-});
-const acme = (await platform.sandboxKeys()).find((k) => k.name === "acme-full");
-if (!acme) throw new Error("sandbox has no acme-full token");
-// Rate limits stay on: the load is spread over fresh tokens so no bucket fills (a 429 fails the run).
-const admin = createClient(
-  IdentityAdminService,
-  httpTransport(`http://127.0.0.1:${platform.admin?.port}`, [adminClientInterceptor("bench-admin-secret")]),
-);
-const keys: string[] = [];
-for (let i = 0; i < 100; i++) {
-  keys.push(
-    (
-      await admin.createToken({
-        orgId: acme.orgId,
-        name: `bench-${i}`,
-        scopes: ["accounts:read", "smart-scheduling:read"],
-      })
-    ).key,
-  );
-}
+const { platform, acme, issueTokens } = await benchPlatform();
+const keys = await issueTokens(100, ["accounts:read", "smart-scheduling:read"]);
 let next = 0;
 const url = `${await platform.app.listen({ port: 0, host: "127.0.0.1" })}/api/v1alpha1`;
 const bench = await seedBenchSchedule(platform.dbs.scheduling, {

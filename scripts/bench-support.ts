@@ -25,6 +25,15 @@ export function suiteArgs<const O extends NonNullable<ParseArgsConfig["options"]
   return values;
 }
 
+/** String options (`--name value`) with these defaults, as `suiteArgs` takes them. */
+export function stringFlags<const D extends Record<string, string>>(defaults: D) {
+  return Object.fromEntries(
+    Object.entries(defaults).map(([name, value]) => [name, { type: "string", default: value }]),
+  ) as {
+    [K in keyof D]: { type: "string"; default: string };
+  };
+}
+
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** The p-th percentile of ascending `sorted` (nearest rank); NaN when empty. */

@@ -14,17 +14,11 @@
  *   npm run bench -- --suite events      (webhook delivery, outbox relay, restarts: scripts/bench-events.ts)
  */
 import { parseArgs } from "node:util";
-import { createClient } from "@connectrpc/connect";
-import { IdentityAdminService } from "@platform/contracts/identity";
-import { gatewayConfigSpec } from "@platform/gateway/config";
 import { systemClock } from "@platform/kit/clock";
-import { loadConfig } from "@platform/kit/config";
-import { adminClientInterceptor, httpTransport } from "@platform/kit/connect";
-import { createLogger } from "@platform/kit/logger";
-import { createEmbeddedPlatform } from "@platform/runtime/platform";
 import { seedBenchSchedule } from "@platform/scheduling/server";
 import autocannon from "autocannon";
 import Fastify from "fastify";
+import { benchPlatform } from "./bench-embedded.js";
 
 // `--suite <name>` runs another benchmark instead: analytics (scripts/bench-analytics.ts),
 // distributed (scripts/bench-distributed.ts), availability (scripts/bench-availability.ts),
@@ -61,35 +55,9 @@ const duration = Number(values.duration);
 const connections = Number(values.connections);
 const tokenCount = Number(values.tokens);
 
-const logger = createLogger("bench", "error");
-const gatewayConfig = { ...loadConfig(gatewayConfigSpec, {}), LOG_LEVEL: "error" as const };
-const platform = await createEmbeddedPlatform({
-  logger,
-  gateway: gatewayConfig,
-  sandboxSeed: "bench",
-  seedSandbox: true,
-  adminSecret: "bench-admin-secret",
-  adminPort: 0,
-});
-const admin = createClient(
-  IdentityAdminService,
-  httpTransport(`http://127.0.0.1:${platform.admin?.port}`, [adminClientInterceptor("bench-admin-secret")]),
-);
-const acme = (await platform.sandboxKeys()).find((k) => k.name === "acme-full");
-if (!acme) throw new Error("sandbox has no acme-full token");
+const { platform, acme, issueTokens } = await benchPlatform();
 process.stderr.write(`issuing ${tokenCount} tokens…\n`);
-const keys: string[] = [];
-for (let i = 0; i < tokenCount; i++) {
-  keys.push(
-    (
-      await admin.createToken({
-        orgId: acme.orgId,
-        name: `bench-${i}`,
-        scopes: ["organizations:read", "smart-scheduling:read"],
-      })
-    ).key,
-  );
-}
+const keys = await issueTokens(tokenCount, ["organizations:read", "smart-scheduling:read"]);
 const key = acme.key;
 const gatewayUrl = await platform.app.listen({ port: 0, host: "127.0.0.1" });
 

@@ -25,7 +25,14 @@ export function registerOrgCommands(program: Command, deps: AdminCommandDeps): v
     });
 
   const partners = program.command("partners").description("partner relationships and the scopes children grant");
-  const printRelationship = (r: ReturnType<typeof relationshipJson>, asJson: boolean | undefined, verb: string) => {
+  /** Prints the relationship a grant or revocation answers with (or fails when there is none). */
+  const printRelationship = (
+    answer: { relationship?: Parameters<typeof relationshipJson>[0] },
+    asJson: boolean | undefined,
+    verb: string,
+  ) => {
+    if (!answer.relationship) throw new CliError("the admin plane returned no relationship");
+    const r = relationshipJson(answer.relationship);
     if (asJson) return json(r);
     out(`${verb}: ${r.parentOrgId} → ${r.childOrgId}`);
     out(`  granted scopes: ${r.grantedScopes.join(", ") || "(none)"}`);
@@ -40,16 +47,9 @@ export function registerOrgCommands(program: Command, deps: AdminCommandDeps): v
     .option("--json", "print the relationship as JSON")
     .addHelpText("after", "\nExample:\n  $ platform partners grant --parent org_… --child org_… --scopes read")
     .action(async (opts: { parent: string; child: string; scopes: string; json?: boolean }) => {
-      const { relationship } = await admin().setPartnerGrant(
-        {
-          parentOrgId: opts.parent,
-          childOrgId: opts.child,
-          grantedScopes: parseScopes(opts.scopes, NON_PARTNER_SCOPES),
-        },
-        ADMIN_CALL,
-      );
-      if (!relationship) throw new CliError("the admin plane returned no relationship");
-      printRelationship(relationshipJson(relationship), opts.json, "Granted");
+      const grantedScopes = parseScopes(opts.scopes, NON_PARTNER_SCOPES);
+      const grant = { parentOrgId: opts.parent, childOrgId: opts.child, grantedScopes };
+      printRelationship(await admin().setPartnerGrant(grant, ADMIN_CALL), opts.json, "Granted");
     });
   partners
     .command("revoke")
@@ -59,12 +59,8 @@ export function registerOrgCommands(program: Command, deps: AdminCommandDeps): v
     .option("--json", "print the relationship as JSON")
     .addHelpText("after", "\nExample:\n  $ platform partners revoke --parent org_… --child org_…")
     .action(async (opts: { parent: string; child: string; json?: boolean }) => {
-      const { relationship } = await admin().revokePartnerGrant(
-        { parentOrgId: opts.parent, childOrgId: opts.child },
-        ADMIN_CALL,
-      );
-      if (!relationship) throw new CliError("the admin plane returned no relationship");
-      printRelationship(relationshipJson(relationship), opts.json, "Revoked");
+      const pair = { parentOrgId: opts.parent, childOrgId: opts.child };
+      printRelationship(await admin().revokePartnerGrant(pair, ADMIN_CALL), opts.json, "Revoked");
     });
 
   program

@@ -3,17 +3,17 @@
 import { execFileSync } from "node:child_process";
 import pg from "pg";
 
-import { cpuMs, portOpen, stackPid, suiteArgs } from "../bench-support.js";
+import { cpuMs, portOpen, stackPid, stringFlags, suiteArgs } from "../bench-support.js";
 
 export const values = suiteArgs(
-  {
-    duration: { type: "string", default: "10" },
-    rates: { type: "string", default: "500,1000,1500" },
-    connections: { type: "string", default: "10,50" },
-    tokens: { type: "string", default: "1000" },
-    rounds: { type: "string", default: "1" },
-    skip: { type: "string", default: "" },
-  },
+  stringFlags({
+    duration: "10",
+    rates: "500,1000,1500",
+    connections: "10,50",
+    tokens: "1000",
+    rounds: "1",
+    skip: "",
+  }),
   `usage: npm run bench -- --suite distributed [--duration SECONDS] [--rates 500,1000,1500]
     [--connections 10,50] [--tokens 1000] [--rounds 1] [--skip closed,open,deals]
 Uses the stack on GATEWAY_PORT (default 8080) or starts one with scripts/stack.sh (and stops what it started).`,

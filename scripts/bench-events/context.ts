@@ -4,25 +4,27 @@ import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { createLogger } from "@platform/kit/logger";
 import pg from "pg";
-import { cpuMsOf, portOpen, sleep, suiteArgs } from "../bench-support.js";
+import { cpuMsOf, portOpen, sleep, stringFlags, suiteArgs } from "../bench-support.js";
 import { PROCESSES } from "../build.js";
 
 export const values = suiteArgs(
   {
-    phases: { type: "string", default: "drain,relay,idle,restart,latency,analytics" },
-    events: { type: "string", default: "1000000" },
-    small: { type: "string", default: "10000" },
-    attempts: { type: "string", default: "10000" },
-    rate: { type: "string", default: "100" },
-    seconds: { type: "string", default: "15" },
-    cap: { type: "string", default: "32" },
-    caps20: { type: "string", default: "8" },
-    concurrency: { type: "string", default: "128" },
-    "port-base": { type: "string", default: "37000" },
-    "db-prefix": { type: "string", default: process.env.STACK_DB_PREFIX ?? "pipe_" },
+    ...stringFlags({
+      phases: "drain,relay,idle,restart,latency,analytics",
+      events: "1000000",
+      small: "10000",
+      attempts: "10000",
+      rate: "100",
+      seconds: "15",
+      cap: "32",
+      caps20: "8",
+      concurrency: "128",
+      "port-base": "37000",
+      "db-prefix": process.env.STACK_DB_PREFIX ?? "pipe_",
+      "drain-timeout": "180",
+      runtime: "compiled",
+    }),
     "cpu-prof": { type: "string" },
-    "drain-timeout": { type: "string", default: "180" },
-    runtime: { type: "string", default: "compiled" },
   },
   "usage: npm run bench -- --suite events [--phases drain,drain1,drain20,relay,idle,restart,latency,analytics]\n" +
     "  [--attempts N] [--rate N] [--seconds N] [--cap N] [--caps20 N] [--concurrency N] [--port-base P]\n" +

@@ -144,6 +144,12 @@ async function readBody(res: Response): Promise<unknown> {
 const isAbort = (err: unknown) => err instanceof Error && (err.name === "AbortError" || err.name === "TimeoutError");
 
 /**
+ * Gives the client the resource groups (`client.deals`, …) as typed read-only properties; the
+ * constructor defines each group from RESOURCES, so the types and the groups come from one table.
+ */
+const ResourceGroups = class {} as new () => Readonly<Resources>;
+
+/**
  * A typed client of the Platform Integration API. Every operation of the OpenAPI document is
  * callable three ways: grouped by resource (`client.deals.get({ dealId })`), by operationId
  * (`client.call("getDeal", { dealId })`) and by method and path
@@ -153,25 +159,12 @@ const isAbort = (err: unknown) => err instanceof Error && (err.name === "AbortEr
  * exponential backoff and jitter, and writes that require an Idempotency-Key get one per
  * call, the same on every retry, so a retried write is never applied twice.
  */
-export class PlatformClient {
+export class PlatformClient extends ResourceGroups {
   readonly #options: ClientOptions;
   readonly #config: Resolved;
 
-  declare readonly organizations: Resources["organizations"];
-  declare readonly users: Resources["users"];
-  declare readonly partner: Resources["partner"];
-  declare readonly smartSchedules: Resources["smartSchedules"];
-  declare readonly meetings: Resources["meetings"];
-  declare readonly accounts: Resources["accounts"];
-  declare readonly contacts: Resources["contacts"];
-  declare readonly deals: Resources["deals"];
-  declare readonly qnas: Resources["qnas"];
-  declare readonly insights: Resources["insights"];
-  declare readonly buyerSignals: Resources["buyerSignals"];
-  declare readonly emailBlasts: Resources["emailBlasts"];
-  declare readonly webhookSubscriptions: Resources["webhookSubscriptions"];
-
   constructor(options: ClientOptions) {
+    super();
     this.#options = options;
     this.#config = resolve(options);
     for (const [resource, methods] of Object.entries(RESOURCES)) {

@@ -91,36 +91,35 @@ export async function seedCrmSandbox(db: Db, clock: Clock, seed: string): Promis
     const acme = sandboxOrgId(seed, "acme");
     if (await w.findAccount(acme, sandboxAccountId(seed, "babbage"))) return false;
 
+    // The CRM ids are made from the records' keys; ingestion asks for the id of each CRM id,
+    // which derives from the key.
     const keyOf = new Map<string, string>();
+    const byKey = <R extends { key: string }>(rows: R[]): R[] => {
+      for (const r of rows) keyOf.set(crmIdOf(r.key), r.key);
+      return rows;
+    };
+    const idOf = (derive: (seed: string, key: string) => string) => (crmId: string) =>
+      derive(seed, keyOf.get(crmId) ?? crmId);
+    const crmRef = (kind: "accounts" | "contacts", key: string) => ({
+      crmId: crmIdOf(key),
+      crmUrl: `https://crm.example/${kind}/${crmIdOf(key)}`,
+    });
     for (const org of new Set(CRM_SANDBOX.accounts.map((a) => a.org))) {
-      const mine = CRM_SANDBOX.accounts.filter((a) => a.org === org);
-      for (const a of mine) keyOf.set(crmIdOf(a.key), a.key);
-      await upsertAccounts(
-        w,
-        now,
-        sandboxOrgId(seed, org),
-        mine.map(({ key, org: _org, parent, ...a }) => ({
-          ...a,
-          crmId: crmIdOf(key),
-          crmUrl: `https://crm.example/accounts/${crmIdOf(key)}`,
-          ...(parent ? { parentCrmId: crmIdOf(parent) } : {}),
-        })),
-        (crmId) => sandboxAccountId(seed, keyOf.get(crmId) ?? crmId),
-      );
-      const contacts = CRM_SANDBOX.contacts.filter((c) => c.org === org);
-      for (const c of contacts) keyOf.set(crmIdOf(c.key), c.key);
-      await upsertContacts(
-        w,
-        now,
-        sandboxOrgId(seed, org),
-        contacts.map(({ key, org: _org, account, ...c }) => ({
-          ...c,
-          crmId: crmIdOf(key),
-          crmUrl: `https://crm.example/contacts/${crmIdOf(key)}`,
-          accountCrmId: crmIdOf(account),
-        })),
-        (crmId) => sandboxContactId(seed, keyOf.get(crmId) ?? crmId),
-      );
+      const orgId = sandboxOrgId(seed, org);
+      const accounts = byKey(CRM_SANDBOX.accounts.filter((a) => a.org === org));
+      const accountFields = accounts.map(({ key, org: _org, parent, ...a }) => ({
+        ...a,
+        ...crmRef("accounts", key),
+        ...(parent ? { parentCrmId: crmIdOf(parent) } : {}),
+      }));
+      await upsertAccounts(w, now, orgId, accountFields, idOf(sandboxAccountId));
+      const contacts = byKey(CRM_SANDBOX.contacts.filter((c) => c.org === org));
+      const contactFields = contacts.map(({ key, org: _org, account, ...c }) => ({
+        ...c,
+        ...crmRef("contacts", key),
+        accountCrmId: crmIdOf(account),
+      }));
+      await upsertContacts(w, now, orgId, contactFields, idOf(sandboxContactId));
     }
 
     // Weekly sends to the named acme contacts over the last six weeks, as email events would record them.
