@@ -1,4 +1,4 @@
-import { timestampDate } from "@bufbuild/protobuf/wkt";
+import { type Timestamp, timestampDate } from "@bufbuild/protobuf/wkt";
 import type {
   ActivityCount,
   EmailBlastDetail,
@@ -19,6 +19,33 @@ import { isoOrNull, required } from "@platform/contracts/rest/json";
 // bug: a plain Error, which the error handler answers with an opaque 500.
 
 const textOrNull = (s: string) => (s === "" ? null : s);
+
+// Engagement counts (int64 in the contract) as JSON numbers: per email or recipient, and
+// summed over a blast or a period.
+const countsJson = (c: { opens: bigint; clicks: bigint; replies: bigint }) => ({
+  opens: Number(c.opens),
+  clicks: Number(c.clicks),
+  replies: Number(c.replies),
+});
+/** A sent email's or a recipient's counts with when each kind of engagement last happened. */
+const engagementJson = (e: {
+  opens: bigint;
+  clicks: bigint;
+  replies: bigint;
+  lastOpenTime?: Timestamp | undefined;
+  lastClickTime?: Timestamp | undefined;
+  lastReplyTime?: Timestamp | undefined;
+}) => ({
+  ...countsJson(e),
+  lastOpenAt: isoOrNull(e.lastOpenTime),
+  lastClickAt: isoOrNull(e.lastClickTime),
+  lastReplyAt: isoOrNull(e.lastReplyTime),
+});
+const totalsJson = (t: { totalOpens: bigint; totalClicks: bigint; totalReplies: bigint }) => ({
+  totalOpens: Number(t.totalOpens),
+  totalClicks: Number(t.totalClicks),
+  totalReplies: Number(t.totalReplies),
+});
 
 const senderJson = (s: Sender | undefined) => {
   const v = required(s, "sender");
@@ -49,12 +76,7 @@ export function sentEmailJson(e: SentEmail) {
     sender: senderJson(e.sender),
     recipientEmails: e.recipientEmails,
     sentAt: timestampDate(required(e.sentTime, "sent_time")).toISOString(),
-    opens: Number(e.opens),
-    clicks: Number(e.clicks),
-    replies: Number(e.replies),
-    lastOpenAt: isoOrNull(e.lastOpenTime),
-    lastClickAt: isoOrNull(e.lastClickTime),
-    lastReplyAt: isoOrNull(e.lastReplyTime),
+    ...engagementJson(e),
     lastOpenLocation: textOrNull(e.lastOpenLocation),
     emailType: e.emailType,
     blastId: textOrNull(e.blastId),
@@ -65,12 +87,7 @@ export function recipientSignalJson(r: RecipientSignal) {
   return {
     recipientEmail: r.recipientEmail,
     contactId: textOrNull(r.contactId),
-    opens: Number(r.opens),
-    clicks: Number(r.clicks),
-    replies: Number(r.replies),
-    lastOpenAt: isoOrNull(r.lastOpenTime),
-    lastClickAt: isoOrNull(r.lastClickTime),
-    lastReplyAt: isoOrNull(r.lastReplyTime),
+    ...engagementJson(r),
   };
 }
 
@@ -80,9 +97,7 @@ export function emailBlastSummaryJson(s: GetEmailBlastSummaryResponse) {
     totalBlasts: Number(s.totalBlasts),
     totalRecipients: Number(s.totalRecipients),
     totalSuccessfulSent: Number(s.totalSuccessfulSent),
-    totalOpens: Number(s.totalOpens),
-    totalClicks: Number(s.totalClicks),
-    totalReplies: Number(s.totalReplies),
+    ...totalsJson(s),
     openPercentage: s.openPercentage,
     clickPercentage: s.clickPercentage,
     replyPercentage: s.replyPercentage,
@@ -136,9 +151,7 @@ export function emailBlastJson(b: EmailBlastDetail) {
       successfulSentCount: Number(b.successfulSentCount),
     },
     performance: {
-      totalOpens: Number(b.totalOpens),
-      totalClicks: Number(b.totalClicks),
-      totalReplies: Number(b.totalReplies),
+      ...totalsJson(b),
       ...ratesJson(b.rates),
     },
   };
@@ -148,9 +161,7 @@ export function emailBlastRecipientJson(r: EmailBlastRecipient) {
   return {
     recipientEmail: r.recipientEmail,
     sentAt: isoOrNull(r.sentTime),
-    opens: Number(r.opens),
-    clicks: Number(r.clicks),
-    replies: Number(r.replies),
+    ...countsJson(r),
     lastOpenAt: isoOrNull(r.lastOpenTime),
     lastReplyAt: isoOrNull(r.lastReplyTime),
     lastOpenLocation: textOrNull(r.lastOpenLocation),

@@ -8,7 +8,7 @@ import type {
   Transcript,
   TranscriptChunk,
 } from "@platform/contracts/crm";
-import { iso, isoOrNull } from "@platform/contracts/rest/json";
+import { iso, isoOrNull, timestampsJson } from "@platform/contracts/rest/json";
 import { problem } from "@platform/kit/problems";
 import { parseInstant } from "./time.js";
 
@@ -30,8 +30,7 @@ export function accountListJson(a: Account) {
     employeeCount: orNull(a.employeeCount),
     primaryLocation: orNull(a.primaryLocation),
     profileIconUri: orNull(a.profileIconUri),
-    createdAt: iso(a.createTime, "create_time"),
-    updatedAt: iso(a.updateTime, "update_time"),
+    ...timestampsJson(a),
   };
 }
 
@@ -70,8 +69,7 @@ export function contactListJson(c: Contact) {
     title: orNull(c.title),
     account: c.account ? { id: c.account.id, name: c.account.name } : null,
     profileIconUri: orNull(c.profileIconUri),
-    createdAt: iso(c.createTime, "create_time"),
-    updatedAt: iso(c.updateTime, "update_time"),
+    ...timestampsJson(c),
   };
 }
 

@@ -2,12 +2,15 @@ import type { MessageInitShape } from "@bufbuild/protobuf";
 import type { Timestamp } from "@bufbuild/protobuf/wkt";
 import {
   type Entitlements,
+  FEATURE_KEYS,
+  type LicenseTier,
   type ManagedOrganization,
   type Organization,
+  type Seats,
   type User,
   UserPatchSchema,
 } from "@platform/contracts/identity";
-import { iso, isoOrNull } from "@platform/contracts/rest/json";
+import { iso, isoOrNull, nullsWhenUnset, timestampsJson } from "@platform/contracts/rest/json";
 import { problem } from "@platform/kit/problems";
 import { parseInstant } from "./time.js";
 
@@ -31,25 +34,26 @@ export function organizationJson(o: Organization) {
     employeeCount: o.employeeCount,
     logoUrl: o.logoUrl ?? null,
     sourceRefs: o.sourceRefs?.crm ? { crm: { orgId: o.sourceRefs.crm.orgId } } : {},
-    createdAt: iso(o.createTime, "create_time"),
-    updatedAt: iso(o.updateTime, "update_time"),
+    ...timestampsJson(o),
   };
 }
+
+// An organization's seats and license tier, as its entitlements and its partner's view show them.
+const seatsJson = (s: Seats | undefined) => ({
+  total: s?.total ?? 0,
+  used: s?.used ?? 0,
+  available: s?.available ?? 0,
+});
+const licenseTierJson = (t: LicenseTier | undefined) => ({ slug: t?.slug ?? "", name: t?.name ?? "" });
 
 export function entitlementsJson(e: Entitlements) {
   const f = e.features;
   return {
     orgId: e.orgId,
-    features: {
-      smartScheduling: f?.smartScheduling ?? false,
-      teamCalendarScheduling: f?.teamCalendarScheduling ?? false,
-      replyTracking: f?.replyTracking ?? false,
-      emailBlast: f?.emailBlast ?? false,
-      dealIntelApp: f?.dealIntelApp ?? false,
-      meetingAi: f?.meetingAi ?? false,
-    },
-    seats: { total: e.seats?.total ?? 0, used: e.seats?.used ?? 0, available: e.seats?.available ?? 0 },
-    licenseTier: { slug: e.licenseTier?.slug ?? "", name: e.licenseTier?.name ?? "" },
+    // The contract's key list, as the schema's: a feature the message leaves unset is off.
+    features: Object.fromEntries(FEATURE_KEYS.map((key) => [key, f?.[key] ?? false])),
+    seats: seatsJson(e.seats),
+    licenseTier: licenseTierJson(e.licenseTier),
     asOf: iso(e.asOf, "as_of"),
   };
 }
@@ -60,18 +64,14 @@ export function userListItemJson(u: User) {
     id: u.id,
     orgId: u.orgId,
     email: u.email,
-    firstName: u.firstName ?? null,
-    lastName: u.lastName ?? null,
+    ...nullsWhenUnset(u, "firstName", "lastName"),
     displayName: u.displayName,
-    title: u.title ?? null,
-    department: u.department ?? null,
-    profileImageUrl: u.profileImageUrl ?? null,
+    ...nullsWhenUnset(u, "title", "department", "profileImageUrl"),
     role: u.role,
     active: u.active,
     invitationStatus: u.invitationStatus,
     lastLoginAt: isoOrNull(u.lastLoginTime),
-    createdAt: iso(u.createTime, "create_time"),
-    updatedAt: iso(u.updateTime, "update_time"),
+    ...timestampsJson(u),
   };
 }
 
@@ -94,8 +94,8 @@ export function managedOrganizationJson(m: ManagedOrganization) {
     name: m.name,
     primaryEmailDomain: m.primaryEmailDomain,
     industry: m.industry,
-    licenseTier: { slug: m.licenseTier?.slug ?? "", name: m.licenseTier?.name ?? "" },
-    seats: { total: m.seats?.total ?? 0, used: m.seats?.used ?? 0, available: m.seats?.available ?? 0 },
+    licenseTier: licenseTierJson(m.licenseTier),
+    seats: seatsJson(m.seats),
     grantedScopes: m.grantedScopes,
     hasActiveIssues: m.hasActiveIssues,
     relationshipCreatedAt: iso(m.relationshipCreateTime, "relationship_create_time"),

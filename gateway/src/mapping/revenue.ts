@@ -1,6 +1,6 @@
 import { type JsonObject, type JsonValue, type MessageInitShape, toJson } from "@bufbuild/protobuf";
 import { ValueSchema } from "@bufbuild/protobuf/wkt";
-import { iso, required } from "@platform/contracts/rest/json";
+import { iso, required, timestampsJson } from "@platform/contracts/rest/json";
 import type {
   AnswerQnaRequestSchema,
   CreateDealRequestSchema,
@@ -19,6 +19,7 @@ import type {
 import { isCalendarDate } from "@platform/kit/dates";
 import { problem } from "@platform/kit/problems";
 import { INSIGHT_TYPES } from "../schemas/revenue.js";
+import { bodyFields } from "./common.js";
 import { parseInstant } from "./time.js";
 
 // Revenue's messages → the spec's JSON (explicit nulls, ISO 8601 UTC), and request bodies → RPCs.
@@ -41,8 +42,7 @@ function listFields(d: Deal) {
     closeDate: d.closeDate ?? null,
     account: required(d.account, "account"),
     owner: { userId: required(d.owner, "owner").userId, displayName: required(d.owner, "owner").displayName },
-    createdAt: iso(d.createTime, "create_time"),
-    updatedAt: iso(d.updateTime, "update_time"),
+    ...timestampsJson(d),
   };
 }
 
@@ -65,16 +65,8 @@ export function dealJson(d: Deal) {
     schemaId: d.schemaId,
     schemaVersion: d.schemaVersion,
     customFields: d.customFields ?? {},
-    insightSummary: {
-      profileId: s?.profileId ?? null,
-      problemId: s?.problemId ?? null,
-      painId: s?.painId ?? null,
-      powerId: s?.powerId ?? null,
-      positionId: s?.positionId ?? null,
-      phasesId: s?.phasesId ?? null,
-      processId: s?.processId ?? null,
-      planId: s?.planId ?? null,
-    },
+    // One id per 8P type, as the schema lists them: null until that record exists.
+    insightSummary: Object.fromEntries(INSIGHT_TYPES.map((t) => [`${t}Id`, s?.[`${t}Id`] ?? null])),
     sourceRefs: crm ? { crm: { id: crm.id, url: crm.url ?? null } } : {},
   };
 }
@@ -158,9 +150,7 @@ export function updateDealRequest(dealId: string, body: DealBody): MessageInitSh
   ];
   return {
     dealId,
-    ...(body.name !== undefined ? { name: body.name } : {}),
-    ...(body.accountId !== undefined ? { accountId: body.accountId } : {}),
-    ...(body.stage !== undefined ? { stage: body.stage } : {}),
+    ...bodyFields(body, "name", "accountId", "stage"),
     ...commonInput(body),
     clearedFields: cleared,
   };
@@ -184,8 +174,7 @@ export function qnaJson(q: Qna) {
       occurredAt: iso(o.occurredAt, "occurred_at"),
       source: o.source,
     })),
-    createdAt: iso(q.createTime, "create_time"),
-    updatedAt: iso(q.updateTime, "update_time"),
+    ...timestampsJson(q),
   };
 }
 
@@ -213,11 +202,7 @@ export interface QnaBody {
 export function createQnaRequest(dealId: string, body: QnaBody): MessageInitShape<typeof CreateQnaRequestSchema> {
   return {
     dealId,
-    direction: body.direction,
-    questionText: body.questionText,
-    ...(body.importance !== undefined ? { importance: body.importance } : {}),
-    ...(body.linkedInsight ? { linkedInsight: body.linkedInsight } : {}),
-    ...(body.contactId !== undefined ? { contactId: body.contactId } : {}),
+    ...bodyFields(body, "direction", "questionText", "importance", "linkedInsight", "contactId"),
     occurrences: body.occurrences.map((o, i) => {
       const occurredAt = parseInstant(o.occurredAt, { allowDate: false });
       if (!occurredAt) {
@@ -244,9 +229,7 @@ export interface AnswerBody {
 export function answerQnaRequest(qnaId: string, body: AnswerBody): MessageInitShape<typeof AnswerQnaRequestSchema> {
   return {
     qnaId,
-    answerText: body.answerText,
-    source: body.source,
-    ...(body.confidence !== undefined ? { confidence: body.confidence } : {}),
+    ...bodyFields(body, "answerText", "source", "confidence"),
   };
 }
 
@@ -280,8 +263,7 @@ export function insightJson(r: InsightRecord) {
     schemaId: r.schemaId,
     schemaVersion: r.schemaVersion,
     fields: Object.fromEntries(Object.entries(r.fields).map(([key, list]) => [key, list.items.map(insightItemJson)])),
-    createdAt: iso(r.createTime, "create_time"),
-    updatedAt: iso(r.updateTime, "update_time"),
+    ...timestampsJson(r),
   };
 }
 

@@ -1,4 +1,4 @@
-import { iso, isoOrNull } from "@platform/contracts/rest/json";
+import { iso, isoOrNull, nullsWhenUnset, timestampsJson } from "@platform/contracts/rest/json";
 import type { WebhookDelivery, WebhookSubscription } from "@platform/contracts/webhooks";
 
 // Fields the contract always sets: their absence is a service bug, so a plain Error, which
@@ -15,8 +15,7 @@ export function subscriptionJson(s: WebhookSubscription) {
     disabledReason: s.disabledReason ?? null,
     disabledAt: isoOrNull(s.disableTime),
     previousSecretExpiresAt: isoOrNull(s.previousSecretExpireTime),
-    createdAt: iso(s.createTime, "create_time"),
-    updatedAt: iso(s.updateTime, "update_time"),
+    ...timestampsJson(s),
   };
 }
 
@@ -33,9 +32,7 @@ export function deliveryJson(d: WebhookDelivery) {
     attempt: d.attempt,
     status: d.status,
     trigger: d.trigger,
-    responseStatus: d.responseStatus ?? null,
-    durationMs: d.durationMs ?? null,
-    error: d.error ?? null,
+    ...nullsWhenUnset(d, "responseStatus", "durationMs", "error"),
     scheduledAt: iso(d.scheduledTime, "scheduled_time"),
     attemptedAt: isoOrNull(d.attemptTime),
     nextRetryAt: isoOrNull(d.nextRetryTime),

@@ -30,6 +30,26 @@ export const sourceRefs = (crm: Record<string, unknown>, description?: string) =
   additionalProperties: false,
 });
 
+/** The creation and last-change instants most resources carry, in that order. */
+export const timestamps = { createdAt: timestamp, updatedAt: timestamp } as const;
+
+/**
+ * An object that admits no property but those listed: a request body, of which only the
+ * `required` ones must be sent (none when omitted), or, through closedObject, a response
+ * object. With its $id and description when given, in the order the document shows them.
+ */
+export const strictObject = (
+  properties: Record<string, unknown>,
+  { id, description, required }: { id?: string; description?: string; required?: readonly string[] } = {},
+) => ({
+  ...(id ? { $id: id } : {}),
+  type: "object",
+  ...(description ? { description } : {}),
+  ...(required ? { required } : {}),
+  properties,
+  additionalProperties: false,
+});
+
 /**
  * A closed response object: every property required (the serializer writes each one, null when
  * unset) and no other; with its $id and description when given.
@@ -37,11 +57,4 @@ export const sourceRefs = (crm: Record<string, unknown>, description?: string) =
 export const closedObject = (
   properties: Record<string, unknown>,
   { id, description }: { id?: string; description?: string } = {},
-) => ({
-  ...(id ? { $id: id } : {}),
-  type: "object",
-  ...(description ? { description } : {}),
-  required: Object.keys(properties),
-  properties,
-  additionalProperties: false,
-});
+) => strictObject(properties, { id, description, required: Object.keys(properties) });

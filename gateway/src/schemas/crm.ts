@@ -1,6 +1,6 @@
 import { BOT_STATUSES, VIDEO_PROVIDERS } from "@platform/contracts/crm";
 import type { JsonSchema } from "../route.js";
-import { closedObject, nullable, orNull, sourceRefs, timestamp } from "./common.js";
+import { closedObject, nullable, orNull, sourceRefs, timestamp, timestamps } from "./common.js";
 
 // Response schemas of crm-data's endpoints ($id'd, referenced by the routes). The serializer
 // writes only what a schema names, so every field of the spec is listed.
@@ -20,6 +20,20 @@ const crmSourceRefs = sourceRefs(
   "External references by integration; crm when the CRM integration is connected",
 );
 
+/**
+ * A CRM record's two views: the list view (`<id>Summary`) and the detail view (`<id>`), which
+ * is the list view plus the fields only it shows.
+ */
+const listAndDetail = (
+  id: string,
+  noun: string,
+  listFields: Record<string, unknown>,
+  detailOnly: Record<string, unknown>,
+) => ({
+  summary: closedObject(listFields, { id: `${id}Summary`, description: `${noun} (list view)` }),
+  detail: closedObject({ ...listFields, ...detailOnly }, { id, description: `${noun} (detail view)` }),
+});
+
 const accountList = {
   id: { type: "string", description: "acct_ id" },
   orgId: { type: "string", description: "org_ id" },
@@ -31,46 +45,41 @@ const accountList = {
   employeeCount: nullable("integer", "1 to 1,000,000"),
   primaryLocation: nullable("string"),
   profileIconUri: nullable("string"),
-  createdAt: timestamp,
-  updatedAt: timestamp,
+  ...timestamps,
 };
 
-export const accountSummarySchema = { $id: "AccountSummary", ...object(accountList, "An account (list view)") };
-
-export const accountSchema = {
-  $id: "Account",
-  ...object(
-    {
-      ...accountList,
-      valuation: object(
-        { amount: { type: "number" }, currency: { type: "string" }, asOf: date },
-        "Latest valuation",
-        true,
-      ),
-      funding: object(
-        {
-          totalRaised: { type: "number" },
-          currency: { type: "string" },
-          lastRound: object(
-            { series: { type: "string" }, amount: { type: "number" }, closedOn: date },
-            "Latest round",
-            true,
-          ),
-        },
-        "Funding summary",
-        true,
-      ),
-      parentCompany: object(
-        { id: nullable("string", "acct_ id; null when the parent is not tracked"), name: { type: "string" } },
-        "Parent company",
-        true,
-      ),
-      summary: nullable("string", "Generated; may be stale"),
-      sourceRefs: crmSourceRefs,
-    },
-    "An account (detail view)",
-  ),
-};
+export const { summary: accountSummarySchema, detail: accountSchema } = listAndDetail(
+  "Account",
+  "An account",
+  accountList,
+  {
+    valuation: object(
+      { amount: { type: "number" }, currency: { type: "string" }, asOf: date },
+      "Latest valuation",
+      true,
+    ),
+    funding: object(
+      {
+        totalRaised: { type: "number" },
+        currency: { type: "string" },
+        lastRound: object(
+          { series: { type: "string" }, amount: { type: "number" }, closedOn: date },
+          "Latest round",
+          true,
+        ),
+      },
+      "Funding summary",
+      true,
+    ),
+    parentCompany: object(
+      { id: nullable("string", "acct_ id; null when the parent is not tracked"), name: { type: "string" } },
+      "Parent company",
+      true,
+    ),
+    summary: nullable("string", "Generated; may be stale"),
+    sourceRefs: crmSourceRefs,
+  },
+);
 
 const contactList = {
   id: { type: "string", description: "cont_ id" },
@@ -83,24 +92,19 @@ const contactList = {
   title: nullable("string"),
   account: object({ id: { type: "string" }, name: { type: "string" } }, "The contact's account", true),
   profileIconUri: nullable("string"),
-  createdAt: timestamp,
-  updatedAt: timestamp,
+  ...timestamps,
 };
 
-export const contactSummarySchema = { $id: "ContactSummary", ...object(contactList, "A contact (list view)") };
-
-export const contactSchema = {
-  $id: "Contact",
-  ...object(
-    {
-      ...contactList,
-      linkedInUrl: nullable("string"),
-      summary: nullable("string", "Generated; may be stale"),
-      sourceRefs: crmSourceRefs,
-    },
-    "A contact (detail view)",
-  ),
-};
+export const { summary: contactSummarySchema, detail: contactSchema } = listAndDetail(
+  "Contact",
+  "A contact",
+  contactList,
+  {
+    linkedInUrl: nullable("string"),
+    summary: nullable("string", "Generated; may be stale"),
+    sourceRefs: crmSourceRefs,
+  },
+);
 
 export const activityItemSchema = {
   $id: "ActivityItem",

@@ -1,63 +1,31 @@
 import { FEATURE_KEYS, LICENSE_TIERS, ROLES } from "@platform/contracts/identity";
-import { nullable, sourceRefs, timestamp } from "./common.js";
+import { closedObject, nullable, orNull, sourceRefs, strictObject, timestamp, timestamps } from "./common.js";
 
 /** sourceRefs of an organization or a user: the raw id of its CRM record, when the CRM is connected. */
 const crmSourceRefs = (idField: string, description: string) =>
   sourceRefs(
-    {
-      type: "object",
-      required: [idField],
-      properties: { [idField]: { type: "string", description } },
-      additionalProperties: false,
-    },
+    closedObject({ [idField]: { type: "string", description } }),
     "External references; `crm` only when the CRM is connected",
   );
 
-const userRef = {
-  type: "object",
-  required: ["userId", "displayName"],
-  properties: { userId: { type: "string", description: "usr_ id" }, displayName: { type: "string" } },
-  additionalProperties: false,
-} as const;
+const userRef = closedObject({
+  userId: { type: "string", description: "usr_ id" },
+  displayName: { type: "string" },
+});
 
-const seats = {
-  type: "object",
-  required: ["total", "used", "available"],
-  properties: {
-    total: { type: "integer", description: "Seat cap" },
-    used: { type: "integer", description: "Active users plus pending invites" },
-    available: { type: "integer", description: "total - used" },
-  },
-  additionalProperties: false,
-} as const;
+const seats = closedObject({
+  total: { type: "integer", description: "Seat cap" },
+  used: { type: "integer", description: "Active users plus pending invites" },
+  available: { type: "integer", description: "total - used" },
+});
 
-const licenseTier = {
-  type: "object",
-  required: ["slug", "name"],
-  properties: {
-    slug: { type: "string", enum: [...LICENSE_TIERS] },
-    name: { type: "string" },
-  },
-  additionalProperties: false,
-} as const;
+const licenseTier = closedObject({
+  slug: { type: "string", enum: [...LICENSE_TIERS] },
+  name: { type: "string" },
+});
 
-export const organizationSchema = {
-  $id: "Organization",
-  type: "object",
-  required: [
-    "id",
-    "name",
-    "primaryEmailDomain",
-    "emailDomains",
-    "administrator",
-    "industry",
-    "employeeCount",
-    "logoUrl",
-    "sourceRefs",
-    "createdAt",
-    "updatedAt",
-  ],
-  properties: {
+export const organizationSchema = closedObject(
+  {
     id: { type: "string", description: "org_ id" },
     name: { type: "string", maxLength: 200 },
     primaryEmailDomain: { type: "string", description: "One of emailDomains" },
@@ -67,43 +35,31 @@ export const organizationSchema = {
     employeeCount: { type: "integer", minimum: 1, maximum: 1_000_000 },
     logoUrl: { type: ["string", "null"], description: "Public URL; null when unset" },
     sourceRefs: crmSourceRefs("orgId", "Raw external org id"),
-    createdAt: timestamp,
-    updatedAt: timestamp,
+    ...timestamps,
   },
-  additionalProperties: false,
-} as const;
+  { id: "Organization" },
+);
 
-export const entitlementsSchema = {
-  $id: "Entitlements",
-  type: "object",
-  required: ["orgId", "features", "seats", "licenseTier", "asOf"],
-  properties: {
+export const entitlementsSchema = closedObject(
+  {
     orgId: { type: "string", description: "org_ id" },
-    features: {
-      type: "object",
+    features: closedObject(Object.fromEntries(FEATURE_KEYS.map((key) => [key, { type: "boolean" }])), {
       description: "Fixed key set; new keys are added over time, retired keys stay false for one major version",
-      required: [...FEATURE_KEYS],
-      properties: Object.fromEntries(FEATURE_KEYS.map((key) => [key, { type: "boolean" }])),
-      additionalProperties: false,
-    },
+    }),
     seats,
     licenseTier,
     asOf: { ...timestamp, description: "Time of the license snapshot" },
   },
-  additionalProperties: false,
-} as const;
+  { id: "Entitlements" },
+);
 
 /** PATCH /organizations/{orgId}: any of the mutable fields; an empty object changes nothing. */
-export const organizationPatchSchema = {
-  type: "object",
-  properties: {
-    name: { type: "string", minLength: 1, maxLength: 200 },
-    primaryEmailDomain: { type: "string", description: "Must already be one of the verified emailDomains" },
-    industry: { type: "string" },
-    employeeCount: { type: "integer", minimum: 1, maximum: 1_000_000 },
-  },
-  additionalProperties: false,
-} as const;
+export const organizationPatchSchema = strictObject({
+  name: { type: "string", minLength: 1, maxLength: 200 },
+  primaryEmailDomain: { type: "string", description: "Must already be one of the verified emailDomains" },
+  industry: { type: "string" },
+  employeeCount: { type: "integer", minimum: 1, maximum: 1_000_000 },
+});
 
 const ROLE = "User, Admin or Partner Admin (Partner Admin only on partner-admin organizations)";
 
@@ -121,19 +77,20 @@ const userDetailProperties = {
   role: { type: "string", enum: [...ROLES] },
   active: { type: "boolean", description: "false when deactivated" },
   invitationStatus: { type: "string", enum: ["accepted", "pending", "expired"] },
-  invitedBy: {
-    type: ["object", "null"],
-    description: "Who sent the invitation; userId is null when an API token did; null when the user was not invited",
-    required: ["userId", "displayName"],
-    properties: { userId: nullable("string", "usr_ id"), displayName: { type: "string" } },
-    additionalProperties: false,
-  },
+  invitedBy: orNull(
+    closedObject(
+      { userId: nullable("string", "usr_ id"), displayName: { type: "string" } },
+      {
+        description:
+          "Who sent the invitation; userId is null when an API token did; null when the user was not invited",
+      },
+    ),
+  ),
   invitedAt: { ...nullable("string"), format: "date-time" },
   lastLoginAt: { ...nullable("string", "null when the user never signed in"), format: "date-time" },
   twoFactorEnabled: { type: "boolean" },
   sourceRefs: crmSourceRefs("userId", "Raw external user id"),
-  createdAt: timestamp,
-  updatedAt: timestamp,
+  ...timestamps,
 } as const;
 
 /** Members of the user's detail view that its list view leaves out. */
@@ -143,29 +100,16 @@ const userListProperties = Object.fromEntries(
   Object.entries(userDetailProperties).filter(([name]) => !(USER_DETAIL_ONLY as readonly string[]).includes(name)),
 );
 
-export const userSchema = {
-  $id: "User",
-  type: "object",
-  description: "A user (detail view)",
-  required: Object.keys(userDetailProperties),
-  properties: userDetailProperties,
-  additionalProperties: false,
-} as const;
+export const userSchema = closedObject(userDetailProperties, { id: "User", description: "A user (detail view)" });
 
-export const userListItemSchema = {
-  $id: "UserListItem",
-  type: "object",
+export const userListItemSchema = closedObject(userListProperties, {
+  id: "UserListItem",
   description: `A user in a list: the detail view without ${USER_DETAIL_ONLY.join(", ")}`,
-  required: Object.keys(userListProperties),
-  properties: userListProperties,
-  additionalProperties: false,
-} as const;
+});
 
 /** POST /users. Email and role values are judged by identity (invalid-email, invalid-role). */
-export const userInviteSchema = {
-  type: "object",
-  required: ["email", "role"],
-  properties: {
+export const userInviteSchema = strictObject(
+  {
     email: { type: "string", format: "email", description: "Syntactically valid; stored lower-case" },
     role: { type: "string", description: ROLE },
     firstName: { type: "string" },
@@ -173,41 +117,22 @@ export const userInviteSchema = {
     title: { type: "string" },
     department: { type: "string" },
   },
-  additionalProperties: false,
-} as const;
+  { required: ["email", "role"] },
+);
 
 /** PATCH /users/{userId}: any of these; null clears a text field. */
-export const userPatchSchema = {
-  type: "object",
-  properties: {
-    firstName: nullable("string", "null clears"),
-    lastName: nullable("string", "null clears"),
-    title: nullable("string", "null clears"),
-    department: nullable("string", "null clears"),
-    phoneNumber: nullable("string", "null clears"),
-    role: { type: "string", description: ROLE },
-    active: { type: "boolean", description: "false deactivates (soft); true reactivates with the role held before" },
-  },
-  additionalProperties: false,
-} as const;
+export const userPatchSchema = strictObject({
+  firstName: nullable("string", "null clears"),
+  lastName: nullable("string", "null clears"),
+  title: nullable("string", "null clears"),
+  department: nullable("string", "null clears"),
+  phoneNumber: nullable("string", "null clears"),
+  role: { type: "string", description: ROLE },
+  active: { type: "boolean", description: "false deactivates (soft); true reactivates with the role held before" },
+});
 
-export const managedOrganizationSchema = {
-  $id: "ManagedOrganization",
-  type: "object",
-  description: "A child organization as its partner sees it",
-  required: [
-    "id",
-    "name",
-    "primaryEmailDomain",
-    "industry",
-    "licenseTier",
-    "seats",
-    "grantedScopes",
-    "hasActiveIssues",
-    "relationshipCreatedAt",
-    "updatedAt",
-  ],
-  properties: {
+export const managedOrganizationSchema = closedObject(
+  {
     id: { type: "string", description: "org_ id" },
     name: { type: "string" },
     primaryEmailDomain: { type: "string" },
@@ -223,5 +148,5 @@ export const managedOrganizationSchema = {
     relationshipCreatedAt: timestamp,
     updatedAt: timestamp,
   },
-  additionalProperties: false,
-} as const;
+  { id: "ManagedOrganization", description: "A child organization as its partner sees it" },
+);

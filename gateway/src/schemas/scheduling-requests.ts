@@ -1,24 +1,19 @@
-import { nullable, timestamp } from "./common.js";
+import { closedObject, nullable, strictObject, timestamp } from "./common.js";
 import { formValues } from "./scheduling.js";
 
 // The bodies and queries of scheduling's writes: availability, booking, reschedule, cancel.
 
 /** POST /smart-schedules/{scheduleId}/availability; a body failing it is 422 availability-request-invalid. */
-export const availabilityRequestSchema = {
-  type: "object",
-  required: ["formValues"],
-  properties: {
+export const availabilityRequestSchema = strictObject(
+  {
     formValues,
-    dateRange: {
-      type: "object",
-      description: "Inclusive; the schedule's booking window when omitted",
-      required: ["start", "end"],
-      properties: {
+    dateRange: closedObject(
+      {
         start: { ...timestamp, description: "ISO 8601 date-time with a zone" },
         end: { ...timestamp, description: "ISO 8601 date-time with a zone" },
       },
-      additionalProperties: false,
-    },
+      { description: "Inclusive; the schedule's booking window when omitted" },
+    ),
     durationMinutes: {
       type: "integer",
       minimum: 1,
@@ -29,27 +24,23 @@ export const availabilityRequestSchema = {
     timeZone: { type: "string", description: "IANA zone; informational, slots are always UTC" },
     preview: { type: "boolean", default: false, description: "Slot tokens carry the preview flag" },
   },
-  additionalProperties: false,
-} as const;
+  { required: ["formValues"] },
+);
 
 /** POST /scheduled-meetings. Email, phone and zone values are judged by the service (422 form-validation). */
-export const bookingRequestSchema = {
-  type: "object",
-  required: ["slotToken", "attendee", "formValues"],
-  properties: {
+export const bookingRequestSchema = strictObject(
+  {
     slotToken: { type: "string", description: "From availability; encodes schedule, host, start and end" },
-    attendee: {
-      type: "object",
-      required: ["firstName", "lastName", "email"],
-      properties: {
+    attendee: strictObject(
+      {
         firstName: { type: "string" },
         lastName: { type: "string" },
         email: { type: "string", format: "email", description: "RFC 5322 addr-spec" },
         phone: nullable("string", "E.164; an SMS confirmation is sent when present, none when absent"),
         timeZone: nullable("string", "IANA zone"),
       },
-      additionalProperties: false,
-    },
+      { required: ["firstName", "lastName", "email"] },
+    ),
     formValues: { ...formValues, description: "Must equal the values the slot token was issued for" },
     surveyResponses: {
       type: "object",
@@ -63,8 +54,8 @@ export const bookingRequestSchema = {
       description: "Extra attendee emails",
     },
   },
-  additionalProperties: false,
-} as const;
+  { required: ["slotToken", "attendee", "formValues"] },
+);
 
 /** The UTM parameters a booking records as its campaign, by the campaign member each fills. */
 export const UTM_PARAMETERS = {
@@ -87,15 +78,13 @@ export const bookingQuerySchema = {
 } as const;
 
 /** PATCH /scheduled-meetings/{meetingId}. */
-export const rescheduleRequestSchema = {
-  type: "object",
-  required: ["slotToken"],
-  properties: {
+export const rescheduleRequestSchema = strictObject(
+  {
     slotToken: { type: "string", description: "A slot token of the same schedule; may be another host's" },
     reason: { type: "string", description: "Kept in the audit trail and sent in the reschedule event" },
   },
-  additionalProperties: false,
-} as const;
+  { required: ["slotToken"] },
+);
 
 /** DELETE /scheduled-meetings/{meetingId}. */
 export const cancelQuerySchema = {

@@ -1,4 +1,4 @@
-import { closedObject, nullable, timestamp } from "./common.js";
+import { closedObject, nullable, orNull, timestamp } from "./common.js";
 
 const hostRef = {
   type: "object",
@@ -166,33 +166,8 @@ const campaign = {
   additionalProperties: false,
 } as const;
 
-export const meetingSchema = {
-  $id: "Meeting",
-  type: "object",
-  description:
-    "The canonical meeting (also the v2 webhook payload). smartScheduling, personalScheduling, teamScheduling and meetingAi are always present, null when they do not apply.",
-  required: [
-    "id",
-    "orgId",
-    "host",
-    "attendee",
-    "additionalAttendees",
-    "title",
-    "startTime",
-    "endTime",
-    "timeZone",
-    "location",
-    "conferencing",
-    "calendarEventId",
-    "status",
-    "createdAt",
-    "updatedAt",
-    "smartScheduling",
-    "personalScheduling",
-    "teamScheduling",
-    "meetingAi",
-  ],
-  properties: {
+export const meetingSchema = closedObject(
+  {
     id: { type: "string", description: "mtg_ id; stable across reschedules" },
     orgId: { type: "string", description: "org_ id" },
     host: closedObject(
@@ -225,29 +200,29 @@ export const meetingSchema = {
     startTime: { ...timestamp, description: "UTC" },
     endTime: { ...timestamp, description: "UTC" },
     timeZone: { type: "string", description: "IANA zone the schedule is anchored to; informational" },
-    location: {
-      type: ["object", "null"],
-      description:
-        "Where the meeting happens; null when none. All four members are always present, null where they do not apply: provider for video only, joinUrl for video or a custom location with a URL, address for in-person, phone or custom free text.",
-      required: ["type", "provider", "joinUrl", "address"],
-      properties: {
-        type: { type: "string", enum: ["video", "phone", "in-person", "custom"] },
-        provider: { type: ["string", "null"], enum: ["video_a", "video_b", "video_c", null] },
-        joinUrl: { type: ["string", "null"], format: "uri" },
-        address: { type: ["string", "null"] },
-      },
-      additionalProperties: false,
-    },
-    conferencing: {
-      type: ["object", "null"],
-      description: "The video meeting at its provider; null when none",
-      required: ["provider", "providerMeetingId"],
-      properties: {
-        provider: { type: "string", enum: ["video_a", "video_b", "video_c"] },
-        providerMeetingId: { type: "string" },
-      },
-      additionalProperties: false,
-    },
+    location: orNull(
+      closedObject(
+        {
+          type: { type: "string", enum: ["video", "phone", "in-person", "custom"] },
+          provider: { type: ["string", "null"], enum: ["video_a", "video_b", "video_c", null] },
+          joinUrl: { type: ["string", "null"], format: "uri" },
+          address: { type: ["string", "null"] },
+        },
+        {
+          description:
+            "Where the meeting happens; null when none. All four members are always present, null where they do not apply: provider for video only, joinUrl for video or a custom location with a URL, address for in-person, phone or custom free text.",
+        },
+      ),
+    ),
+    conferencing: orNull(
+      closedObject(
+        {
+          provider: { type: "string", enum: ["video_a", "video_b", "video_c"] },
+          providerMeetingId: { type: "string" },
+        },
+        { description: "The video meeting at its provider; null when none" },
+      ),
+    ),
     calendarEventId: nullable("string", "The provider's calendar event id; null when none"),
     status: {
       type: "string",
@@ -257,41 +232,34 @@ export const meetingSchema = {
     },
     createdAt: { ...timestamp, description: "Unchanged by reschedules" },
     updatedAt: { ...timestamp, description: "Bumps on every change" },
-    smartScheduling: {
-      type: ["object", "null"],
-      description: "How a Smart Schedule booking came about; null when not booked through one",
-      required: ["scheduleId", "formValues", "surveyResponses", "rescheduleUrl", "cancelUrl", "campaign", "preview"],
-      properties: {
-        scheduleId: { type: "string", description: "sched_ id" },
-        formValues: {
-          type: "array",
-          description: "The matching-form answers used for routing",
-          items: {
-            type: "object",
-            required: ["key", "answer"],
-            properties: { key: { type: "string" }, answer: formAnswer },
-            additionalProperties: false,
+    smartScheduling: orNull(
+      closedObject(
+        {
+          scheduleId: { type: "string", description: "sched_ id" },
+          formValues: {
+            type: "array",
+            description: "The matching-form answers used for routing",
+            items: closedObject({ key: { type: "string" }, answer: formAnswer }),
           },
-        },
-        surveyResponses: {
-          type: "array",
-          items: {
-            type: "object",
-            required: ["question", "answer"],
-            properties: { question: { type: "string" }, answer: { type: "string" } },
-            additionalProperties: false,
+          surveyResponses: {
+            type: "array",
+            items: closedObject({ question: { type: "string" }, answer: { type: "string" } }),
           },
+          rescheduleUrl: { type: "string", format: "uri" },
+          cancelUrl: { type: "string", format: "uri" },
+          campaign,
+          preview: { type: "boolean", description: "true when booked from a preview slot token" },
         },
-        rescheduleUrl: { type: "string", format: "uri" },
-        cancelUrl: { type: "string", format: "uri" },
-        campaign,
-        preview: { type: "boolean", description: "true when booked from a preview slot token" },
-      },
-      additionalProperties: false,
-    },
+        { description: "How a Smart Schedule booking came about; null when not booked through one" },
+      ),
+    ),
     personalScheduling: { type: "null", description: "Personal scheduling bookings; not served in this version" },
     teamScheduling: { type: "null", description: "Team scheduling bookings; not served in this version" },
     meetingAi: { type: "null", description: "Schema undefined; always null today" },
   },
-  additionalProperties: false,
-} as const;
+  {
+    id: "Meeting",
+    description:
+      "The canonical meeting (also the v2 webhook payload). smartScheduling, personalScheduling, teamScheduling and meetingAi are always present, null when they do not apply.",
+  },
+);

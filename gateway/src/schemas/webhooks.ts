@@ -1,6 +1,6 @@
 import { WEBHOOK_EVENT_CATALOG, WEBHOOK_TEST_EVENT_TYPE } from "@platform/contracts/webhooks";
 import type { JsonSchema } from "../route.js";
-import { closedObject, nullable, timestamp } from "./common.js";
+import { closedObject, nullable, nullableTimestamp, strictObject, timestamp, timestamps } from "./common.js";
 
 /** The event catalog: the kinds a subscription may name (the contracts' list, which the service checks too). */
 export const webhookEventKindSchema = {
@@ -12,24 +12,8 @@ export const webhookEventKindSchema = {
 } as const;
 
 /** Every property, with explicit nulls: the response shape is the same for every subscription. */
-export const webhookSubscriptionSchema = {
-  $id: "WebhookSubscription",
-  type: "object",
-  description: "Where and which events an organization receives. The signing secret is never shown here",
-  required: [
-    "id",
-    "endpointUrl",
-    "events",
-    "description",
-    "enabled",
-    "payloadVersion",
-    "disabledReason",
-    "disabledAt",
-    "previousSecretExpiresAt",
-    "createdAt",
-    "updatedAt",
-  ],
-  properties: {
+export const webhookSubscriptionSchema = closedObject(
+  {
     id: { type: "string", description: "sub_ id" },
     endpointUrl: { type: "string", description: "HTTPS URL of a public host the events are POSTed to" },
     events: { type: "array", items: { $ref: "WebhookEventKind#" }, description: "Event kinds of the catalog" },
@@ -47,51 +31,31 @@ export const webhookSubscriptionSchema = {
       description:
         "disabled-by-user (PATCH enabled false), endpoint-gone (the endpoint answered 410), failing (5 days of continuously failing deliveries); null while enabled",
     },
-    disabledAt: { type: ["string", "null"], format: "date-time", description: "null while enabled" },
-    previousSecretExpiresAt: {
-      type: ["string", "null"],
-      format: "date-time",
-      description: "After a rotation: until when the previous secret still signs (a second signature); null otherwise",
-    },
-    createdAt: timestamp,
-    updatedAt: timestamp,
+    disabledAt: nullableTimestamp("null while enabled"),
+    previousSecretExpiresAt: nullableTimestamp(
+      "After a rotation: until when the previous secret still signs (a second signature); null otherwise",
+    ),
+    ...timestamps,
   },
-  additionalProperties: false,
-} as const;
+  {
+    id: "WebhookSubscription",
+    description: "Where and which events an organization receives. The signing secret is never shown here",
+  },
+);
 
-export const webhookSubscriptionWithSecretSchema = {
-  $id: "WebhookSubscriptionWithSecret",
-  type: "object",
-  description: "A subscription with its signing secret: returned once, by create and rotate-secret",
-  required: [...webhookSubscriptionSchema.required, "secret"],
-  properties: {
+export const webhookSubscriptionWithSecretSchema = closedObject(
+  {
     ...webhookSubscriptionSchema.properties,
     secret: { type: "string", description: "whsec_ + base64 key (Standard Webhooks); keep it, it is not shown again" },
   },
-  additionalProperties: false,
-} as const;
+  {
+    id: "WebhookSubscriptionWithSecret",
+    description: "A subscription with its signing secret: returned once, by create and rotate-secret",
+  },
+);
 
-export const webhookDeliverySchema = {
-  $id: "WebhookDelivery",
-  type: "object",
-  description: "One attempt to deliver one event to one subscription",
-  required: [
-    "id",
-    "subscriptionId",
-    "eventId",
-    "eventType",
-    "attempt",
-    "status",
-    "trigger",
-    "responseStatus",
-    "durationMs",
-    "error",
-    "scheduledAt",
-    "attemptedAt",
-    "nextRetryAt",
-    "createdAt",
-  ],
-  properties: {
+export const webhookDeliverySchema = closedObject(
+  {
     id: { type: "string", description: "wd_ id" },
     subscriptionId: { type: "string", description: "sub_ id" },
     eventId: { type: "string", description: "The event's id; also the webhook-id header, the same on every attempt" },
@@ -113,16 +77,12 @@ export const webhookDeliverySchema = {
     durationMs: nullable("integer", "Time to the end of the response; null while pending"),
     error: nullable("string", "Why it failed without an HTTP status (timeout, connection, refused target)"),
     scheduledAt: { ...timestamp, description: "When it is or was due" },
-    attemptedAt: { type: ["string", "null"], format: "date-time", description: "When it was sent; null while pending" },
-    nextRetryAt: {
-      type: ["string", "null"],
-      format: "date-time",
-      description: "When the retry of this failed attempt is due; null when none follows",
-    },
+    attemptedAt: nullableTimestamp("When it was sent; null while pending"),
+    nextRetryAt: nullableTimestamp("When the retry of this failed attempt is due; null when none follows"),
     createdAt: timestamp,
   },
-  additionalProperties: false,
-} as const;
+  { id: "WebhookDelivery", description: "One attempt to deliver one event to one subscription" },
+);
 
 /*
  * The request bodies take `events` as plain strings: the catalog check is the service's, so
@@ -130,37 +90,32 @@ export const webhookDeliverySchema = {
  * schema enum would give. The OpenAPI document still shows the enum (documentWebhooks).
  */
 
+/** The fields create and PATCH both take: the same types, only what each says of them differs. */
+const subscriptionBodyFields = (says: { endpointUrl: string; events: string; description: string }) => ({
+  endpointUrl: { type: "string", description: says.endpointUrl },
+  events: { type: "array", items: { type: "string" }, description: says.events },
+  description: { type: ["string", "null"], description: says.description },
+});
+
 /** POST /webhook-subscriptions. Semantic checks (HTTPS, public host, catalog) are the service's 422s. */
-export const createSubscriptionSchema: JsonSchema = {
-  type: "object",
-  required: ["endpointUrl", "events"],
-  properties: {
-    endpointUrl: { type: "string", description: "HTTPS URL of a public host (422 webhook-endpoint-invalid otherwise)" },
-    events: {
-      type: "array",
-      items: { type: "string" },
-      description: "Non-empty list of catalog event kinds (422 webhook-events-invalid otherwise)",
-    },
-    description: { type: ["string", "null"], description: "Up to 500 characters" },
-  },
-  additionalProperties: false,
-};
+export const createSubscriptionSchema: JsonSchema = strictObject(
+  subscriptionBodyFields({
+    endpointUrl: "HTTPS URL of a public host (422 webhook-endpoint-invalid otherwise)",
+    events: "Non-empty list of catalog event kinds (422 webhook-events-invalid otherwise)",
+    description: "Up to 500 characters",
+  }),
+  { required: ["endpointUrl", "events"] },
+);
 
 /** PATCH /webhook-subscriptions/{id}: only present fields change. */
-export const updateSubscriptionSchema: JsonSchema = {
-  type: "object",
-  properties: {
-    endpointUrl: { type: "string", description: "As on create (422 webhook-endpoint-invalid)" },
-    events: {
-      type: "array",
-      items: { type: "string" },
-      description: "Replaces the list: non-empty, catalog event kinds (422 webhook-events-invalid otherwise)",
-    },
-    description: { type: ["string", "null"], description: "null or an empty string clears it" },
-    enabled: { type: "boolean", description: "true re-enables (and resets the failure run); false disables" },
-  },
-  additionalProperties: false,
-};
+export const updateSubscriptionSchema: JsonSchema = strictObject({
+  ...subscriptionBodyFields({
+    endpointUrl: "As on create (422 webhook-endpoint-invalid)",
+    events: "Replaces the list: non-empty, catalog event kinds (422 webhook-events-invalid otherwise)",
+    description: "null or an empty string clears it",
+  }),
+  enabled: { type: "boolean", description: "true re-enables (and resets the failure run); false disables" },
+});
 
 /*
  * What the webhooks deliver, for the OpenAPI document: the two payload versions as component

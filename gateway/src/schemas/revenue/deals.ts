@@ -1,18 +1,17 @@
-import { closedObject, orNull, sourceRefs, timestamp } from "../common.js";
+import { closedObject, orNull, sourceRefs, strictObject, timestamp, timestamps } from "../common.js";
 import { INSIGHT_TYPES, isoDate, ref } from "./common.js";
 
 // The JSON shapes of deals and their meetings, and the bodies deal writes take.
 
-const amount = {
-  type: ["object", "null"],
-  description: "Null when the deal has no amount; currency always explicit",
-  required: ["value", "currency"],
-  properties: {
-    value: { type: ["number", "null"], description: "Null when only the currency is known" },
-    currency: { type: "string", description: "ISO 4217" },
-  },
-  additionalProperties: false,
-} as const;
+const amount = orNull(
+  closedObject(
+    {
+      value: { type: ["number", "null"], description: "Null when only the currency is known" },
+      currency: { type: "string", description: "ISO 4217" },
+    },
+    { description: "Null when the deal has no amount; currency always explicit" },
+  ),
+);
 
 const listProperties = {
   id: { type: "string", description: "deal_ id" },
@@ -21,22 +20,13 @@ const listProperties = {
   stage: { type: "string", description: "A stage of the deal's schema; Won and Lost are terminal" },
   amount,
   closeDate: { type: ["string", "null"], description: "ISO 8601 date" },
-  account: {
-    type: "object",
-    required: ["id", "name"],
-    properties: { id: { type: "string", description: "acct_ id" }, name: { type: "string" } },
-    additionalProperties: false,
-  },
-  owner: {
-    type: "object",
-    description: "The deal owner (not the org owner)",
-    required: ["userId", "displayName"],
-    properties: { userId: { type: "string" }, displayName: { type: "string" } },
-    additionalProperties: false,
-  },
-  createdAt: timestamp,
-  updatedAt: timestamp,
-} as const;
+  account: closedObject({ id: { type: "string", description: "acct_ id" }, name: { type: "string" } }),
+  owner: closedObject(
+    { userId: { type: "string" }, displayName: { type: "string" } },
+    { description: "The deal owner (not the org owner)" },
+  ),
+  ...timestamps,
+};
 
 const listRequired = [
   "id",
@@ -67,7 +57,7 @@ export const dealListItemSchema = {
   properties: {
     ...listProperties,
     sourceRefs: sourceRefs(
-      { type: "object", required: ["id"], properties: { id: { type: "string" } }, additionalProperties: false },
+      closedObject({ id: { type: "string" } }),
       "Present keys only for connected integrations; list view: id only",
     ),
   },
@@ -85,12 +75,7 @@ export const dealSchema = {
     schemaId: { type: "string", description: "schm_ id" },
     schemaVersion: { type: "integer", description: "Version of the schema the deal was last written under" },
     customFields: { type: "object", description: "Keys and types per the schema", additionalProperties: true },
-    insightSummary: {
-      type: "object",
-      required: INSIGHT_TYPES.map((t) => `${t}Id`),
-      properties: summaryProperties,
-      additionalProperties: false,
-    },
+    insightSummary: closedObject(summaryProperties),
     sourceRefs: sourceRefs(
       closedObject({ id: { type: "string" }, url: { type: ["string", "null"] } }),
       "Present keys only for connected integrations",
@@ -99,12 +84,8 @@ export const dealSchema = {
   additionalProperties: false,
 } as const;
 
-export const dealMeetingSchema = {
-  $id: "DealMeeting",
-  type: "object",
-  description: "A meeting linked to a deal (a lightweight reference, not a full Meeting)",
-  required: ["meetingId", "title", "startTime", "endTime", "status", "hasTranscript"],
-  properties: {
+export const dealMeetingSchema = closedObject(
+  {
     meetingId: { type: "string", description: "mtg_ id" },
     title: { type: "string" },
     startTime: timestamp,
@@ -112,17 +93,13 @@ export const dealMeetingSchema = {
     status: { type: "string", enum: ["scheduled", "completed", "canceled"] },
     hasTranscript: { type: "boolean", description: "True only when the transcript GET will succeed" },
   },
-  additionalProperties: false,
-} as const;
+  { id: "DealMeeting", description: "A meeting linked to a deal (a lightweight reference, not a full Meeting)" },
+);
 
-const amountInput = {
-  type: "object",
-  properties: {
-    value: { type: "number", description: "Needs a currency" },
-    currency: { type: "string", description: "ISO 4217, e.g. USD" },
-  },
-  additionalProperties: false,
-} as const;
+const amountInput = strictObject({
+  value: { type: "number", description: "Needs a currency" },
+  currency: { type: "string", description: "ISO 4217, e.g. USD" },
+});
 
 const dealInputProperties = {
   name: { type: "string", minLength: 1, maxLength: 500 },
@@ -134,36 +111,29 @@ const dealInputProperties = {
   primaryContactId: { type: "string", description: "cont_ id of the org" },
   schemaId: { type: "string", description: "schm_ id; default the org's default schema" },
   customFields: { type: "object", description: "Keys and types per the schema", additionalProperties: true },
-  sourceRefs: sourceRefs({
-    type: "object",
-    required: ["id"],
-    properties: { id: { type: "string", minLength: 1, maxLength: 255 }, url: { type: "string" } },
-    additionalProperties: false,
-  }),
-} as const;
+  sourceRefs: sourceRefs(
+    strictObject(
+      { id: { type: "string", minLength: 1, maxLength: 255 }, url: { type: "string" } },
+      { required: ["id"] },
+    ),
+  ),
+};
 
-export const createDealRequestSchema = {
-  type: "object",
+export const createDealRequestSchema = strictObject(dealInputProperties, {
   required: ["name", "accountId", "stage"],
-  properties: dealInputProperties,
-  additionalProperties: false,
-} as const;
+});
 
-export const updateDealRequestSchema = {
-  type: "object",
-  properties: {
-    ...dealInputProperties,
-    amount: { ...amountInput, type: ["object", "null"], description: "null removes the amount" },
-    closeDate: { ...isoDate, type: ["string", "null"], description: "null removes the close date" },
-    primaryContactId: { type: ["string", "null"], description: "null removes the primary contact" },
-    customFields: {
-      type: "object",
-      description: "Merged: keys set, a null value removes its key, other keys kept",
-      additionalProperties: true,
-    },
+export const updateDealRequestSchema = strictObject({
+  ...dealInputProperties,
+  amount: { ...amountInput, type: ["object", "null"], description: "null removes the amount" },
+  closeDate: { ...isoDate, type: ["string", "null"], description: "null removes the close date" },
+  primaryContactId: { type: ["string", "null"], description: "null removes the primary contact" },
+  customFields: {
+    type: "object",
+    description: "Merged: keys set, a null value removes its key, other keys kept",
+    additionalProperties: true,
   },
-  additionalProperties: false,
-} as const;
+});
 
 export const DEAL_NOT_WRITABLE: Record<string, string> = {
   id: "A deal's id is assigned by the service.",

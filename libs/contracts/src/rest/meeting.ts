@@ -1,7 +1,7 @@
 import { type JsonValue, toJson } from "@bufbuild/protobuf";
 import { type Value, ValueSchema } from "@bufbuild/protobuf/wkt";
 import type { Meeting } from "../gen/platform/scheduling/v1/meeting_pb.js";
-import { iso } from "./json.js";
+import { iso, nullsWhenUnset, timestampsJson } from "./json.js";
 
 // The REST JSON of the canonical Meeting: what GET /scheduled-meetings/{id} answers and what
 // v2 webhook payloads carry. Fields the contract always sets are asserted: their absence is a
@@ -35,8 +35,7 @@ export function attendeeJson(a: {
     email: a.email,
     firstName: a.firstName,
     lastName: a.lastName,
-    phone: a.phone ?? null,
-    timeZone: a.timeZone ?? null,
+    ...nullsWhenUnset(a, "phone", "timeZone"),
   };
 }
 
@@ -108,8 +107,7 @@ export function meetingJson(m: Meeting) {
       : null,
     calendarEventId: m.calendarEventId ?? null,
     status: m.status,
-    createdAt: iso(m.createTime, "create_time"),
-    updatedAt: iso(m.updateTime, "update_time"),
+    ...timestampsJson(m),
     smartScheduling: smartSchedulingJson(m),
     personalScheduling: null,
     teamScheduling: null,
