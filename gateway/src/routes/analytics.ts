@@ -13,13 +13,16 @@ import {
 import { defineRoute, type JsonSchema, type RouteSpec } from "../route.js";
 import { analyticsResponseSchemas, ownerUserId, periodDays } from "../schemas/analytics.js";
 import { str } from "../schemas/common.js";
-import { type PageQuery, pageQuery, pageRequest } from "../schemas/pagination.js";
+import { pageQuery } from "../schemas/pagination.js";
 import type { ServiceClients } from "../services.js";
-import { getById, getList, pageJson, requiredFrom } from "./shared.js";
+import { getById, listOf, readerFrom, textFilters } from "./shared.js";
 
-const required = requiredFrom("analytics");
+const read = readerFrom("analytics");
 
 const hasReplied = { type: "boolean", description: "Only recipients who replied (true) or did not (false)" };
+type HasRepliedQuery = { hasReplied?: boolean };
+/** The hasReplied filter as the RPCs take it: absent, both kinds of recipient. */
+const hasRepliedFilter = (q: HasRepliedQuery) => (q.hasReplied === undefined ? {} : { hasReplied: q.hasReplied });
 
 /**
  * A list's page query plus periodDays, which is not a filter: a bad value is the same 400
@@ -111,20 +114,15 @@ export function routes(clients: ServiceClients): RouteSpec[] {
       url: "/buyer-signals/sent-emails",
       operationId: "listSentEmails",
       summary: "Sent emails with their engagement",
-      ...getList(sentEmailsPage, "SentEmail"),
-      async handler(call, request) {
-        const q = request.query as PageQuery & PeriodQuery & { search?: string; emailType: string };
-        const res = await signals.listSentEmails(
-          {
-            ...pageRequest(sentEmailsPage.page, q),
-            periodDays: q.periodDays,
-            search: q.search ?? "",
-            emailType: q.emailType,
-          },
-          call.callOptions(),
-        );
-        return pageJson(res.sentEmails, sentEmailJson, res.nextCursor);
-      },
+      ...listOf(sentEmailsPage, "SentEmail", {
+        list: (page, q: PeriodQuery & { search?: string; emailType: string }, options) =>
+          signals.listSentEmails(
+            { ...page, periodDays: q.periodDays, ...textFilters(q, "search"), emailType: q.emailType },
+            options,
+          ),
+        items: (res) => res.sentEmails,
+        toJson: sentEmailJson,
+      }),
     }),
     defineRoute({
       ...buyerSignals,
@@ -132,32 +130,26 @@ export function routes(clients: ServiceClients): RouteSpec[] {
       operationId: "getSentEmail",
       summary: "One sent email",
       problems: ["sent-email-not-found"],
-      ...getById("sentEmailId", "semail_", "SentEmail", async (id, call) => {
-        const res = await signals.getSentEmail(id, call.callOptions());
-        return sentEmailJson(required(res.sentEmail, "sent email"));
-      }),
+      ...getById(
+        "sentEmailId",
+        "semail_",
+        "SentEmail",
+        read(signals.getSentEmail, "sentEmail", sentEmailJson, "sent email"),
+      ),
     }),
     defineRoute({
       ...buyerSignals,
       url: "/buyer-signals/sent-emails/:sentEmailId/signals",
       operationId: "listSentEmailSignals",
       summary: "Per-recipient signals of a sent email",
-      ids: { sentEmailId: "semail_" },
-      ...getList(signalsPage, "RecipientSignal"),
       problems: ["sent-email-not-found"],
-      async handler(call, request) {
-        const { sentEmailId } = request.params as { sentEmailId: string };
-        const q = request.query as PageQuery & { hasReplied?: boolean };
-        const res = await signals.listSentEmailSignals(
-          {
-            sentEmailId,
-            ...pageRequest(signalsPage.page, q),
-            ...(q.hasReplied === undefined ? {} : { hasReplied: q.hasReplied }),
-          },
-          call.callOptions(),
-        );
-        return pageJson(res.signals, recipientSignalJson, res.nextCursor);
-      },
+      ...listOf(signalsPage, "RecipientSignal", {
+        ids: { sentEmailId: "semail_" },
+        list: (page, q: HasRepliedQuery, options) =>
+          signals.listSentEmailSignals({ ...page, ...hasRepliedFilter(q) }, options),
+        items: (res) => res.signals,
+        toJson: recipientSignalJson,
+      }),
     }),
     defineRoute({
       ...emailBlasts,
@@ -216,20 +208,15 @@ export function routes(clients: ServiceClients): RouteSpec[] {
       url: "/email-blasts",
       operationId: "listEmailBlasts",
       summary: "Blasts sent in a period and blasts not sent yet",
-      ...getList(blastsPage, "EmailBlastRow"),
-      async handler(call, request) {
-        const q = request.query as PageQuery & PeriodQuery & { ownerUserId?: string; search?: string };
-        const res = await blasts.listEmailBlasts(
-          {
-            ...pageRequest(blastsPage.page, q),
-            periodDays: q.periodDays,
-            ownerUserId: q.ownerUserId ?? "",
-            search: q.search ?? "",
-          },
-          call.callOptions(),
-        );
-        return pageJson(res.blasts, emailBlastRowJson, res.nextCursor);
-      },
+      ...listOf(blastsPage, "EmailBlastRow", {
+        list: (page, q: PeriodQuery & { ownerUserId?: string; search?: string }, options) =>
+          blasts.listEmailBlasts(
+            { ...page, periodDays: q.periodDays, ...textFilters(q, "ownerUserId", "search") },
+            options,
+          ),
+        items: (res) => res.blasts,
+        toJson: emailBlastRowJson,
+      }),
     }),
     defineRoute({
       ...emailBlasts,
@@ -237,10 +224,7 @@ export function routes(clients: ServiceClients): RouteSpec[] {
       operationId: "getEmailBlast",
       summary: "One email blast: what it is and how it performs",
       problems: ["email-blast-not-found"],
-      ...getById("blastId", "blast_", "EmailBlast", async (id, call) => {
-        const res = await blasts.getEmailBlast(id, call.callOptions());
-        return emailBlastJson(required(res.blast, "blast"));
-      }),
+      ...getById("blastId", "blast_", "EmailBlast", read(blasts.getEmailBlast, "blast", emailBlastJson)),
     }),
     defineRoute({
       ...emailBlasts,
@@ -263,23 +247,14 @@ export function routes(clients: ServiceClients): RouteSpec[] {
       url: "/email-blasts/:blastId/recipients",
       operationId: "listEmailBlastRecipients",
       summary: "Recipients of a blast with their engagement",
-      ids: { blastId: "blast_" },
-      ...getList(recipientsPage, "EmailBlastRecipient"),
       problems: ["email-blast-not-found"],
-      async handler(call, request) {
-        const { blastId } = request.params as { blastId: string };
-        const q = request.query as PageQuery & { hasReplied?: boolean; search?: string };
-        const res = await blasts.listEmailBlastRecipients(
-          {
-            blastId,
-            ...pageRequest(recipientsPage.page, q),
-            ...(q.hasReplied === undefined ? {} : { hasReplied: q.hasReplied }),
-            search: q.search ?? "",
-          },
-          call.callOptions(),
-        );
-        return pageJson(res.recipients, emailBlastRecipientJson, res.nextCursor);
-      },
+      ...listOf(recipientsPage, "EmailBlastRecipient", {
+        ids: { blastId: "blast_" },
+        list: (page, q: HasRepliedQuery & { search?: string }, options) =>
+          blasts.listEmailBlastRecipients({ ...page, ...hasRepliedFilter(q), ...textFilters(q, "search") }, options),
+        items: (res) => res.recipients,
+        toJson: emailBlastRecipientJson,
+      }),
     }),
   ];
 }

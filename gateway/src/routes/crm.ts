@@ -1,3 +1,4 @@
+import type { Timestamp } from "@bufbuild/protobuf/wkt";
 import type { CallOptions } from "@connectrpc/connect";
 import type { ActivityItem } from "@platform/contracts/crm";
 import type { ProblemName } from "@platform/kit/problems";
@@ -17,11 +18,12 @@ import {
 import { defineRoute, type JsonSchema, type RouteSpec } from "../route.js";
 import { str } from "../schemas/common.js";
 import { crmResponseSchemas } from "../schemas/crm.js";
-import { type PageQuery, pageQuery, pageRequest } from "../schemas/pagination.js";
+import { type PageRequest, pageQuery } from "../schemas/pagination.js";
 import type { ServiceClients } from "../services.js";
-import { getById, getList, pageJson, requiredFrom } from "./shared.js";
+import { getById, listOf, readerFrom, requiredFrom, textFilters } from "./shared.js";
 
 const required = requiredFrom("crm-data");
+const read = readerFrom("crm-data");
 
 const CONTACT_SORTS = ["updatedAt", "createdAt", "lastName", "firstName"];
 
@@ -67,39 +69,30 @@ const transcriptQuery: JsonSchema = {
 
 const TRANSCRIPT_PROBLEMS: ProblemName[] = ["meeting-not-found", "transcript-not-available", "transcript-expired"];
 
-type TimelineQuery = PageQuery & { type?: string | string[]; since?: string };
+type TimelineQuery = { type?: string | string[]; since?: string };
 
 /** Accounts, contacts, activity timelines, transcripts, chat and bot status (crm-data service): REST routes. */
 export function routes(clients: ServiceClients): RouteSpec[] {
   const { accounts, contacts, transcripts } = clients.crm;
 
-  const timeline = (query: TimelineQuery) => ({
-    ...pageRequest(timelinePage.page, query),
-    types: typesFilter(query.type),
-    since: sinceFilter(query.since),
-  });
-
   /**
    * The pieces of the activity timeline of an account or a contact (the same page, filters and
-   * items): the owner's id from the path and the timeline query go to `list`.
+   * items): the owner's id from the path and the timeline's filters go to `list`.
    */
   function timelineOf<K extends string>(
-    param: K,
-    prefix: string,
+    ids: Record<K, string>,
     list: (
-      request: Record<K, string> & ReturnType<typeof timeline>,
+      request: Record<K, string> & PageRequest & { types: string[]; since: Timestamp | undefined },
       options: CallOptions,
     ) => Promise<{ items: ActivityItem[]; nextCursor: string }>,
-  ): Pick<RouteSpec, "method" | "tier" | "ids" | "page" | "schema" | "handler"> {
-    return {
-      ids: { [param]: prefix },
-      ...getList(timelinePage, "ActivityItem"),
-      async handler(call, request) {
-        const id = { [param]: (request.params as Record<K, string>)[param] } as Record<K, string>;
-        const res = await list({ ...id, ...timeline(request.query as TimelineQuery) }, call.callOptions());
-        return pageJson(res.items, activityJson, res.nextCursor);
-      },
-    };
+  ) {
+    return listOf(timelinePage, "ActivityItem", {
+      ids,
+      list: (page, q: TimelineQuery, options) =>
+        list({ ...page, types: typesFilter(q.type), since: sinceFilter(q.since) }, options),
+      items: (res) => res.items,
+      toJson: activityJson,
+    });
   }
 
   return [
@@ -109,20 +102,12 @@ export function routes(clients: ServiceClients): RouteSpec[] {
       summary: "List accounts",
       tag: "Accounts",
       scope: "accounts:read",
-      ...getList(accountsPage, "AccountSummary"),
-      async handler(call, request) {
-        const q = request.query as PageQuery & { name?: string; domain?: string; industry?: string };
-        const res = await accounts.listAccounts(
-          {
-            ...pageRequest(accountsPage.page, q),
-            name: q.name ?? "",
-            domain: q.domain ?? "",
-            industry: q.industry ?? "",
-          },
-          call.callOptions(),
-        );
-        return pageJson(res.accounts, accountListJson, res.nextCursor);
-      },
+      ...listOf(accountsPage, "AccountSummary", {
+        list: (page, q: { name?: string; domain?: string; industry?: string }, options) =>
+          accounts.listAccounts({ ...page, ...textFilters(q, "name", "domain", "industry") }, options),
+        items: (res) => res.accounts,
+        toJson: accountListJson,
+      }),
     }),
     defineRoute({
       url: "/accounts/:accountId",
@@ -131,10 +116,7 @@ export function routes(clients: ServiceClients): RouteSpec[] {
       tag: "Accounts",
       scope: "accounts:read",
       problems: ["account-not-found"],
-      ...getById("accountId", "acct_", "Account", async (id, call) => {
-        const res = await accounts.getAccount(id, call.callOptions());
-        return accountJson(required(res.account, "account"));
-      }),
+      ...getById("accountId", "acct_", "Account", read(accounts.getAccount, "account", accountJson)),
     }),
     defineRoute({
       url: "/accounts/:accountId/activity",
@@ -143,7 +125,7 @@ export function routes(clients: ServiceClients): RouteSpec[] {
       tag: "Accounts",
       scope: "accounts:read",
       problems: ["account-not-found"],
-      ...timelineOf("accountId", "acct_", (req, options) => accounts.listAccountActivity(req, options)),
+      ...timelineOf({ accountId: "acct_" }, (req, options) => accounts.listAccountActivity(req, options)),
     }),
     defineRoute({
       url: "/accounts/:accountId/contacts",
@@ -153,18 +135,14 @@ export function routes(clients: ServiceClients): RouteSpec[] {
       // accounts:read is checked first, so a token lacking it is always told accounts:read (the
       // spec's rule), also when it lacks contacts:read too.
       scope: ["accounts:read", "contacts:read"],
-      ids: { accountId: "acct_" },
-      ...getList(accountContactsPage, "ContactSummary"),
       problems: ["account-not-found"],
-      async handler(call, request) {
-        const { accountId } = request.params as { accountId: string };
-        const q = request.query as PageQuery & { search?: string };
-        const res = await accounts.listAccountContacts(
-          { accountId, ...pageRequest(accountContactsPage.page, q), search: q.search ?? "" },
-          call.callOptions(),
-        );
-        return pageJson(res.contacts, contactListJson, res.nextCursor);
-      },
+      ...listOf(accountContactsPage, "ContactSummary", {
+        ids: { accountId: "acct_" },
+        list: (page, q: { search?: string }, options) =>
+          accounts.listAccountContacts({ ...page, ...textFilters(q, "search") }, options),
+        items: (res) => res.contacts,
+        toJson: contactListJson,
+      }),
     }),
     defineRoute({
       url: "/contacts",
@@ -172,20 +150,12 @@ export function routes(clients: ServiceClients): RouteSpec[] {
       summary: "List contacts",
       tag: "Contacts",
       scope: "contacts:read",
-      ...getList(contactsPage, "ContactSummary"),
-      async handler(call, request) {
-        const q = request.query as PageQuery & { search?: string; email?: string; accountId?: string };
-        const res = await contacts.listContacts(
-          {
-            ...pageRequest(contactsPage.page, q),
-            search: q.search ?? "",
-            email: q.email ?? "",
-            accountId: q.accountId ?? "",
-          },
-          call.callOptions(),
-        );
-        return pageJson(res.contacts, contactListJson, res.nextCursor);
-      },
+      ...listOf(contactsPage, "ContactSummary", {
+        list: (page, q: { search?: string; email?: string; accountId?: string }, options) =>
+          contacts.listContacts({ ...page, ...textFilters(q, "search", "email", "accountId") }, options),
+        items: (res) => res.contacts,
+        toJson: contactListJson,
+      }),
     }),
     defineRoute({
       url: "/contacts/:contactId",
@@ -194,10 +164,7 @@ export function routes(clients: ServiceClients): RouteSpec[] {
       tag: "Contacts",
       scope: "contacts:read",
       problems: ["contact-not-found"],
-      ...getById("contactId", "cont_", "Contact", async (id, call) => {
-        const res = await contacts.getContact(id, call.callOptions());
-        return contactJson(required(res.contact, "contact"));
-      }),
+      ...getById("contactId", "cont_", "Contact", read(contacts.getContact, "contact", contactJson)),
     }),
     defineRoute({
       url: "/contacts/:contactId/activity",
@@ -206,7 +173,7 @@ export function routes(clients: ServiceClients): RouteSpec[] {
       tag: "Contacts",
       scope: "contacts:read",
       problems: ["contact-not-found"],
-      ...timelineOf("contactId", "cont_", (req, options) => contacts.listContactActivity(req, options)),
+      ...timelineOf({ contactId: "cont_" }, (req, options) => contacts.listContactActivity(req, options)),
     }),
     defineRoute({
       method: "GET",
@@ -235,24 +202,14 @@ export function routes(clients: ServiceClients): RouteSpec[] {
       summary: "Transcript chunks without words",
       tag: "Transcripts",
       scope: "transcripts:read",
-      ids: { meetingId: "mtg_" },
-      ...getList(chunksPage, "TranscriptChunkSummary"),
       problems: TRANSCRIPT_PROBLEMS,
-      async handler(call, request) {
-        const { meetingId } = request.params as { meetingId: string };
-        const q = request.query as PageQuery & { language?: string; speaker?: string; hostId?: string };
-        const res = await transcripts.listTranscriptChunks(
-          {
-            meetingId,
-            ...pageRequest(chunksPage.page, q),
-            language: q.language ?? "",
-            speaker: q.speaker ?? "",
-            hostId: q.hostId ?? "",
-          },
-          call.callOptions(),
-        );
-        return pageJson(res.chunks, chunkListJson, res.nextCursor);
-      },
+      ...listOf(chunksPage, "TranscriptChunkSummary", {
+        ids: { meetingId: "mtg_" },
+        list: (page, q: { language?: string; speaker?: string; hostId?: string }, options) =>
+          transcripts.listTranscriptChunks({ ...page, ...textFilters(q, "language", "speaker", "hostId") }, options),
+        items: (res) => res.chunks,
+        toJson: chunkListJson,
+      }),
     }),
     defineRoute({
       url: "/scheduled-meetings/:meetingId/chat",
@@ -260,17 +217,13 @@ export function routes(clients: ServiceClients): RouteSpec[] {
       summary: "Chat messages of a meeting, oldest first",
       tag: "Transcripts",
       scope: "transcripts:read",
-      ids: { meetingId: "mtg_" },
-      ...getList(chatPage, "ChatMessage"),
       problems: TRANSCRIPT_PROBLEMS,
-      async handler(call, request) {
-        const { meetingId } = request.params as { meetingId: string };
-        const res = await transcripts.listChatMessages(
-          { meetingId, ...pageRequest(chatPage.page, request.query as PageQuery) },
-          call.callOptions(),
-        );
-        return pageJson(res.messages, chatJson, res.nextCursor);
-      },
+      ...listOf(chatPage, "ChatMessage", {
+        ids: { meetingId: "mtg_" },
+        list: (page, _q: object, options) => transcripts.listChatMessages(page, options),
+        items: (res) => res.messages,
+        toJson: chatJson,
+      }),
     }),
     defineRoute({
       url: "/scheduled-meetings/:meetingId/bot",
@@ -279,10 +232,7 @@ export function routes(clients: ServiceClients): RouteSpec[] {
       tag: "Transcripts",
       scope: "transcripts:read",
       problems: ["meeting-not-found", "bot-not-configured"],
-      ...getById("meetingId", "mtg_", "BotStatus", async (id, call) => {
-        const res = await transcripts.getBotStatus(id, call.callOptions());
-        return botJson(required(res.bot, "bot status"));
-      }),
+      ...getById("meetingId", "mtg_", "BotStatus", read(transcripts.getBotStatus, "bot", botJson, "bot status")),
     }),
   ];
 }

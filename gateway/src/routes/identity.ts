@@ -1,3 +1,4 @@
+import type { CallOptions } from "@connectrpc/connect";
 import type { FastifyReply } from "fastify";
 import {
   entitlementsJson,
@@ -24,23 +25,41 @@ import {
   userPatchSchema,
   userSchema,
 } from "../schemas/identity.js";
-import { type PageQuery, pageQuery, pageRequest } from "../schemas/pagination.js";
+import { pageQuery } from "../schemas/pagination.js";
 import type { ServiceClients } from "../services.js";
-import { getById, getList, pageJson, requiredFrom } from "./shared.js";
+import { getById, listOf, requiredFrom, textFilters } from "./shared.js";
 
 const organization = { $ref: "Organization#" };
 const user = { $ref: "User#" };
 const etag = { ETag: 'Weak validator W/"<version>"; send it as If-Match when updating' };
 const freshEtag = { ETag: 'The new W/"<version>" after the change' };
 
-/** An update under optimistic concurrency: a write whose If-Match names the version it changes, answered with the new ETag. */
-const versionedPatch = {
-  method: "PATCH",
-  tier: "write",
-  idempotencyKey: "required",
-  ifMatch: "required",
-  headers: freshEtag,
-} as const;
+/**
+ * An update under optimistic concurrency of the resource the path's id names: a write whose
+ * If-Match names the version it changes, answered with the resource and its new ETag. `update`
+ * gets the id with that expected version, and the body.
+ */
+function versionedPatch<K extends string, B, R extends { version: bigint }>(of: {
+  ids: Record<K, string>;
+  body: JsonSchema;
+  response: JsonSchema;
+  update(target: Record<K, string> & { expectedVersion: bigint }, body: B, options: CallOptions): Promise<R>;
+  toJson(resource: R): unknown;
+}): Pick<RouteSpec, "method" | "tier" | "idempotencyKey" | "ifMatch" | "headers" | "ids" | "schema" | "handler"> {
+  return {
+    method: "PATCH",
+    tier: "write",
+    idempotencyKey: "required",
+    ifMatch: "required",
+    headers: freshEtag,
+    ids: of.ids,
+    schema: { body: of.body, response: { 200: of.response } },
+    async handler(call, request, reply) {
+      const target = { ...(request.params as Record<K, string>), expectedVersion: version(call) };
+      return versionedJson(reply, await of.update(target, request.body as B, call.callOptions()), of.toJson);
+    },
+  };
+}
 
 const usersPage = pageQuery(["updatedAt", "createdAt", "lastLoginAt", "email", "firstName", "lastName"], "-createdAt", {
   search: str("Case-insensitive substring of email, firstName, lastName or displayName"),
@@ -56,6 +75,8 @@ const managedPage = pageQuery(["updatedAt", "createdAt", "name", "seats.total"],
   licenseTier: str("starter, professional or enterprise"),
   hasActiveIssues: { type: "boolean" },
 });
+
+type ManagedQuery = { search?: string; industry?: string; licenseTier?: string; hasActiveIssues?: boolean };
 
 const NOT_WRITABLE_ORGANIZATION = {
   administrator: "administrator is the contractual owner and cannot be changed through the API.",
@@ -123,25 +144,24 @@ export function routes({ identity: clients }: ServiceClients): RouteSpec[] {
       }),
     }),
     defineRoute({
-      ...versionedPatch,
       url: "/organizations/:orgId",
       operationId: "updateOrganization",
       summary: "Update the organization (partial merge; If-Match required)",
       tag: "Organizations",
       scope: "organizations:write",
       readOnlyTokenProblem: "write-scope-required",
-      ids: { orgId: "org_" },
-      schema: { body: organizationPatchSchema, response: { 200: organization } },
       notWritable: NOT_WRITABLE_ORGANIZATION,
       problems: ["organization-not-found", "email-domain-not-verified"],
-      async handler(call, request, reply) {
-        const { orgId } = request.params as { orgId: string };
-        const res = await clients.organizations.updateOrganization(
-          { orgId, expectedVersion: version(call), ...(request.body as OrganizationPatchBody) },
-          call.callOptions(),
-        );
-        return versionedJson(reply, required(res.organization, "organization"), organizationJson);
-      },
+      ...versionedPatch({
+        ids: { orgId: "org_" },
+        body: organizationPatchSchema,
+        response: organization,
+        async update(target, body: OrganizationPatchBody, options) {
+          const res = await clients.organizations.updateOrganization({ ...target, ...body }, options);
+          return required(res.organization, "organization");
+        },
+        toJson: organizationJson,
+      }),
     }),
     defineRoute({
       method: "GET",
@@ -168,21 +188,20 @@ export function routes({ identity: clients }: ServiceClients): RouteSpec[] {
       summary: "List users (list view)",
       tag: "Users",
       scope: "users:read",
-      ...getList(usersPage, "UserListItem"),
-      async handler(call, request) {
-        const query = request.query as PageQuery & { search?: string; role?: string; active: string; since?: string };
-        const res = await clients.users.listUsers(
-          {
-            ...pageRequest(usersPage.page, query),
-            search: query.search ?? "",
-            role: query.role ?? "",
-            active: query.active,
-            ...(query.since !== undefined ? { since: timestampFilter("since", query.since) } : {}),
-          },
-          call.callOptions(),
-        );
-        return pageJson(res.users, userListItemJson, res.nextCursor);
-      },
+      ...listOf(usersPage, "UserListItem", {
+        list: (page, q: { search?: string; role?: string; active: string; since?: string }, options) =>
+          clients.users.listUsers(
+            {
+              ...page,
+              ...textFilters(q, "search", "role"),
+              active: q.active,
+              ...(q.since !== undefined ? { since: timestampFilter("since", q.since) } : {}),
+            },
+            options,
+          ),
+        items: (res) => res.users,
+        toJson: userListItemJson,
+      }),
     }),
     defineRoute({
       url: "/users/:userId",
@@ -217,24 +236,23 @@ export function routes({ identity: clients }: ServiceClients): RouteSpec[] {
       },
     }),
     defineRoute({
-      ...versionedPatch,
       url: "/users/:userId",
       operationId: "updateUser",
       summary: "Update a user (partial merge; null clears a text field; If-Match required)",
       tag: "Users",
       scope: "users:write",
-      ids: { userId: "usr_" },
-      schema: { body: userPatchSchema, response: { 200: user } },
       notWritable: NOT_WRITABLE_USER,
       problems: ["invalid-role", "user-not-found", "last-administrator", "administrator-transfer-required"],
-      async handler(call, request, reply) {
-        const { userId } = request.params as { userId: string };
-        const res = await clients.users.updateUser(
-          { userId, expectedVersion: version(call), patch: userPatch(request.body as UserPatchBody) },
-          call.callOptions(),
-        );
-        return versionedJson(reply, required(res.user, "user"), userJson);
-      },
+      ...versionedPatch({
+        ids: { userId: "usr_" },
+        body: userPatchSchema,
+        response: user,
+        async update(target, body: UserPatchBody, options) {
+          const res = await clients.users.updateUser({ ...target, patch: userPatch(body) }, options);
+          return required(res.user, "user");
+        },
+        toJson: userJson,
+      }),
     }),
   ];
 
@@ -246,26 +264,19 @@ export function routes({ identity: clients }: ServiceClients): RouteSpec[] {
       tag: "Partner delegation",
       scope: "partner:act-as-child",
       actingOn: "forbidden",
-      ...getList(managedPage, "ManagedOrganization"),
-      async handler(call, request) {
-        const query = request.query as PageQuery & {
-          search?: string;
-          industry?: string;
-          licenseTier?: string;
-          hasActiveIssues?: boolean;
-        };
-        const res = await clients.partners.listManagedOrganizations(
-          {
-            ...pageRequest(managedPage.page, query),
-            search: query.search ?? "",
-            industry: query.industry ?? "",
-            licenseTier: query.licenseTier ?? "",
-            ...(query.hasActiveIssues !== undefined ? { hasActiveIssues: query.hasActiveIssues } : {}),
-          },
-          call.callOptions(),
-        );
-        return pageJson(res.organizations, managedOrganizationJson, res.nextCursor);
-      },
+      ...listOf(managedPage, "ManagedOrganization", {
+        list: (page, q: ManagedQuery, options) =>
+          clients.partners.listManagedOrganizations(
+            {
+              ...page,
+              ...textFilters(q, "search", "industry", "licenseTier"),
+              ...(q.hasActiveIssues !== undefined ? { hasActiveIssues: q.hasActiveIssues } : {}),
+            },
+            options,
+          ),
+        items: (res) => res.organizations,
+        toJson: managedOrganizationJson,
+      }),
     }),
   ];
 

@@ -15,7 +15,7 @@ import {
   smartScheduleSummaryJson,
 } from "../mapping/scheduling.js";
 import { defineRoute, type JsonSchema, type RouteSpec } from "../route.js";
-import { type PageQuery, pageQuery, pageRequest } from "../schemas/pagination.js";
+import { pageQuery } from "../schemas/pagination.js";
 import {
   availabilitySchema,
   availableSlotSchema,
@@ -31,7 +31,7 @@ import {
   rescheduleRequestSchema,
 } from "../schemas/scheduling-requests.js";
 import type { ServiceClients } from "../services.js";
-import { getById, getList, pageJson, requiredFrom } from "./shared.js";
+import { getById, listOf, readerFrom, requiredFrom, textFilters } from "./shared.js";
 
 const meeting = { $ref: "Meeting#" };
 
@@ -52,6 +52,7 @@ const BOOKING_PROBLEMS: ProblemName[] = [
 // A response without the resource it exists for is a service bug: a plain Error, which the
 // error handler logs and answers with an opaque 500.
 const required = requiredFrom("scheduling");
+const read = readerFrom("scheduling");
 
 /** The Smart Schedule and scheduled-meeting endpoints scheduling serves. */
 export function routes({ scheduling: clients }: ServiceClients): RouteSpec[] {
@@ -62,15 +63,12 @@ export function routes({ scheduling: clients }: ServiceClients): RouteSpec[] {
       summary: "List Smart Schedules (summaries; drafts never)",
       tag: "Smart Schedules",
       scope: "smart-scheduling:read",
-      ...getList(schedulesPage, "SmartScheduleSummary"),
-      async handler(call, request) {
-        const query = request.query as PageQuery & { name?: string; status: string };
-        const res = await clients.smartSchedules.listSmartSchedules(
-          { ...pageRequest(schedulesPage.page, query), name: query.name ?? "", status: query.status },
-          call.callOptions(),
-        );
-        return pageJson(res.schedules, smartScheduleSummaryJson, res.nextCursor);
-      },
+      ...listOf(schedulesPage, "SmartScheduleSummary", {
+        list: (page, q: { name?: string; status: string }, options) =>
+          clients.smartSchedules.listSmartSchedules({ ...page, ...textFilters(q, "name"), status: q.status }, options),
+        items: (res) => res.schedules,
+        toJson: smartScheduleSummaryJson,
+      }),
     }),
     defineRoute({
       url: "/smart-schedules/:scheduleId",
@@ -79,10 +77,12 @@ export function routes({ scheduling: clients }: ServiceClients): RouteSpec[] {
       tag: "Smart Schedules",
       scope: "smart-scheduling:read",
       problems: ["schedule-not-found"],
-      ...getById("scheduleId", "sched_", "SmartSchedule", async (id, call) => {
-        const res = await clients.smartSchedules.getSmartSchedule(id, call.callOptions());
-        return smartScheduleJson(required(res.schedule, "schedule"));
-      }),
+      ...getById(
+        "scheduleId",
+        "sched_",
+        "SmartSchedule",
+        read(clients.smartSchedules.getSmartSchedule, "schedule", smartScheduleJson),
+      ),
     }),
     defineRoute({
       method: "POST",
@@ -138,10 +138,7 @@ export function routes({ scheduling: clients }: ServiceClients): RouteSpec[] {
       tag: "Scheduled meetings",
       scope: "smart-scheduling:read",
       problems: ["meeting-not-found"],
-      ...getById("meetingId", "mtg_", "Meeting", async (id, call) => {
-        const res = await clients.meetings.getMeeting(id, call.callOptions());
-        return meetingJson(required(res.meeting, "meeting"));
-      }),
+      ...getById("meetingId", "mtg_", "Meeting", read(clients.meetings.getMeeting, "meeting", meetingJson)),
     }),
     defineRoute({
       method: "PATCH",

@@ -9,7 +9,7 @@ import {
 } from "../mapping/webhooks.js";
 import { defineRoute, type JsonSchema, type RouteSpec } from "../route.js";
 import { eventSchema } from "../schemas/events.js";
-import { type PageQuery, pageQuery, pageRequest } from "../schemas/pagination.js";
+import { pageQuery } from "../schemas/pagination.js";
 import {
   createSubscriptionSchema,
   updateSubscriptionSchema,
@@ -22,7 +22,7 @@ import {
   webhookSubscriptionWithSecretSchema,
 } from "../schemas/webhooks.js";
 import type { ServiceClients } from "../services.js";
-import { getById, getList, pageJson, requiredFrom } from "./shared.js";
+import { getById, listOf, readerFrom, requiredFrom, textFilters } from "./shared.js";
 
 const TAG = "Webhook subscriptions";
 const subscription = { $ref: "WebhookSubscription#" };
@@ -39,6 +39,7 @@ const deliveriesPage = pageQuery(["createdAt"], "-createdAt", {
 // A response without the resource it exists for is a service bug: a plain Error, which the
 // error handler logs and answers with an opaque 500.
 const required = requiredFrom("webhooks");
+const read = readerFrom("webhooks");
 
 /**
  * Webhook subscriptions and their delivery attempts (webhooks service). Scopes
@@ -56,15 +57,11 @@ export function routes(clients: ServiceClients): RouteSpec[] {
       summary: "List the organization's webhook subscriptions (at most 10)",
       tag: TAG,
       scope: "webhooks:read",
-      ...getList(subscriptionsPage, "WebhookSubscription"),
-      async handler(call, request) {
-        const query = request.query as PageQuery;
-        const res = await client.listWebhookSubscriptions(
-          pageRequest(subscriptionsPage.page, query),
-          call.callOptions(),
-        );
-        return pageJson(res.subscriptions, subscriptionJson, res.nextCursor);
-      },
+      ...listOf(subscriptionsPage, "WebhookSubscription", {
+        list: (page, _q: object, options) => client.listWebhookSubscriptions(page, options),
+        items: (res) => res.subscriptions,
+        toJson: subscriptionJson,
+      }),
     }),
     defineRoute({
       method: "POST",
@@ -99,10 +96,12 @@ export function routes(clients: ServiceClients): RouteSpec[] {
       tag: TAG,
       scope: "webhooks:read",
       problems: NOT_FOUND,
-      ...getById("subscriptionId", "sub_", "WebhookSubscription", async (id, call) => {
-        const res = await client.getWebhookSubscription(id, call.callOptions());
-        return subscriptionJson(required(res.subscription, "subscription"));
-      }),
+      ...getById(
+        "subscriptionId",
+        "sub_",
+        "WebhookSubscription",
+        read(client.getWebhookSubscription, "subscription", subscriptionJson),
+      ),
     }),
     defineRoute({
       method: "PATCH",
@@ -190,18 +189,14 @@ export function routes(clients: ServiceClients): RouteSpec[] {
       summary: "Delivery attempts of a subscription, newest first, pending retries included",
       tag: TAG,
       scope: "webhooks:read",
-      ids,
-      ...getList(deliveriesPage, "WebhookDelivery"),
       problems: NOT_FOUND,
-      async handler(call, request) {
-        const { subscriptionId } = request.params as { subscriptionId: string };
-        const query = request.query as PageQuery & { status?: string };
-        const res = await client.listWebhookDeliveries(
-          { subscriptionId, ...pageRequest(deliveriesPage.page, query), status: query.status ?? "" },
-          call.callOptions(),
-        );
-        return pageJson(res.deliveries, deliveryJson, res.nextCursor);
-      },
+      ...listOf(deliveriesPage, "WebhookDelivery", {
+        ids,
+        list: (page, q: { status?: string }, options) =>
+          client.listWebhookDeliveries({ ...page, ...textFilters(q, "status") }, options),
+        items: (res) => res.deliveries,
+        toJson: deliveryJson,
+      }),
     }),
     defineRoute({
       method: "POST",

@@ -12,10 +12,10 @@ import {
 } from "../../mapping/revenue.js";
 import { parseInstant } from "../../mapping/time.js";
 import { defineRoute, type RouteSpec } from "../../route.js";
-import { type PageQuery, pageQuery, pageRequest } from "../../schemas/pagination.js";
+import { pageQuery } from "../../schemas/pagination.js";
 import { createDealRequestSchema, DEAL_NOT_WRITABLE, updateDealRequestSchema } from "../../schemas/revenue.js";
 import type { ServiceClients } from "../../services.js";
-import { getById, getList, pageJson, requiredFrom } from "../shared.js";
+import { getById, listOf, readerFrom, requiredFrom } from "../shared.js";
 
 const DEAL_SORTS = ["updatedAt", "createdAt", "name", "closeDate", "amount"];
 
@@ -45,6 +45,7 @@ const DEAL_WRITE_PROBLEMS: ProblemName[] = [
 ];
 
 const required = requiredFrom("revenue");
+const read = readerFrom("revenue");
 
 /** Deals: list, read, create, update, by source, and their meetings. */
 export function dealRoutes({ deals }: ServiceClients["revenue"]): RouteSpec[] {
@@ -55,15 +56,11 @@ export function dealRoutes({ deals }: ServiceClients["revenue"]): RouteSpec[] {
       summary: "List deals (list view)",
       tag: "Deals",
       scope: "deals:read",
-      ...getList(dealsPage, "DealListItem"),
-      async handler(call, request) {
-        const query = request.query as PageQuery & DealListQuery;
-        const res = await deals.listDeals(
-          { ...pageRequest(dealsPage.page, query), filter: dealFilter(query) },
-          call.callOptions(),
-        );
-        return pageJson(res.deals, dealListItemJson, res.nextCursor);
-      },
+      ...listOf(dealsPage, "DealListItem", {
+        list: (page, q: DealListQuery, options) => deals.listDeals({ ...page, filter: dealFilter(q) }, options),
+        items: (res) => res.deals,
+        toJson: dealListItemJson,
+      }),
     }),
     defineRoute({
       method: "GET",
@@ -98,10 +95,7 @@ export function dealRoutes({ deals }: ServiceClients["revenue"]): RouteSpec[] {
       tag: "Deals",
       scope: "deals:read",
       problems: ["deal-not-found"],
-      ...getById("dealId", "deal_", "Deal", async (id, call) => {
-        const res = await deals.getDeal(id, call.callOptions());
-        return dealJson(required(res.deal, "deal"));
-      }),
+      ...getById("dealId", "deal_", "Deal", read(deals.getDeal, "deal", dealJson)),
     }),
     defineRoute({
       method: "POST",
@@ -146,22 +140,21 @@ export function dealRoutes({ deals }: ServiceClients["revenue"]): RouteSpec[] {
       summary: "Meetings linked to a deal (an attendee is a contact of the deal's account)",
       tag: "Deals",
       scope: "deals:read",
-      ids: { dealId: "deal_" },
-      ...getList(meetingsPage, "DealMeeting"),
       problems: ["deal-not-found"],
-      async handler(call, request) {
-        const { dealId } = request.params as { dealId: string };
-        const query = request.query as PageQuery & { since?: string };
-        const since = query.since === undefined ? undefined : parseInstant(query.since, { allowDate: true });
-        if (query.since !== undefined && !since) {
-          throw problem("invalid-filter", "Query parameter 'since' must be an ISO 8601 date-time.", { field: "since" });
-        }
-        const res = await deals.listDealMeetings(
-          { dealId, ...pageRequest(meetingsPage.page, query), ...(since ? { since } : {}) },
-          call.callOptions(),
-        );
-        return pageJson(res.meetings, dealMeetingJson, res.nextCursor);
-      },
+      ...listOf(meetingsPage, "DealMeeting", {
+        ids: { dealId: "deal_" },
+        list(page, q: { since?: string }, options) {
+          const since = q.since === undefined ? undefined : parseInstant(q.since, { allowDate: true });
+          if (q.since !== undefined && !since) {
+            throw problem("invalid-filter", "Query parameter 'since' must be an ISO 8601 date-time.", {
+              field: "since",
+            });
+          }
+          return deals.listDealMeetings({ ...page, ...(since ? { since } : {}) }, options);
+        },
+        items: (res) => res.meetings,
+        toJson: dealMeetingJson,
+      }),
     }),
     defineRoute({
       url: "/accounts/:accountId/deals",
@@ -170,18 +163,13 @@ export function dealRoutes({ deals }: ServiceClients["revenue"]): RouteSpec[] {
       tag: "Deals",
       // As /accounts/{id}/contacts: a token lacking accounts:read is told accounts:read.
       scope: ["accounts:read", "deals:read"],
-      ids: { accountId: "acct_" },
-      ...getList(accountDealsPage, "DealListItem"),
       problems: ["account-not-found"],
-      async handler(call, request) {
-        const { accountId } = request.params as { accountId: string };
-        const query = request.query as PageQuery & DealListQuery;
-        const res = await deals.listAccountDeals(
-          { accountId, ...pageRequest(accountDealsPage.page, query), filter: dealFilter(query) },
-          call.callOptions(),
-        );
-        return pageJson(res.deals, dealListItemJson, res.nextCursor);
-      },
+      ...listOf(accountDealsPage, "DealListItem", {
+        ids: { accountId: "acct_" },
+        list: (page, q: DealListQuery, options) => deals.listAccountDeals({ ...page, filter: dealFilter(q) }, options),
+        items: (res) => res.deals,
+        toJson: dealListItemJson,
+      }),
     }),
   ];
 }

@@ -5,11 +5,12 @@ import { type AppendBody, dealInsightsJson, insightJson } from "../../mapping/re
 import { defineRoute, type RouteSpec } from "../../route.js";
 import { appendInsightItemRequestSchema, createInsightRequestSchema } from "../../schemas/revenue.js";
 import type { ServiceClients } from "../../services.js";
-import { getById, optionalBody, requiredFrom } from "../shared.js";
+import { getById, optionalBody, readerFrom, requiredFrom } from "../shared.js";
 
 const INSIGHT_PREFIXES = Object.values(INSIGHT_PREFIX);
 
 const required = requiredFrom("revenue");
+const read = readerFrom("revenue");
 
 const schemaTypeParams = {
   type: "object",
@@ -58,10 +59,7 @@ export function insightRoutes({ insights }: ServiceClients["revenue"]): RouteSpe
       tag: "8P insights",
       scope: "insights:read",
       problems: ["insight-record-not-found"],
-      ...getById("insightId", INSIGHT_PREFIXES, "Insight", async (id, call) => {
-        const res = await insights.getInsight(id, call.callOptions());
-        return insightJson(required(res.record, "record"));
-      }),
+      ...getById("insightId", INSIGHT_PREFIXES, "Insight", read(insights.getInsight, "record", insightJson)),
     }),
     defineRoute({
       method: "POST",

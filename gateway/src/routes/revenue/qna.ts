@@ -9,9 +9,10 @@ import {
 import { defineRoute, type RouteSpec } from "../../route.js";
 import { answerQnaRequestSchema, createQnaRequestSchema, transitionQnaRequestSchema } from "../../schemas/revenue.js";
 import type { ServiceClients } from "../../services.js";
-import { getById, optionalBody, requiredFrom } from "../shared.js";
+import { getById, optionalBody, readerFrom, requiredFrom } from "../shared.js";
 
 const required = requiredFrom("revenue");
+const read = readerFrom("revenue");
 
 /** The deal's Q&A backlog and its items. */
 export function qnaRoutes({ qnas }: ServiceClients["revenue"]): RouteSpec[] {
@@ -50,10 +51,7 @@ export function qnaRoutes({ qnas }: ServiceClients["revenue"]): RouteSpec[] {
       tag: "Q&As",
       scope: "qna:read",
       problems: ["qna-item-not-found"],
-      ...getById("qnaId", "qna_", "Qna", async (id, call) => {
-        const res = await qnas.getQna(id, call.callOptions());
-        return qnaJson(required(res.qna, "qna"));
-      }),
+      ...getById("qnaId", "qna_", "Qna", read(qnas.getQna, "qna", qnaJson)),
     }),
     defineRoute({
       method: "POST",
