@@ -19,7 +19,7 @@
  * Receivers are plain http on 127.0.0.1, which the delivery refuses unless
  * WEBHOOKS_ALLOW_PRIVATE_TARGETS=true (the documented development setting), set here for the
  * processes it starts. Ports: --port-base (default 37000) up to +299. Databases are named
- * <--db-prefix>bench_* and dropped at the end. `--cpu-prof DIR` profiles the delivery process.
+ * <--db-prefix>bench_* and dropped at the end. `--cpu-prof DIR` profiles every process it starts.
  *
  *   npm run bench -- --suite events [--phases drain,relay,idle,restart,latency,analytics]
  *     [--attempts 10000] [--rate 100] [--seconds 15] [--cap 32] [--caps20 8] [--concurrency 128]

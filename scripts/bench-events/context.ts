@@ -25,12 +25,15 @@ export const values = suiteArgs(
       runtime: "compiled",
     }),
     "cpu-prof": { type: "string" },
+    dist: { type: "string" },
   },
   "usage: npm run bench -- --suite events [--phases drain,drain1,drain20,relay,idle,restart,latency,analytics]\n" +
     "  [--attempts N] [--rate N] [--seconds N] [--cap N] [--caps20 N] [--concurrency N] [--port-base P]\n" +
-    "  [--db-prefix X] [--events N] [--small N] [--drain-timeout S] [--cpu-prof DIR]\n" +
+    "  [--db-prefix X] [--events N] [--small N] [--drain-timeout S] [--cpu-prof DIR] [--dist DIR]\n" +
     "  [--runtime compiled|source]   compiled (default): npm run build, then node dist/<process>/main.js, as the\n" +
-    "                                stack and the images run them; source: node --import tsx <entry>",
+    "                                stack and the images run them; source: node --import tsx <entry>\n" +
+    "  --dist DIR                    run the bundles of another build (e.g. an earlier commit's worktree's dist/,\n" +
+    "                                built there) instead of building this one: before and after, same bench",
 );
 export const phases = new Set(values.phases.split(","));
 export const attemptCount = Number(values.attempts);
@@ -91,6 +94,11 @@ let built = false;
  */
 function commandOf(entry: string): string[] {
   if (values.runtime === "source") return ["--import", "tsx", entry];
+  if (values.dist) {
+    const main = `${values.dist}/${Object.entries(PROCESSES).find(([, e]) => e === entry)?.[0]}/main.js`;
+    if (!existsSync(main)) throw new Error(`no bundle ${main} (build that tree first: npm run build)`);
+    return [main];
+  }
   if (!built) {
     process.stderr.write("building dist/ (npm run build; --runtime source skips it)…\n");
     const build = spawnSync("npm", ["run", "--silent", "build"], { stdio: ["ignore", "ignore", "inherit"] });
@@ -105,10 +113,7 @@ function commandOf(entry: string): string[] {
 
 /** Starts the process of `entry` (compiled or through tsx) and waits until it listens on `port`. */
 export async function startProc(name: string, entry: string, env: Record<string, string>, port: number): Promise<Proc> {
-  const profile =
-    values["cpu-prof"] && name.startsWith("webhooks-delivery")
-      ? ["--cpu-prof", `--cpu-prof-dir=${values["cpu-prof"]}`]
-      : [];
+  const profile = values["cpu-prof"] ? ["--cpu-prof", `--cpu-prof-dir=${values["cpu-prof"]}`] : [];
   const startedAt = performance.now();
   const child = spawn(process.execPath, [...profile, ...commandOf(entry)], {
     env: { ...process.env, LOG_LEVEL: "warn", PLATFORM_CONTEXT_SECRET: CONTEXT_SECRET, KAFKA_BROKERS, ...env },

@@ -59,12 +59,19 @@ async function fanOut(deps: FanOutDeps, message: ConsumedMessage): Promise<void>
   await consumeOnce(deps.db, deps.groupId ?? DELIVERY_GROUP, event.id, async (q) => {
     const store = txStore(q);
     const receivers = await store.receivers(orgId, event.type);
-    if (receivers.length > 0) await store.insertEvent({ ...stored, orgId });
     const now = deps.clock.now();
-    for (const s of receivers) {
-      const attempt = { id: newId("wd_"), subscriptionId: s.id, event: stored, attempt: 1, retryStep: 1, now };
-      if (await store.insertAttempt(pendingAttempt({ ...attempt, trigger: "event" }))) queued++;
-    }
+    const attempts = receivers.map((s) =>
+      pendingAttempt({
+        id: newId("wd_"),
+        subscriptionId: s.id,
+        event: stored,
+        attempt: 1,
+        retryStep: 1,
+        now,
+        trigger: "event",
+      }),
+    );
+    if (attempts.length > 0) queued = await store.queueEvent({ ...stored, orgId }, attempts);
     // Last: appending locks the org's log head until the commit (see EventLogStore.logEvent).
     const payload = loggable(deps, stored);
     if (payload !== undefined) {
