@@ -29,7 +29,7 @@ export interface Db extends Queryable {
   readonly schema: string;
   readonly kind: "pg" | "pglite";
   /** One transaction: committed when `fn` resolves, rolled back when it throws. */
-  tx<T>(fn: (q: Queryable) => Promise<T>): Promise<T>;
+  tx<T>(fn: (q: Queryable) => Promise<T>, options?: TxOptions): Promise<T>;
   /**
    * LISTENs on `channel` (lower-case identifier): `signal("notify")` for each NOTIFY, delivered
    * once the notifying transaction committed; `"ready"` when listening starts or resumes after
@@ -41,6 +41,18 @@ export interface Db extends Queryable {
 }
 
 export type ListenEvent = "notify" | "ready" | "lost";
+
+export interface TxOptions {
+  /**
+   * Bookkeeping whose loss would only make work happen again (an outbox row published twice, a
+   * webhook sent twice, a lease taken again) and never lose any: the commit does not wait for
+   * the WAL to reach the disk (`synchronous_commit = off`; a database crash can forget the last
+   * few hundred milliseconds of such commits, never corrupt them). A commit's flush is most of
+   * a short transaction's cost, and delivery and publishing are at least once by design.
+   * Never for a write an API call reports done, nor one that consumes a Kafka message.
+   */
+  lazyCommit?: boolean;
+}
 
 const CHANNEL_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
 function checkChannel(channel: string): string {
@@ -189,9 +201,10 @@ export function isStatementTimeout(err: unknown): boolean {
  * (in the same round trip), so a query that is still running at the deadline is cut there
  * instead of running on for a caller that has already been answered 504.
  */
-function begin(): string {
+function begin(options: TxOptions | undefined): string {
   const left = callTimeLeftMs();
-  return left === undefined ? "BEGIN" : `BEGIN; SET LOCAL statement_timeout = ${left}`;
+  const timeout = left === undefined ? "" : `; SET LOCAL statement_timeout = ${left}`;
+  return `BEGIN${timeout}${options?.lazyCommit ? "; SET LOCAL synchronous_commit = off" : ""}`;
 }
 
 export function openPg({ url, schema, max = 10, logger, connectTimeoutMs = 5000 }: PgOptions): Db {
@@ -230,7 +243,7 @@ export function openPg({ url, schema, max = 10, logger, connectTimeoutMs = 5000 
     kind: "pg",
     query: root.query,
     exec: root.exec,
-    async tx(fn) {
+    async tx(fn, options) {
       const client = await pool.connect();
       // While checked out the client has no listener of the pool's: a connection lost now
       // (the outbox relay holds one across a Kafka publish) would be an unhandled 'error'
@@ -243,7 +256,7 @@ export function openPg({ url, schema, max = 10, logger, connectTimeoutMs = 5000 
       let broken: unknown;
       try {
         // After the wait for a connection, so the timeout is what remains now.
-        await client.query(begin());
+        await client.query(begin(options));
         const result = await fn(on(client));
         // A write past its deadline rolls back: its caller answered 504, so a retry must find nothing done.
         checkCallDeadline();

@@ -188,12 +188,17 @@ export function deliveryWorker(options: WorkerOptions): DeliveryWorker {
         // The batch's attempts are still in flight until it resolves: their slots are free again.
         const capacity = options.concurrency * PREFETCH - inFlight.size + batch.length;
         const [completions, next] = await exclusive(() =>
-          db.tx(async (q) => {
-            const settled = await settleBatch(q, batch);
-            // Claiming in the same transaction as the settlement saves a round trip per batch:
-            // the endpoints' slots the batch freed are taken again at once.
-            return [settled, stopped ? [] : await claim(q, capacity)] as const;
-          }),
+          db.tx(
+            async (q) => {
+              const settled = await settleBatch(q, batch);
+              // Claiming in the same transaction as the settlement saves a round trip per batch:
+              // the endpoints' slots the batch freed are taken again at once.
+              return [settled, stopped ? [] : await claim(q, capacity)] as const;
+              // Lost in a database crash, an outcome or a lease only makes an attempt go out again
+              // (at least once, the webhook-id unchanged): the commit need not wait for the disk.
+            },
+            { lazyCommit: true },
+          ),
         );
         for (const [i, w] of batch.entries()) w.resolve(completions[i]);
         launch(next);
@@ -328,7 +333,7 @@ export function deliveryWorker(options: WorkerOptions): DeliveryWorker {
 
   async function pass(capacity: number, prefetch = PREFETCH): Promise<Promise<void>[]> {
     if (capacity <= 0) return [];
-    return launch(await exclusive(() => db.tx((q) => claim(q, capacity, prefetch))));
+    return launch(await exclusive(() => db.tx((q) => claim(q, capacity, prefetch), { lazyCommit: true })));
   }
 
   let timer: NodeJS.Timeout | undefined;
