@@ -28,6 +28,28 @@ export async function consumeOnce(
 }
 
 /**
+ * `consumeOnce` for many events in one transaction: `fn` gets the ids not consumed before (a
+ * redelivered batch, or an id twice in it, runs once). Ids are claimed in sorted order, so two
+ * transactions claiming overlapping ids wait on each other instead of deadlocking.
+ */
+export async function consumeBatchOnce(
+  db: Db,
+  consumer: string,
+  eventIds: string[],
+  fn: (q: Queryable, fresh: Set<string>) => Promise<void>,
+): Promise<void> {
+  if (eventIds.length === 0) return;
+  await db.tx(async (q) => {
+    const claimed = await q.query<{ event_id: string }>(
+      `INSERT INTO ${db.schema}.processed_events (consumer, event_id) SELECT $1, unnest($2::text[])
+       ON CONFLICT DO NOTHING RETURNING event_id`,
+      [consumer, [...new Set(eventIds)].sort()],
+    );
+    if (claimed.length > 0) await fn(q, new Set(claimed.map((r) => r.event_id)));
+  });
+}
+
+/**
  * What `read` makes of a consumed message, or undefined when it throws: an unreadable or
  * invalid message is logged (with where it sits) and skipped, since redelivering it would
  * only block its partition. Errors after the read (a database failure) are not caught here:

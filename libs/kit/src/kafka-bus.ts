@@ -10,7 +10,14 @@ import {
   Partitioners,
   type Producer,
 } from "kafkajs";
-import type { BusMessage, ConsumedMessage, EventBus, SubscribeOptions, Subscription } from "./bus.js";
+import {
+  BATCH_LIMIT,
+  type BusMessage,
+  type ConsumedMessage,
+  type EventBus,
+  type SubscribeOptions,
+  type Subscription,
+} from "./bus.js";
 import "./kafkajs-idle-fix.js";
 import { setGroupInstanceId } from "./kafkajs-static-membership.js";
 import type { Logger } from "./logger.js";
@@ -136,9 +143,28 @@ export class KafkaBus implements EventBus {
       await consumer.connect();
       await consumer.subscribe({ topics: options.topics, fromBeginning: options.fromBeginning ?? false });
       // Offsets are committed only for messages whose handler resolved (kafkajs autoCommit).
-      await consumer.run({
-        eachMessage: async ({ topic, partition, message }) => options.handler(consumed(topic, partition, message)),
-      });
+      const { batchHandler } = options;
+      await consumer.run(
+        batchHandler
+          ? {
+              eachBatchAutoResolve: false,
+              eachBatch: async ({ batch, resolveOffset, heartbeat, isRunning, isStale }) => {
+                for (let from = 0; from < batch.messages.length; from += BATCH_LIMIT) {
+                  // Stopping, or the partition went to another member in a rebalance.
+                  if (!isRunning() || isStale()) return;
+                  const slice = batch.messages.slice(from, from + BATCH_LIMIT);
+                  await batchHandler(slice.map((m) => consumed(batch.topic, batch.partition, m)));
+                  const last = slice.at(-1);
+                  if (last) resolveOffset(last.offset);
+                  await heartbeat();
+                }
+              },
+            }
+          : {
+              eachMessage: async ({ topic, partition, message }) =>
+                options.handler(consumed(topic, partition, message)),
+            },
+      );
     } catch (err) {
       await consumer.disconnect().catch(() => {});
       throw err;

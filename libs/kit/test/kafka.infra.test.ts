@@ -134,6 +134,47 @@ describe("outbox to Kafka", () => {
     expect(attempts).toEqual([id, id]);
     expect(handled).toEqual([id]);
   });
+  it("hands a batchHandler the partition's messages in order, and the whole slice again after a throw", async () => {
+    const topic = `kit-it-${runId}-batches`;
+    // Published before the consumer starts, so its first fetch holds several of them.
+    const ids: string[] = [];
+    for (let i = 0; i < 12; i++) {
+      ids.push(
+        await db.tx((q) =>
+          enqueueEvent(q, db.schema, {
+            topic,
+            key: "org_1",
+            type: "platform.test.v1.X",
+            source: "kit-it",
+            data: { i },
+          }),
+        ),
+      );
+    }
+    relay.notify();
+    await relay.drain();
+    const batches: string[][] = [];
+    const handled: string[] = [];
+    await bus.subscribe({
+      groupId: `kit-it-${runId}-batches`,
+      topics: [topic],
+      fromBeginning: true,
+      handler: async () => {
+        throw new Error("the Kafka bus calls batchHandler when there is one");
+      },
+      batchHandler: async (messages) => {
+        const batch = messages.map((m) => decodeEvent(m).id);
+        batches.push(batch);
+        if (batches.length === 1) throw new Error("transient failure of the first slice");
+        handled.push(...batch);
+      },
+    });
+    await eventually("every event handled", () => (handled.length >= ids.length ? true : undefined), 60_000);
+    expect(handled).toEqual(ids);
+    // The failed slice came again from its first message.
+    expect(batches[1]?.slice(0, batches[0]?.length)).toEqual(batches[0]);
+    expect(batches.some((b) => b.length > 1)).toBe(true);
+  });
 });
 
 describe("Kafka outage", () => {

@@ -9,12 +9,12 @@ import {
   MeetingRescheduledSchema,
 } from "@platform/contracts/events/scheduling";
 import { type Meeting, MeetingSchema } from "@platform/contracts/scheduling";
+import type { EventBus } from "@platform/kit/bus";
 import type { Clock } from "@platform/kit/clock";
 import type { Routes } from "@platform/kit/connect";
 import { type Db, openPglite, pgliteDb } from "@platform/kit/db";
 import { EVENT_TYPES, TOPICS } from "@platform/kit/events";
 import { newId } from "@platform/kit/ids";
-import type { InProcessBus } from "@platform/kit/in-process-bus";
 import { createLogger } from "@platform/kit/logger";
 import { kitMigrations, migrate } from "@platform/kit/migrate";
 import { toBusMessage } from "@platform/kit/outbox";
@@ -165,7 +165,7 @@ type MeetingEventKind = "booked" | "rescheduled" | "canceled";
 
 /** Publishes a meeting event on the scheduling topic as scheduling's outbox relay would; returns its id. */
 export async function publishMeetingEvent(
-  bus: InProcessBus,
+  bus: Pick<EventBus, "publish">,
   kind: MeetingEventKind,
   m: Meeting,
   opts: { reason?: string; sandbox?: boolean; at?: Date } = {},
@@ -193,7 +193,7 @@ export async function publishMeetingEvent(
 
 /** Publishes a revenue event (its data as published, with orgId). */
 export async function publishRevenueEvent(
-  bus: InProcessBus,
+  bus: Pick<EventBus, "publish">,
   type: string,
   orgId: string,
   data: object,

@@ -1,6 +1,6 @@
 import type { ConsumedMessage, EventBus, Subscription } from "@platform/kit/bus";
 import type { Clock } from "@platform/kit/clock";
-import { consumeOnce, readOrSkip } from "@platform/kit/consumer";
+import { consumeBatchOnce, readOrSkip } from "@platform/kit/consumer";
 import type { Db } from "@platform/kit/db";
 import { TOPICS } from "@platform/kit/events";
 import { newId } from "@platform/kit/ids";
@@ -9,6 +9,7 @@ import { decodeEvent } from "@platform/kit/outbox";
 import { pendingAttempt } from "../domain/attempt.js";
 import { EVENT_CATALOG } from "../domain/catalog.js";
 import { publicEventId } from "../domain/event-log.js";
+import type { SubscriptionRecord } from "../domain/model.js";
 import { audienceOf, renderPayload, type StoredEvent } from "../domain/payload.js";
 import { txStore } from "../store/index.js";
 
@@ -34,56 +35,79 @@ export interface FanOutDeps {
   queued?: () => void;
 }
 
-/**
- * Turns a consumed event into one pending attempt per enabled subscription of its org that
- * receives its kind, and its entry in the org's event log, in one transaction with the
- * consumer's de-duplication record (and the unique first attempt per event and subscription),
- * so a redelivered message never fans out twice. Sending is the worker's job: a slow endpoint never holds up the partition.
- */
-async function fanOut(deps: FanOutDeps, message: ConsumedMessage): Promise<void> {
+type Deliverable = StoredEvent & { sourceId: string; orgId: string };
+
+/** The event of a message when subscribers may receive it, with its public id (see publicEventId). */
+function deliverable(deps: FanOutDeps, message: ConsumedMessage): Deliverable | undefined {
   const event = readOrSkip(deps.logger, message, (m) => {
     const e = decodeEvent(m);
     return EVENT_CATALOG.includes(e.type) ? { ...e, audience: audienceOf(e.type, e.data, m.key) } : undefined;
   });
-  if (!event?.audience.deliver) return;
-  const { orgId } = event.audience;
-  // Deliveries and the event log carry the public id, derived from the producer's (see publicEventId).
-  const stored: StoredEvent = {
+  if (!event?.audience.deliver) return undefined;
+  return {
     id: publicEventId(event.id),
+    sourceId: event.id,
+    orgId: event.audience.orgId,
     type: event.type,
     data: event.data,
     occurredAt: new Date(event.time),
     ...(event.traceparent ? { traceparent: event.traceparent } : {}),
   };
+}
+
+/**
+ * Turns consumed events (one message, or a batch of one partition when the consumer is behind)
+ * into one pending attempt per enabled subscription of its org that receives its kind, and its
+ * entry in the org's event log, in one transaction with the consumer's de-duplication records
+ * (and the unique first attempt per event and subscription), so a redelivered message never
+ * fans out twice. One transaction for a batch is what lets a consumer that fell behind catch up:
+ * its cost is mostly round trips and the commit's flush, not the events. Sending is the
+ * worker's job: a slow endpoint never holds up the partition.
+ */
+async function fanOut(deps: FanOutDeps, messages: ConsumedMessage[]): Promise<void> {
+  const events = messages.map((m) => deliverable(deps, m)).filter((e) => e !== undefined);
   let queued = 0;
-  await consumeOnce(deps.db, deps.groupId ?? DELIVERY_GROUP, event.id, async (q) => {
-    const store = txStore(q);
-    const receivers = await store.receivers(orgId, event.type);
-    const now = deps.clock.now();
-    const attempts = receivers.map((s) =>
-      pendingAttempt({
-        id: newId("wd_"),
-        subscriptionId: s.id,
-        event: stored,
-        attempt: 1,
-        retryStep: 1,
-        now,
-        trigger: "event",
-      }),
-    );
-    if (attempts.length > 0) queued = await store.queueEvent({ ...stored, orgId }, attempts);
-    // Last: appending locks the org's log head until the commit (see EventLogStore.logEvent).
-    const payload = loggable(deps, stored);
-    if (payload !== undefined) {
-      await store.logEvent({
-        id: stored.id,
-        orgId,
-        type: stored.type,
-        occurredAt: stored.occurredAt,
-        payload,
-      });
-    }
-  });
+  await consumeBatchOnce(
+    deps.db,
+    deps.groupId ?? DELIVERY_GROUP,
+    events.map((e) => e.sourceId),
+    async (q, fresh) => {
+      const store = txStore(q);
+      const now = deps.clock.now();
+      const receiversOf = new Map<string, SubscriptionRecord[]>();
+      const logged: { orgId: string; stored: StoredEvent }[] = [];
+      for (const { sourceId, orgId, ...stored } of events) {
+        // An id twice in the batch runs once.
+        if (!fresh.delete(sourceId)) continue;
+        const kind = `${orgId}\u0000${stored.type}`;
+        const receivers = receiversOf.get(kind) ?? (await store.receivers(orgId, stored.type));
+        receiversOf.set(kind, receivers);
+        const attempts = receivers.map((s) =>
+          pendingAttempt({
+            id: newId("wd_"),
+            subscriptionId: s.id,
+            event: stored,
+            attempt: 1,
+            retryStep: 1,
+            now,
+            trigger: "event",
+          }),
+        );
+        if (attempts.length > 0) queued += await store.queueEvent({ ...stored, orgId }, attempts);
+        logged.push({ orgId, stored });
+      }
+      // Last, and org by org in one order (each org's events in theirs): appending locks the
+      // org's log head until the commit (see EventLogStore.logEvent), and transactions that
+      // lock heads in the same order never deadlock.
+      logged.sort((a, b) => (a.orgId < b.orgId ? -1 : a.orgId > b.orgId ? 1 : 0));
+      for (const { orgId, stored } of logged) {
+        const payload = loggable(deps, stored);
+        if (payload !== undefined) {
+          await store.logEvent({ id: stored.id, orgId, type: stored.type, occurredAt: stored.occurredAt, payload });
+        }
+      }
+    },
+  );
   if (queued > 0) deps.queued?.();
 }
 
@@ -108,6 +132,7 @@ export function startFanOut(deps: FanOutDeps): Promise<Subscription> {
     topics: DELIVERED_TOPICS,
     // From the earliest retained event: nothing published before the first start is missed.
     fromBeginning: true,
-    handler: (m) => fanOut(deps, m),
+    handler: (m) => fanOut(deps, [m]),
+    batchHandler: (messages) => fanOut(deps, messages),
   });
 }
