@@ -134,7 +134,8 @@ export async function restart(): Promise<void> {
   const url = await freshDatabase(`${prefix}bench_wh_restart`);
   const db = openPg({ url, schema: "webhooks" });
   await migrate(db, [kitMigrations, webhooksMigrations]);
-  const orgOf = () => "org_bench_restart";
+  // An org of this run: the topic keeps earlier runs' events, which must not become a backlog here.
+  const orgOf = () => `org_bench_restart_${run}`;
   const receivers = await startReceivers(1, portBase + 150, orgOf);
   await insertSubscriptions(db, [receivers.url(0)], orgOf);
   const bus = new KafkaBus({ brokers: KAFKA_BROKERS.split(","), clientId: "bench-restart", logger });
@@ -191,6 +192,11 @@ export async function restart(): Promise<void> {
       await sleep(2000);
       await worker.stop(signal);
       const down = performance.now();
+      // What the stopped worker left claimed: a kill -9 leaves its leases to run out.
+      const [left] = await db.query<{ leased: number; pending: number }>(
+        `SELECT count(*) FILTER (WHERE leased_until > now())::int AS leased,
+                count(*) FILTER (WHERE status = 'pending')::int AS pending FROM webhooks.attempts`,
+      );
       await sleep(1000);
       worker = await startProc("webhooks-delivery-restart", entry, env, port);
       const first = await Promise.race([firstAfter(worker.startedAt), sleep(90_000).then(() => Number.NaN)]);
@@ -198,7 +204,8 @@ export async function restart(): Promise<void> {
         `restart (${membership} membership) after ${signal === "SIGTERM" ? "a graceful stop (SIGTERM)" : "kill -9"}: first delivery ` +
           `**${((first - worker.startedAt) / 1000).toFixed(2)} s** after the process started ` +
           `(${((first - worker.readyAt) / 1000).toFixed(2)} s after it listened; process start-up ` +
-          `${((worker.readyAt - worker.startedAt) / 1000).toFixed(2)} s; ${((first - down) / 1000).toFixed(2)} s after the old one stopped)`,
+          `${((worker.readyAt - worker.startedAt) / 1000).toFixed(2)} s; ${((first - down) / 1000).toFixed(2)} s after the old one stopped; ` +
+          `it left ${left?.leased ?? 0} attempts leased, ${left?.pending ?? 0} pending)`,
       );
     }
     if (membership === "static") {
