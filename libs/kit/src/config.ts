@@ -154,7 +154,7 @@ export const serviceConfig = {
   },
   KAFKA_GROUP_INSTANCE_ID: {
     description:
-      "This process's static member id in its Kafka consumer groups (unique per live process, e.g. the pod's name): restarted after a crash, it consumes again at once instead of after the dead member's 10 s session; unset joins dynamically",
+      "This process's static member id in its Kafka consumer groups (unique per live process, e.g. the pod's name): restarted after a crash, it consumes again at once instead of after the dead member's 10 s session (and a webhook delivery worker frees the attempts its dead run held leased); unset joins dynamically",
     default: "",
     parse: parse.string,
   },

@@ -17,7 +17,14 @@ export function startDeliveryProcess(
       schema: WEBHOOKS_SCHEMA,
       migrations: webhooksMigrations,
       async wire({ db, bus, clock, logger }) {
-        const { subscriptions } = await startDelivery({ db, bus, clock, logger, config });
+        const { subscriptions } = await startDelivery({
+          db,
+          bus,
+          clock,
+          logger,
+          config,
+          workerId: config.KAFKA_GROUP_INSTANCE_ID,
+        });
         return { routes: () => {}, consumers: subscriptions };
       },
     },

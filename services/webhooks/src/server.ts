@@ -65,6 +65,8 @@ export interface DeliveryDeps {
   clock: Clock;
   logger: Logger;
   config: DeliveryConfig;
+  /** The worker's stable identity across restarts (KAFKA_GROUP_INSTANCE_ID); see WorkerOptions.workerId. */
+  workerId?: string;
   /** Resolution at connect time; the system resolver by default. */
   resolve?: Resolver;
   /** Replaces the HTTP sender (tests). */
@@ -111,6 +113,7 @@ export async function startDelivery(
     pollMs: config.WEBHOOKS_POLL_MS,
     secrets: webhookSecretBox(config),
     ...(deps.random ? { random: deps.random } : {}),
+    ...(deps.workerId ? { workerId: deps.workerId } : {}),
   });
   const loop = worker.start();
   const fanOut = await startFanOut({

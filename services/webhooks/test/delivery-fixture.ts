@@ -25,8 +25,9 @@ export let receiver: Awaited<ReturnType<typeof startReceiver>>;
 let api: ReturnType<typeof callerOf>;
 let fanOut: { close(): Promise<void> };
 
-export function makeWorker(timeoutMs = 2000): DeliveryWorker {
+export function makeWorker(timeoutMs = 2000, workerId?: string): DeliveryWorker {
   return deliveryWorker({
+    ...(workerId ? { workerId } : {}),
     db,
     clock,
     logger: silentLogger,

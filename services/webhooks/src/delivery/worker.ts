@@ -42,6 +42,12 @@ export interface WorkerOptions {
   random?: () => number;
   /** Opens the sealed signing secrets (WEBHOOK_SECRET_KEY); the development key when omitted (tests). */
   secrets?: SecretBox;
+  /**
+   * This worker's stable identity across restarts (the static KAFKA_GROUP_INSTANCE_ID), unique
+   * per live worker. Its claims carry it, and at start it frees what its previous run still
+   * held: after a kill -9 those attempts go out at once instead of after the lease.
+   */
+  workerId?: string;
 }
 
 export interface DeliveryWorker {
@@ -259,6 +265,7 @@ export function deliveryWorker(options: WorkerOptions): DeliveryWorker {
       new Date(now.getTime() + options.leaseMs),
       capacity,
       options.perEndpoint * prefetch,
+      options.workerId,
     );
   }
 
@@ -340,6 +347,7 @@ export function deliveryWorker(options: WorkerOptions): DeliveryWorker {
   let running = false;
   let stopped = true;
   let again = false;
+  let releaseOwn = true;
 
   async function tick(): Promise<void> {
     if (running) {
@@ -348,6 +356,13 @@ export function deliveryWorker(options: WorkerOptions): DeliveryWorker {
     }
     running = true;
     try {
+      if (releaseOwn && options.workerId) {
+        // Before the first claim: what this identity still holds was claimed by a run that died.
+        const freed = await exclusive(() => deliveryStore(db).releaseLeases(options.workerId as string));
+        releaseOwn = false;
+        if (freed > 0)
+          logger.info({ freed, workerId: options.workerId }, "freed the attempts a previous run of this worker held");
+      }
       do {
         again = false;
         // A finished batch of sends claims the slots it freed itself (settleWaiting).

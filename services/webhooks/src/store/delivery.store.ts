@@ -46,7 +46,19 @@ export interface DeliveryStore {
    * again. Disabled subscriptions get only the attempts someone asked for explicitly
    * (redeliver, test).
    */
-  claimDue(now: Date, leasedUntil: Date, limit: number, perEndpoint: number): Promise<ClaimedAttempt[]>;
+  claimDue(
+    now: Date,
+    leasedUntil: Date,
+    limit: number,
+    perEndpoint: number,
+    leasedBy?: string,
+  ): Promise<ClaimedAttempt[]>;
+  /**
+   * Frees the pending attempts leased by `worker` (a static worker identity): its previous run
+   * died holding them, so they are due again now rather than when the leases expire.
+   * Resolves to how many.
+   */
+  releaseLeases(worker: string): Promise<number>;
   /**
    * Locks the subscriptions for settling attempts of theirs (in id order, so two workers
    * never deadlock) and reads what that needs; a deleted one is absent from the map. Their
@@ -73,7 +85,13 @@ export interface DeliveryStore {
 
 export function deliveryStore(q: Queryable): DeliveryStore {
   return {
-    async claimDue(now: Date, leasedUntil: Date, limit: number, perEndpoint: number): Promise<ClaimedAttempt[]> {
+    async claimDue(
+      now: Date,
+      leasedUntil: Date,
+      limit: number,
+      perEndpoint: number,
+      leasedBy?: string,
+    ): Promise<ClaimedAttempt[]> {
       // Per endpoint, not per backlog: each endpoint with due work gets an index probe for its
       // leased attempts and one for its oldest due ones, so a claim costs the same whether a
       // hundred or a million attempts wait (migration 006's indexes). Endpoints take turns by
@@ -109,10 +127,10 @@ export function deliveryStore(q: Queryable): DeliveryStore {
            LIMIT $4
          )
          -- Due again under the row lock: a claim that raced ours never takes the same attempt.
-         UPDATE webhooks.attempts a SET leased_until = $2 FROM picked
+         UPDATE webhooks.attempts a SET leased_until = $2, leased_by = $5 FROM picked
           WHERE a.id = picked.id AND ${due}
          RETURNING a.id`,
-        [now, leasedUntil, perEndpoint, limit],
+        [now, leasedUntil, perEndpoint, limit, leasedBy ?? null],
       );
       if (ids.length === 0) return [];
       const rows = await q.query(
@@ -155,6 +173,15 @@ export function deliveryStore(q: Queryable): DeliveryStore {
       );
     },
 
+    async releaseLeases(worker: string): Promise<number> {
+      const rows = await q.query(
+        `UPDATE webhooks.attempts SET leased_until = NULL, leased_by = NULL
+          WHERE leased_by = $1 AND status = 'pending' RETURNING id`,
+        [worker],
+      );
+      return rows.length;
+    },
+
     async stillLeased(claimed: readonly ClaimedAttempt[]): Promise<Set<string>> {
       const rows = await q.query<{ id: string }>(
         `SELECT a.id FROM webhooks.attempts a
@@ -175,7 +202,7 @@ export function deliveryStore(q: Queryable): DeliveryStore {
       await q.query(
         `UPDATE webhooks.attempts a SET status = c.status, attempted_at = c.attempted_at,
            response_status = c.response_status, duration_ms = c.duration_ms, error = c.error,
-           next_retry_at = c.next_retry_at, leased_until = NULL
+           next_retry_at = c.next_retry_at, leased_until = NULL, leased_by = NULL
            FROM unnest($1::text[], $2::text[], $3::timestamptz[], $4::int[], $5::int[], $6::text[], $7::timestamptz[])
              AS c(id, status, attempted_at, response_status, duration_ms, error, next_retry_at)
           WHERE a.id = c.id`,
