@@ -142,22 +142,25 @@ export async function restart(): Promise<void> {
   let n = 0;
   const sent = new Set<string>();
   let publishing = true;
+  const event = () => {
+    // An id of the public form (evt_ + 24), which the fan-out keeps as the webhook-id (others
+    // it derives a public id from: see publicEventId), so the receiver's ids are these.
+    const id = newId("evt_");
+    sent.add(id);
+    n++;
+    const envelope = {
+      id,
+      type: "revenue.deal.created",
+      source: "revenue",
+      time: new Date().toISOString(),
+      data: { orgId: orgOf(), deal: { id: `deal_${n}`, name: "Restart" } },
+    };
+    return toBusMessage(envelope, orgOf());
+  };
   // Events keep coming, 20 a second, throughout.
   const publisher = (async () => {
     while (publishing) {
-      // An id of the public form (evt_ + 24), which the fan-out keeps as the webhook-id (others
-      // it derives a public id from: see publicEventId), so the receiver's ids are these.
-      const id = newId("evt_");
-      sent.add(id);
-      n++;
-      const envelope = {
-        id,
-        type: "revenue.deal.created",
-        source: "revenue",
-        time: new Date().toISOString(),
-        data: { orgId: orgOf(), deal: { id: `deal_${n}`, name: "Restart" } },
-      };
-      await bus.publish("platform.revenue.v1", [toBusMessage(envelope, orgOf())]).catch(() => {});
+      await bus.publish("platform.revenue.v1", [event()]).catch(() => {});
       await sleep(50);
     }
   })();
@@ -190,6 +193,13 @@ export async function restart(): Promise<void> {
     await firstAfter(worker.readyAt);
     for (const signal of ["SIGTERM", "SIGKILL", "SIGTERM"] as const) {
       await sleep(2000);
+      if (signal === "SIGKILL") {
+        // The worker is killed busy: a burst of 500 events just before, so it holds claims on
+        // the endpoint (up to twice its cap) that only its lease's end, or its restart under
+        // the same identity (static membership), frees.
+        await bus.publish("platform.revenue.v1", Array.from({ length: 500 }, event));
+        await sleep(300);
+      }
       await worker.stop(signal);
       const down = performance.now();
       // What the stopped worker left claimed: a kill -9 leaves its leases to run out.
