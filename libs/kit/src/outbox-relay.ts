@@ -195,9 +195,9 @@ export function startOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
             result.failed += list.length - published;
           }
           return result;
-          // Losing the mark in a database crash only publishes the rows again (consumers skip
-          // an event id they have processed), so the commit need not wait for the disk.
         },
+        // Losing the mark in a database crash only publishes the rows again (consumers skip
+        // an event id they have processed), so the commit need not wait for the disk.
         { lazyCommit: true },
       ),
     );

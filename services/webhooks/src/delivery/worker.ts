@@ -200,9 +200,9 @@ export function deliveryWorker(options: WorkerOptions): DeliveryWorker {
               // Claiming in the same transaction as the settlement saves a round trip per batch:
               // the endpoints' slots the batch freed are taken again at once.
               return [settled, stopped ? [] : await claim(q, capacity)] as const;
-              // Lost in a database crash, an outcome or a lease only makes an attempt go out again
-              // (at least once, the webhook-id unchanged): the commit need not wait for the disk.
             },
+            // Lost in a database crash, an outcome or a lease only makes an attempt go out again
+            // (at least once, the webhook-id unchanged): the commit need not wait for the disk.
             { lazyCommit: true },
           ),
         );

@@ -17,7 +17,8 @@ export interface AttemptStore {
   insertAttempt(a: Omit<AttemptRecord, "eventType">): Promise<boolean>;
   /**
    * `insertEvent` and `insertAttempt` of each of `attempts` in one statement (one round trip,
-   * which is most of a fan-out's cost); resolves to how many attempts were new.
+   * which is most of a fan-out's cost); resolves to how many attempts were new. Without
+   * attempts it stores nothing (an event is kept only for the deliveries it has).
    */
   queueEvent(e: StoredEvent & { orgId: string }, attempts: Omit<AttemptRecord, "eventType">[]): Promise<number>;
   /** The number the next attempt of an event to a subscription gets. */
@@ -35,34 +36,35 @@ const ATTEMPT_COLUMNS = "a.*, e.type AS event_type";
 const ATTEMPT_FROM = "webhooks.attempts a JOIN webhooks.events e ON e.id = a.event_id";
 export const ATTEMPT_SELECT = `SELECT ${ATTEMPT_COLUMNS} FROM ${ATTEMPT_FROM}`;
 
-const ATTEMPT_INSERT_COLUMNS = `id, subscription_id, event_id, attempt, trigger, status, scheduled_at,
-  attempted_at, response_status, duration_ms, error, next_retry_at, retry_step, created_at`;
-const ATTEMPT_PARAMS = 14;
+/** The columns an attempt's insert writes, each with the cast its parameter needs in a multi-row VALUES. */
+const ATTEMPT_INSERT: readonly (readonly [column: string, cast: string])[] = [
+  ["id", ""],
+  ["subscription_id", ""],
+  ["event_id", ""],
+  ["attempt", "::int"],
+  ["trigger", ""],
+  ["status", ""],
+  ["scheduled_at", "::timestamptz"],
+  ["attempted_at", "::timestamptz"],
+  ["response_status", "::int"],
+  ["duration_ms", "::int"],
+  ["error", ""],
+  ["next_retry_at", "::timestamptz"],
+  ["retry_step", "::int"],
+  ["created_at", "::timestamptz"],
+];
+const ATTEMPT_INSERT_COLUMNS = ATTEMPT_INSERT.map(([column]) => column).join(", ");
 
-/** The VALUES rows of `count` attempts whose parameters start at $`first`, typed for a multi-row insert. */
+/** The VALUES rows of `count` attempts whose parameters start at $`first` (attemptParams' order). */
 function attemptValues(first: number, count: number): string {
-  const types = [
-    "",
-    "",
-    "",
-    "::int",
-    "",
-    "",
-    "::timestamptz",
-    "::timestamptz",
-    "::int",
-    "::int",
-    "",
-    "::timestamptz",
-    "::int",
-    "::timestamptz",
-  ];
+  const width = ATTEMPT_INSERT.length;
   return Array.from(
     { length: count },
-    (_, r) => `(${types.map((t, c) => `$${first + r * ATTEMPT_PARAMS + c}${t}`).join(", ")})`,
+    (_, r) => `(${ATTEMPT_INSERT.map(([, cast], c) => `$${first + r * width + c}${cast}`).join(", ")})`,
   ).join(", ");
 }
 
+/** An attempt's values in ATTEMPT_INSERT's order. */
 function attemptParams(a: Omit<AttemptRecord, "eventType">): unknown[] {
   return [
     a.id,
@@ -106,6 +108,7 @@ export function attemptStore(q: Queryable): AttemptStore {
       e: StoredEvent & { orgId: string },
       attempts: Omit<AttemptRecord, "eventType">[],
     ): Promise<number> {
+      if (attempts.length === 0) return 0;
       // The event's row first (a data-modifying WITH), then the attempts that reference it.
       const event = [e.id, e.orgId, e.type, JSON.stringify(e.data ?? null), e.occurredAt, e.traceparent ?? null];
       const rows = await q.query(
