@@ -15,20 +15,16 @@ export async function consumeOnce(
   eventId: string,
   fn: (q: Queryable) => Promise<void>,
 ): Promise<boolean> {
-  return db.tx(async (q) => {
-    const claimed = await q.query(
-      `INSERT INTO ${db.schema}.processed_events (consumer, event_id) VALUES ($1, $2)
-       ON CONFLICT DO NOTHING RETURNING event_id`,
-      [consumer, eventId],
-    );
-    if (claimed.length === 0) return false;
+  let ran = false;
+  await consumeBatchOnce(db, consumer, [eventId], async (q) => {
     await fn(q);
-    return true;
+    ran = true;
   });
+  return ran;
 }
 
 /**
- * `consumeOnce` for many events in one transaction: `fn` gets the ids not consumed before (a
+ * `consumeOnce` for many events in one transaction (and the one place that claims events): `fn` gets the ids not consumed before (a
  * redelivered batch, or an id twice in it, runs once). Ids are claimed in sorted order, so two
  * transactions claiming overlapping ids wait on each other instead of deadlocking.
  */
