@@ -249,8 +249,10 @@ try {
   const { create, toBinary } = await import("@bufbuild/protobuf");
   const { timestampFromDate } = await import("@bufbuild/protobuf/wkt");
   const { GetAvailabilityResponseSchema } = await import("@platform/contracts/scheduling");
-  const { availabilityBody } = await import("@platform/gateway/mapping/scheduling");
-  const { slotStarts, slotTokenSigner, SLOTS_PER_TURN, hostGroupMessage } = await import("@platform/scheduling/bench");
+  const { availabilityBody } = await import("@platform/gateway/mapping/availability-body");
+  const { slotStarts, slotTokenSigner, SLOTS_PER_TURN, SLOT_TOKEN_TAIL_BYTES, hostGroupMessage } = await import(
+    "@platform/scheduling/bench"
+  );
   type HostAvailability = import("@platform/scheduling/bench").HostAvailability;
   const zones = ["America/New_York", "Europe/Berlin", "Asia/Kolkata", "Australia/Sydney", "America/Los_Angeles"];
   const hosts = Array.from({ length: 20 }, (_, i) => ({
@@ -297,19 +299,19 @@ try {
     };
     for (const host of hosts) {
       const starts = slotStarts({ host: { ...host, busy: [] }, range, durationMinutes: 30, stepMinutes: 30 });
-      let tokens = "";
+      const tokenTails = Buffer.allocUnsafe(starts.length * SLOT_TOKEN_TAIL_BYTES);
       for (let from = 0; from < starts.length; from += SLOTS_PER_TURN) {
-        const chunk = starts.slice(from, from + SLOTS_PER_TURN);
-        if (sinceYield + chunk.length > SLOTS_PER_TURN) endTurn();
-        tokens += signer.tokens(host.userId, chunk);
-        sinceYield += chunk.length;
+        const to = Math.min(starts.length, from + SLOTS_PER_TURN);
+        if (sinceYield + (to - from) > SLOTS_PER_TURN) endTurn();
+        signer.signTails(host.userId, starts, from, to, tokenTails);
+        sinceYield += to - from;
       }
-      group.push({ host, starts, durationMinutes: 30, tokens });
+      group.push({ host, starts, durationMinutes: 30, tokenHead: signer.head(host.userId), tokenTails });
     }
     endTurn();
     const answer = () =>
       create(GetAvailabilityResponseSchema, {
-        hostGroups: [hostGroupMessage(group, true)],
+        hostGroups: [hostGroupMessage(group, "parts")],
         matchTime: timestampFromDate(new Date()),
       });
     const [bytes, encode] = cpuOf(() => toBinary(GetAvailabilityResponseSchema, answer()));

@@ -27,6 +27,9 @@ export PLATFORM_ADMIN_SECRET=${PLATFORM_ADMIN_SECRET:-dev-admin-secret-change-me
 # compiled: `npm run build` first, then each process runs its dist/<process>/main.js, as the
 # images do; source: straight from the TypeScript sources through tsx (no build step).
 STACK_RUNTIME=${STACK_RUNTIME:-compiled}
+# Extra node flags for every process, e.g. STACK_NODE_FLAGS="--cpu-prof --cpu-prof-dir=/tmp/prof"
+# (node refuses --cpu-prof in NODE_OPTIONS).
+STACK_NODE_FLAGS=${STACK_NODE_FLAGS:-}
 
 usage() {
   cat <<TXT
@@ -48,7 +51,8 @@ delivery worker $DELIVERY_PORT; admin planes identity $ADMIN_PORT, crm-data $CRM
 $REVENUE_ADMIN_PORT, analytics $ANALYTICS_ADMIN_PORT; Prometheus /metrics on $METRICS_BASE_PORT + n
 (n: the process's place in the list above, gateway 0).
 Settings come from the environment (the *_PORT variables above, PG_URL, REDIS_URL, KAFKA_BROKERS,
-PLATFORM_CONTEXT_SECRET, PLATFORM_ADMIN_SECRET, SANDBOX_SEED, STACK_DB_PREFIX, STACK_RUN_DIR).
+PLATFORM_CONTEXT_SECRET, PLATFORM_ADMIN_SECRET, SANDBOX_SEED, STACK_DB_PREFIX, STACK_RUN_DIR,
+STACK_NODE_FLAGS: extra node flags for every process, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof").
 STACK_RUNTIME=compiled (the default) builds dist/ with esbuild first and runs it, as the images
 do; STACK_RUNTIME=source runs the TypeScript sources through tsx.
 TXT
@@ -153,8 +157,8 @@ case "${1:-}" in
         echo "building dist/ (npm run build; STACK_RUNTIME=source skips it)…"
         npm run --silent build >"$RUN_DIR/build.log" 2>&1 || { tail -n 30 "$RUN_DIR/build.log" >&2; exit 1; }
         # The command line that runs a process: its compiled bundle.
-        entry() { echo "node dist/$1/main.js"; } ;;
-      source) entry() { echo "node --import tsx $2"; } ;;
+        entry() { echo "node $STACK_NODE_FLAGS dist/$1/main.js"; } ;;
+      source) entry() { echo "node $STACK_NODE_FLAGS --import tsx $2"; } ;;
       *) echo "STACK_RUNTIME must be compiled or source, not '$STACK_RUNTIME'" >&2; exit 2 ;;
     esac
     launch identity "$IDENTITY_PORT" PORT="$IDENTITY_PORT" ADMIN_PORT="$ADMIN_PORT" METRICS_PORT=$((METRICS_BASE_PORT + 1)) \

@@ -96,6 +96,7 @@ export function availabilityRequest(
     timeZone: body.timeZone ?? "",
     preview: body.preview,
     compactSlots: true,
+    tokenParts: true,
   };
 }
 
@@ -117,94 +118,6 @@ export function availabilityJson(res: GetAvailabilityResponse) {
     ),
     matchedAt: iso(res.matchTime, "match_time"),
   };
-}
-
-/** Whether scheduling answered in the compact form (start minutes and concatenated tokens). */
-export const isCompactAvailability = (res: GetAvailabilityResponse) =>
-  res.hostGroups.some((g) => g.hosts.some((h) => h.slotTokenLength > 0));
-
-/** An instant given in epoch minutes as ISO 8601 bytes, 24 of them; many hosts share the same times. */
-function minuteIsoCache(): (minute: number) => Buffer {
-  const cache = new Map<number, Buffer>();
-  return (minute) => {
-    let bytes = cache.get(minute);
-    if (bytes === undefined) {
-      bytes = Buffer.from(new Date(minute * 60_000).toISOString(), "latin1");
-      cache.set(minute, bytes);
-    }
-    return bytes;
-  };
-}
-
-// Every slot of the compact answer is the same ASCII JSON with fixed-width holes for its two
-// times (ISO 8601, 24 characters: years 0000–9999) and its token.
-const SLOT_HEAD = '{"startTime":"';
-const SLOT_MIDDLE = '","endTime":"';
-const SLOT_TOKEN = '","slotToken":"';
-const SLOT_TAIL = '"},';
-const ISO_LENGTH = 24;
-
-/**
- * A host's slots as JSON array elements (without the brackets): the constant text is laid
- * down for all slots at once by `Buffer.fill`, then each slot's times and token are copied
- * into their holes.
- */
-function slotsJson(
-  startMinutes: number[],
-  durationMinutes: number,
-  tokens: Buffer,
-  width: number,
-  isoOf: (minute: number) => Buffer,
-): Buffer {
-  const template = Buffer.from(
-    `${SLOT_HEAD}${"0".repeat(ISO_LENGTH)}${SLOT_MIDDLE}${"0".repeat(ISO_LENGTH)}${SLOT_TOKEN}${"0".repeat(width)}${SLOT_TAIL}`,
-    "latin1",
-  );
-  const size = template.length;
-  const startAt = SLOT_HEAD.length;
-  const endAt = startAt + ISO_LENGTH + SLOT_MIDDLE.length;
-  const tokenAt = endAt + ISO_LENGTH + SLOT_TOKEN.length;
-  // Without the last slot's trailing comma.
-  const out = Buffer.allocUnsafe(Math.max(0, startMinutes.length * size - 1));
-  if (out.length === 0) return out;
-  out.fill(template);
-  for (let i = 0; i < startMinutes.length; i++) {
-    const at = i * size;
-    const start = startMinutes[i]!;
-    isoOf(start).copy(out, at + startAt);
-    isoOf(start + durationMinutes).copy(out, at + endAt);
-    tokens.copy(out, at + tokenAt, i * width, (i + 1) * width);
-  }
-  return out;
-}
-
-/**
- * The availability response, serialized, from scheduling's compact answer: the same JSON
- * `availabilityJson` describes (the Availability schema), written straight into bytes. A
- * large round robin has ten thousand slots and more; building an object per slot and
- * serializing it cost more than the rest of the gateway's work. Tokens are base64url and
- * ISO times plain ASCII; the host's names go through JSON.stringify.
- */
-export function availabilityBody(res: GetAvailabilityResponse): Buffer {
-  const isoOf = minuteIsoCache();
-  const parts: Buffer[] = [Buffer.from('{"hostGroups":[', "latin1")];
-  res.hostGroups.forEach((group, g) => {
-    parts.push(Buffer.from(g === 0 ? "[" : ",[", "latin1"));
-    group.hosts.forEach((h, n) => {
-      if (!h.host) throw new Error("scheduling returned a host group entry without its host");
-      const width = h.slotTokenLength;
-      if (h.slotTokens.length !== h.startMinutes.length * width || !/^[A-Za-z0-9_-]*$/.test(h.slotTokens)) {
-        throw new Error("scheduling returned slot tokens that do not match its slots");
-      }
-      const tokens = Buffer.from(h.slotTokens, "latin1");
-      parts.push(Buffer.from(`${n === 0 ? "" : ","}{"host":${JSON.stringify(hostRefJson(h.host))},"slots":[`, "utf8"));
-      parts.push(slotsJson(h.startMinutes, h.durationMinutes, tokens, width, isoOf));
-      parts.push(Buffer.from("]}", "latin1"));
-    });
-    parts.push(Buffer.from("]", "latin1"));
-  });
-  parts.push(Buffer.from(`],"matchedAt":${JSON.stringify(iso(res.matchTime, "match_time"))}}`, "latin1"));
-  return Buffer.concat(parts);
 }
 
 /** The body of POST /scheduled-meetings, as its schema admits it. */

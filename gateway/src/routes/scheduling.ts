@@ -1,14 +1,14 @@
 import type { ProblemName } from "@platform/kit/problems";
+import { BodyBuffers } from "../http/body-buffers.js";
+import { availabilityBody, isCompactAvailability } from "../mapping/availability-body.js";
 import {
   type AvailabilityBody,
-  availabilityBody,
   availabilityJson,
   availabilityRequest,
   type BookingBody,
   type BookingQuery,
   bookingRequest,
   type CancelQuery,
-  isCompactAvailability,
   meetingJson,
   type RescheduleBody,
   smartScheduleJson,
@@ -56,6 +56,7 @@ const read = readerFrom("scheduling");
 
 /** The Smart Schedule and scheduled-meeting endpoints scheduling serves. */
 export function routes({ scheduling: clients }: ServiceClients): RouteSpec[] {
+  const bodyBuffers = new BodyBuffers();
   const smartSchedules: RouteSpec[] = [
     defineRoute({
       url: "/smart-schedules",
@@ -105,7 +106,7 @@ export function routes({ scheduling: clients }: ServiceClients): RouteSpec[] {
         // A scheduling of before the compact form answers one message per slot.
         if (!isCompactAvailability(res)) return availabilityJson(res);
         reply.type("application/json; charset=utf-8");
-        return availabilityBody(res);
+        return availabilityBody(res, (size) => bodyBuffers.take(size, reply.raw));
       },
     }),
   ];

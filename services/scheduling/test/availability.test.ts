@@ -253,6 +253,30 @@ describe("GetAvailability", () => {
     expect(compact.hostGroups.flatMap((g) => g.hosts.flatMap((h) => h.slots))).toEqual([]);
     expect(compact.hostGroups[0]?.hosts[0]?.slotTokenLength).toBe(72);
     expect(expand(compact)).toEqual(slots);
+
+    // In parts: each host's shared head once, then every slot's raw tail; head + base64url(tail)
+    // is the token. A gateway that does not ask for parts gets the whole tokens above.
+    const parts = await api().getAvailability({ ...request, compactSlots: true, tokenParts: true });
+    const host = parts.hostGroups[0]?.hosts[0];
+    expect(host?.slotTokens).toBe("");
+    expect(host?.slotTokenHead).toMatch(/^[A-Za-z0-9_-]{48}$/);
+    expect(host?.slotTokenTailBytes).toBe(18);
+    const joined = (res: GetAvailabilityResponse) =>
+      res.hostGroups.map((g) =>
+        g.hosts.map((h) => ({
+          ...h,
+          slotTokens: h.startMinutes
+            .map((_, i) => {
+              const tail = h.slotTokenTails.subarray(i * h.slotTokenTailBytes, (i + 1) * h.slotTokenTailBytes);
+              return h.slotTokenHead + Buffer.from(tail).toString("base64url");
+            })
+            .join(""),
+          slotTokenLength: 72,
+        })),
+      );
+    expect(
+      expand({ ...parts, hostGroups: joined(parts).map((hosts) => ({ hosts })) } as GetAvailabilityResponse),
+    ).toEqual(slots);
   });
 
   it("skips routed hosts that are not assigned to the schedule", async () => {

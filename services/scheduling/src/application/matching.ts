@@ -7,7 +7,7 @@ import { searchRange } from "../domain/booking-window.js";
 import { assertValidFormValues, formValuesHash } from "../domain/form.js";
 import type { FormAnswer, HostRecord, ScheduleRecord, TimeRange } from "../domain/model.js";
 import { routeHosts } from "../domain/routing.js";
-import { slotTokenExpiresAt, slotTokenSigner } from "../domain/slot-token.js";
+import { SLOT_TOKEN_TAIL_BYTES, slotTokenExpiresAt, slotTokenSigner } from "../domain/slot-token.js";
 import { isIanaZone } from "../domain/time-zone.js";
 import type { HostStore, ScheduleStore } from "../store/index.js";
 import { formValuesOf, hostCalendar } from "./booking.js";
@@ -59,14 +59,19 @@ export function availabilityQuery(schedule: ScheduleRecord, req: GetAvailability
   return { durationMinutes, requested, values: values as Record<string, FormAnswer>, preview: req.preview };
 }
 
-/** One routed host's free slots: their starts and, concatenated in the same order, their tokens. */
+/**
+ * One routed host's free slots: their starts and their tokens, as the head all of them share and
+ * each slot's tail (domain/slot-token.ts).
+ */
 export interface HostAvailability {
   host: HostRecord;
   /** Slot starts, ms since the epoch, ascending. */
   starts: number[];
   durationMinutes: number;
-  /** The slots' tokens concatenated, each `SLOT_TOKEN_LENGTH` (domain/slot-token.ts) characters. */
-  tokens: string;
+  /** The base64url text every one of the host's tokens starts with. */
+  tokenHead: string;
+  /** The slots' token tails in slot order, `SLOT_TOKEN_TAIL_BYTES` each. */
+  tokenTails: Buffer;
 }
 
 /**
@@ -94,7 +99,11 @@ export async function matchHosts(
     .map((group) => group.flatMap((userId) => assignees.get(userId) ?? []))
     .filter((group) => group.length > 0);
   const range = searchRange(schedule.bookingWindow, opts.now, query.requested);
-  if (!range) return groups.map((group) => group.map((host) => ({ host, starts: [], durationMinutes, tokens: "" })));
+  if (!range) {
+    return groups.map((group) =>
+      group.map((host) => ({ host, starts: [], durationMinutes, tokenHead: "", tokenTails: Buffer.alloc(0) })),
+    );
+  }
   const busy = await reads.busyTimes(
     groups.flat().map((h) => h.userId),
     range,
@@ -118,17 +127,17 @@ export async function matchHosts(
         durationMinutes,
         stepMinutes: schedule.stepMinutes,
       });
-      let tokens = "";
+      const tokenTails = Buffer.allocUnsafe(starts.length * SLOT_TOKEN_TAIL_BYTES);
       for (let from = 0; from < starts.length; from += SLOTS_PER_TURN) {
-        const chunk = starts.slice(from, from + SLOTS_PER_TURN);
-        if (sinceYield + chunk.length > SLOTS_PER_TURN) {
+        const to = Math.min(starts.length, from + SLOTS_PER_TURN);
+        if (sinceYield + (to - from) > SLOTS_PER_TURN) {
           await yieldToLoop();
           sinceYield = 0;
         }
-        tokens += signer.tokens(host.userId, chunk);
-        sinceYield += chunk.length;
+        signer.signTails(host.userId, starts, from, to, tokenTails);
+        sinceYield += to - from;
       }
-      hosts.push({ host, starts, durationMinutes, tokens });
+      hosts.push({ host, starts, durationMinutes, tokenHead: signer.head(host.userId), tokenTails });
     }
     result.push(hosts);
   }

@@ -111,21 +111,52 @@ export interface SlotTokenClaims {
   formValuesHash: string;
 }
 
+/**
+ * Bytes 0–35 of a token, the same for all of one host's slots in one answer: its head. A whole
+ * number of base64 groups, so a token's text is the head's base64url followed by its tail's.
+ */
+export const SLOT_TOKEN_HEAD_BYTES = 36;
+/** Bytes 36–53 of a token, its tail: the start, the form tag and the MAC. */
+export const SLOT_TOKEN_TAIL_BYTES = TOKEN_BYTES - SLOT_TOKEN_HEAD_BYTES;
+
 /** Signs the slot tokens of one availability answer. */
 export interface SlotTokenSigner {
+  /** The base64url text every token of `hostUserId`'s slots starts with (48 characters). */
+  head(hostUserId: string): string;
   /**
-   * The tokens of `hostUserId`'s slots starting at `startsMs` (ms since the epoch, whole
-   * minutes), concatenated in that order, each `SLOT_TOKEN_LENGTH` characters.
+   * Writes the tails of `hostUserId`'s slots `startsMs[from]`..`startsMs[to - 1]` (ms since the
+   * epoch, whole minutes) into `tails`, slot i's at `i * SLOT_TOKEN_TAIL_BYTES`.
+   */
+  signTails(hostUserId: string, startsMs: readonly number[], from: number, to: number, tails: Uint8Array): void;
+  /**
+   * The tokens of `hostUserId`'s slots starting at `startsMs`, concatenated in that order, each
+   * `SLOT_TOKEN_LENGTH` characters.
    */
   tokens(hostUserId: string, startsMs: readonly number[]): string;
+}
+
+/** The tokens of one host's slots, concatenated, from their head and tails. */
+export function joinSlotTokens(head: string, tails: Uint8Array): string {
+  const headBytes = Buffer.from(head, "base64url");
+  const count = tails.length / SLOT_TOKEN_TAIL_BYTES;
+  const out = Buffer.allocUnsafe(count * TOKEN_BYTES);
+  for (let i = 0; i < count; i++) {
+    headBytes.copy(out, i * TOKEN_BYTES);
+    out.set(
+      tails.subarray(i * SLOT_TOKEN_TAIL_BYTES, (i + 1) * SLOT_TOKEN_TAIL_BYTES),
+      i * TOKEN_BYTES + SLOT_TOKEN_HEAD_BYTES,
+    );
+  }
+  // 54 bytes are a whole number of base64 groups: the concatenation is the tokens' concatenation.
+  return out.toString("base64url");
 }
 
 /**
  * A signer for `claims`: the shared fields are encoded once, each slot costs one HMAC.
  * Signing thousands of tokens per answer is the hot path, so the MACs come from `slotMac`
  * (slot-mac.ts), an HMAC-SHA256 keyed once whose per-message work is only what a slot's start
- * changes (about a third of a general HMAC's). Verification, one token at a time, uses
- * node:crypto: the MACs are the same HMAC-SHA256.
+ * changes (about a third of a general HMAC's), and per slot only the tail is written.
+ * Verification, one token at a time, uses node:crypto: the MACs are the same HMAC-SHA256.
  */
 export function slotTokenSigner(secret: string, claims: SlotTokenClaims): SlotTokenSigner {
   const keyBytes = orgKeyBytes(secret, claims.orgId);
@@ -141,28 +172,40 @@ export function slotTokenSigner(secret: string, claims: SlotTokenClaims): SlotTo
   template.writeUInt16BE((VERSION << 13) | (claims.preview ? 1 << 12 : 0) | durationMinutes, 0);
   writeIdBody(idBody("sched_", claims.scheduleId), template, 2);
   template.writeUInt32BE(expirySeconds, 32);
-  formTag(key, claims.formValuesHash).copy(template, 39);
-  return {
-    tokens(hostUserId, startsMs) {
-      writeIdBody(idBody("usr_", hostUserId), template, 17);
+  const form = formTag(key, claims.formValuesHash);
+  form.copy(template, 39);
+  const [form0, form1, form2] = [form[0]!, form[1]!, form[2]!];
+  const forHost = (hostUserId: string) => writeIdBody(idBody("usr_", hostUserId), template, 17);
+  const signer: SlotTokenSigner = {
+    head(hostUserId) {
+      forHost(hostUserId);
+      return template.subarray(0, SLOT_TOKEN_HEAD_BYTES).toString("base64url");
+    },
+    signTails(hostUserId, startsMs, from, to, tails) {
+      forHost(hostUserId);
       mac.setMessage(template);
-      const out = Buffer.allocUnsafe(startsMs.length * TOKEN_BYTES);
-      for (let i = 0; i < startsMs.length; i++) {
+      for (let i = from; i < to; i++) {
         const offset = startsMs[i]! / 60_000 - baseMinute;
         if (!Number.isInteger(offset) || offset < 0 || offset > MAX_START_OFFSET) {
           throw new RangeError(`slot start ${new Date(startsMs[i]!).toISOString()} cannot be encoded in a slot token`);
         }
-        const at = i * TOKEN_BYTES;
-        out.set(template, at);
-        out[at + 36] = offset >>> 16;
-        out[at + 37] = (offset >>> 8) & 0xff;
-        out[at + 38] = offset & 0xff;
-        mac.tag(offset, out, at + SIGNED_BYTES);
+        const at = i * SLOT_TOKEN_TAIL_BYTES;
+        tails[at] = offset >>> 16;
+        tails[at + 1] = (offset >>> 8) & 0xff;
+        tails[at + 2] = offset & 0xff;
+        tails[at + 3] = form0;
+        tails[at + 4] = form1;
+        tails[at + 5] = form2;
+        mac.tag(offset, tails, at + 6);
       }
-      // 54 bytes are a whole number of base64 groups: the concatenation is the tokens' concatenation.
-      return out.toString("base64url");
+    },
+    tokens(hostUserId, startsMs) {
+      const tails = Buffer.allocUnsafe(startsMs.length * SLOT_TOKEN_TAIL_BYTES);
+      signer.signTails(hostUserId, startsMs, 0, startsMs.length, tails);
+      return joinSlotTokens(signer.head(hostUserId), tails);
     },
   };
+  return signer;
 }
 
 /** One token: `slotTokenSigner` for a single slot. */

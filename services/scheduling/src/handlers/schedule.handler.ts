@@ -13,7 +13,7 @@ import { availabilityQuery, matchHosts } from "../application/matching.js";
 import type { ScheduleStatus } from "../domain/model.js";
 import type { Store } from "../store/index.js";
 import { SCHEDULE_SORT_KEYS } from "../store/schedule.store.js";
-import { hostGroupMessage, scheduleMessage } from "./proto.js";
+import { hostGroupMessage, scheduleMessage, slotForm } from "./proto.js";
 
 const SORT_FIELDS = ["updatedAt", "createdAt", "name"];
 const DEFAULT_SORT = "-updatedAt";
@@ -58,7 +58,7 @@ export function scheduleHandlers(deps: {
       const now = clock.now();
       const groups = await matchHosts(store, schedule, query, { orgId, slotTokenSecret, now });
       return {
-        hostGroups: groups.map((group) => hostGroupMessage(group, req.compactSlots)),
+        hostGroups: groups.map((group) => hostGroupMessage(group, slotForm(req))),
         matchTime: timestampFromDate(now),
       };
     },
