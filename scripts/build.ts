@@ -28,6 +28,14 @@ export const PROCESSES: Record<string, string> = {
   embedded: "runtime/src/embedded.ts",
 };
 
+/**
+ * Worker threads a process starts, built as entries of their own beside its main.js: the code
+ * that starts one finds it as `./<name>.js` beside its own chunk.
+ */
+const WORKERS: Record<string, Record<string, string>> = {
+  scheduling: { "sign-worker": "services/scheduling/src/application/sign-worker.ts" },
+};
+
 /** A package's migrations: `migrationsBeside("<name>", import.meta.url)` (libs/kit/src/migrate.ts). */
 const MIGRATIONS_BESIDE = /migrationsBeside\(\s*("[^"]+")\s*,\s*import\.meta\.url\s*\)/g;
 
@@ -75,7 +83,10 @@ async function buildProcess(name: string, entry: string): Promise<{ name: string
   rmSync(outdir, { recursive: true, force: true });
   const copied = new Set<string>();
   await build({
-    entryPoints: { main: join(ROOT, entry) },
+    entryPoints: {
+      main: join(ROOT, entry),
+      ...Object.fromEntries(Object.entries(WORKERS[name] ?? {}).map(([worker, path]) => [worker, join(ROOT, path)])),
+    },
     outdir,
     bundle: true,
     splitting: true,

@@ -2,6 +2,9 @@ import { spawn, spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { Worker } from "node:worker_threads";
+import { newId } from "@platform/kit/ids";
+import { SLOT_TOKEN_TAIL_BYTES, slotTokenSigner } from "@platform/scheduling/bench";
 import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
 import { PG_URL, runId } from "./support/processes.js";
@@ -72,6 +75,41 @@ describe("the compiled bundles", () => {
       } finally {
         await client.end();
       }
+    }
+  });
+
+  it("signs slot tokens in scheduling's bundled worker thread as the sources do", async () => {
+    const worker = new Worker(join(ROOT, "dist", "scheduling", "sign-worker.js"));
+    const claims = {
+      orgId: newId("org_"),
+      scheduleId: newId("sched_"),
+      expiresAt: new Date("2030-01-01T08:10:00Z"),
+      preview: false,
+      durationMinutes: 30,
+      formValuesHash: "h",
+    };
+    const { expiresAt, ...rest } = claims;
+    const userId = newId("usr_");
+    const starts = [Date.UTC(2030, 0, 1, 9), Date.UTC(2030, 0, 1, 9, 30)];
+    try {
+      const reply = await new Promise<{ tails?: Uint8Array[]; error?: string }>((done, fail) => {
+        worker.once("message", done);
+        worker.once("error", fail);
+        worker.postMessage({
+          id: 1,
+          job: {
+            secret: "compiled-secret-0123456789",
+            claims: { ...rest, expiresAtMs: expiresAt.getTime() },
+            hosts: [{ userId, starts: Float64Array.from(starts) }],
+          },
+        });
+      });
+      const expected = new Uint8Array(starts.length * SLOT_TOKEN_TAIL_BYTES);
+      slotTokenSigner("compiled-secret-0123456789", claims).signTails(userId, starts, 0, starts.length, expected);
+      expect(reply.error).toBeUndefined();
+      expect(Buffer.from(reply.tails?.[0] ?? []).equals(Buffer.from(expected))).toBe(true);
+    } finally {
+      await worker.terminate();
     }
   });
 });

@@ -14,6 +14,12 @@ export const schedulingConfigSpec = {
     sensitive: true,
     parse: parse.secret(16),
   },
+  SIGNING_THREADS: {
+    description:
+      "Worker threads that sign the slot tokens of large availability answers (0: sign on the event loop, in turns)",
+    default: 2,
+    parse: parse.int(0, 16),
+  },
   BOOKING_BASE_URL: {
     description: "Base of the reschedule and cancel links of a meeting",
     default: DEFAULT_BOOKING_BASE_URL,

@@ -10,6 +10,7 @@ import {
   simulatedCalendar,
   simulatedConferencing,
 } from "./application/providers.js";
+import type { SigningPool } from "./application/signing-pool.js";
 import { meetingHandlers } from "./handlers/meeting.handler.js";
 import { scheduleHandlers } from "./handlers/schedule.handler.js";
 import { pgStore } from "./store/index.js";
@@ -49,6 +50,8 @@ export interface SchedulingDeps extends ServiceDeps {
   calendar?: CalendarProvider;
   /** The video conferencing provider; the built-in simulated one by default. */
   conferencing?: ConferencingProvider;
+  /** Threads that sign large availability answers' tokens; without it they are signed on the loop. */
+  signingPool?: SigningPool;
   /** Called after each committed write, so the outbox relay publishes at once instead of at its next poll. */
   onCommit?: () => void;
 }
@@ -64,7 +67,11 @@ export function build(deps: SchedulingDeps): { routes: Routes } {
     slotTokenSecret: deps.slotTokenSecret,
     committed: () => deps.onCommit?.(),
   };
-  const schedules = scheduleHandlers({ ...shared, cursors: createCursorCodec(deps.cursorSecret) });
+  const schedules = scheduleHandlers({
+    ...shared,
+    cursors: createCursorCodec(deps.cursorSecret),
+    signingPool: deps.signingPool,
+  });
   const meetings = meetingHandlers({
     ...shared,
     bookingBaseUrl: deps.bookingBaseUrl,

@@ -2,6 +2,7 @@ import { observeEventLoopDelay } from "@platform/kit/event-loop";
 import { type RunningService, type ServiceOverrides, startService } from "@platform/kit/service-runtime";
 import { logNotifier, type Notifier } from "./application/notifier.js";
 import type { CalendarProvider, ConferencingProvider } from "./application/providers.js";
+import { signingPool } from "./application/signing-pool.js";
 import type { SchedulingConfig } from "./config.js";
 import { startSchedulingConsumers } from "./events/subscriptions.js";
 import { seedSchedulingSandbox } from "./sandbox.js";
@@ -28,6 +29,11 @@ export async function start(
   overrides: StartOverrides = {},
 ): Promise<RunningScheduling | undefined> {
   const stopMonitor = observeEventLoopDelay();
+  const pool = config.SIGNING_THREADS > 0 ? signingPool(config.SIGNING_THREADS) : undefined;
+  const stopAll = async () => {
+    stopMonitor();
+    await pool?.close();
+  };
   const running = await startService(
     {
       name: "scheduling",
@@ -39,6 +45,7 @@ export async function start(
           ...deps,
           slotTokenSecret: config.SLOT_TOKEN_SECRET,
           bookingBaseUrl: config.BOOKING_BASE_URL,
+          ...(pool ? { signingPool: pool } : {}),
           ...(overrides.calendar ? { calendar: overrides.calendar } : {}),
           ...(overrides.conferencing ? { conferencing: overrides.conferencing } : {}),
         });
@@ -48,19 +55,19 @@ export async function start(
     },
     config,
     overrides,
-  ).catch((err: unknown) => {
-    stopMonitor();
+  ).catch(async (err: unknown) => {
+    await stopAll();
     throw err;
   });
   if (!running) {
-    stopMonitor();
+    await stopAll();
     return undefined;
   }
   return {
     ...running,
     stop: async () => {
-      stopMonitor();
       await running.stop();
+      await stopAll();
     },
   };
 }

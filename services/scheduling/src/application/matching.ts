@@ -7,10 +7,17 @@ import { searchRange } from "../domain/booking-window.js";
 import { assertValidFormValues, formValuesHash } from "../domain/form.js";
 import type { FormAnswer, HostRecord, ScheduleRecord, TimeRange } from "../domain/model.js";
 import { routeHosts } from "../domain/routing.js";
-import { SLOT_TOKEN_TAIL_BYTES, slotTokenExpiresAt, slotTokenSigner } from "../domain/slot-token.js";
+import {
+  SLOT_TOKEN_TAIL_BYTES,
+  type SlotTokenClaims,
+  type SlotTokenSigner,
+  slotTokenExpiresAt,
+  slotTokenSigner,
+} from "../domain/slot-token.js";
 import { isIanaZone } from "../domain/time-zone.js";
 import type { HostStore, ScheduleStore } from "../store/index.js";
 import { formValuesOf, hostCalendar } from "./booking.js";
+import type { SigningPool } from "./signing-pool.js";
 
 // Availability: an availability request checked against its schedule, routed to host groups,
 // and each routed host's free slots signed into slot tokens.
@@ -81,17 +88,76 @@ export interface HostAvailability {
  */
 export const SLOTS_PER_TURN = 2_500;
 
+/** Below this many slots a thread's hand-off costs more than signing on the loop. */
+export const POOLED_FROM_SLOTS = 1_000;
+
+type Unsigned = { host: HostRecord; starts: number[] };
+
+/** Each host's tails, signed in turns of the event loop. */
+async function signOnLoop(signer: SlotTokenSigner, hosts: Unsigned[]): Promise<Buffer[]> {
+  const tails: Buffer[] = [];
+  let sinceYield = 0;
+  for (const { host, starts } of hosts) {
+    const out = Buffer.allocUnsafe(starts.length * SLOT_TOKEN_TAIL_BYTES);
+    for (let from = 0; from < starts.length; from += SLOTS_PER_TURN) {
+      const to = Math.min(starts.length, from + SLOTS_PER_TURN);
+      if (sinceYield + (to - from) > SLOTS_PER_TURN) {
+        await yieldToLoop();
+        sinceYield = 0;
+      }
+      signer.signTails(host.userId, starts, from, to, out);
+      sinceYield += to - from;
+    }
+    tails.push(out);
+  }
+  return tails;
+}
+
+/** Each host's tails, signed by the pool's threads: the hosts split between them by slot count. */
+async function signInPool(
+  pool: SigningPool,
+  secret: string,
+  claims: SlotTokenClaims,
+  hosts: Unsigned[],
+): Promise<Buffer[]> {
+  const shares = Array.from({ length: pool.size }, () => ({ slots: 0, members: [] as number[] }));
+  hosts.forEach((h, i) => {
+    const lightest = shares.reduce((a, b) => (b.slots < a.slots ? b : a));
+    lightest.slots += h.starts.length;
+    lightest.members.push(i);
+  });
+  const { expiresAt, ...rest } = claims;
+  const tails: Buffer[] = new Array(hosts.length);
+  await Promise.all(
+    shares
+      .filter((share) => share.members.length > 0)
+      .map(async ({ members }) => {
+        const signed = await pool.signTails({
+          secret,
+          claims: { ...rest, expiresAtMs: expiresAt.getTime() },
+          hosts: members.map((i) => ({ userId: hosts[i]!.host.userId, starts: Float64Array.from(hosts[i]!.starts) })),
+        });
+        members.forEach((i, k) => {
+          const t = signed[k]!;
+          tails[i] = Buffer.from(t.buffer, t.byteOffset, t.byteLength);
+        });
+      }),
+  );
+  return tails;
+}
+
 /**
  * The host groups the form values route to, most preferred first, each host with its signed
  * free slots in the booking window at `now` (within the requested range). Routed users who
  * are no longer assigned are skipped. Busy time of every routed host comes in one query.
- * The work is split into turns of the event loop (see `SLOTS_PER_TURN`).
+ * Answers of `POOLED_FROM_SLOTS` slots or more are signed by the signing threads when there are
+ * any (`pool`), else, as smaller ones are, in turns of the event loop (see `SLOTS_PER_TURN`).
  */
 export async function matchHosts(
   reads: ScheduleStore & HostStore,
   schedule: ScheduleRecord,
   query: AvailabilityQuery,
-  opts: { orgId: string; slotTokenSecret: string; now: Date },
+  opts: { orgId: string; slotTokenSecret: string; now: Date; pool?: SigningPool | undefined },
 ): Promise<HostAvailability[][]> {
   const { durationMinutes } = query;
   const assignees = new Map((await reads.listAssignees(schedule.id)).map((h) => [h.userId, h]));
@@ -108,38 +174,42 @@ export async function matchHosts(
     groups.flat().map((h) => h.userId),
     range,
   );
-  const signer = slotTokenSigner(opts.slotTokenSecret, {
+  const claims = {
     orgId: opts.orgId,
     scheduleId: schedule.id,
     expiresAt: new Date(slotTokenExpiresAt(opts.now)),
     preview: query.preview,
     durationMinutes,
     formValuesHash: formValuesHash(query.values),
-  });
-  const result: HostAvailability[][] = [];
-  let sinceYield = 0;
-  for (const group of groups) {
-    const hosts: HostAvailability[] = [];
-    for (const host of group) {
-      const starts = slotStarts({
+  };
+  const signer = slotTokenSigner(opts.slotTokenSecret, claims);
+  const slots = groups.map((group) =>
+    group.map((host) => ({
+      host,
+      starts: slotStarts({
         host: hostCalendar(host, busy.get(host.userId) ?? []),
         range,
         durationMinutes,
         stepMinutes: schedule.stepMinutes,
-      });
-      const tokenTails = Buffer.allocUnsafe(starts.length * SLOT_TOKEN_TAIL_BYTES);
-      for (let from = 0; from < starts.length; from += SLOTS_PER_TURN) {
-        const to = Math.min(starts.length, from + SLOTS_PER_TURN);
-        if (sinceYield + (to - from) > SLOTS_PER_TURN) {
-          await yieldToLoop();
-          sinceYield = 0;
-        }
-        signer.signTails(host.userId, starts, from, to, tokenTails);
-        sinceYield += to - from;
-      }
-      hosts.push({ host, starts, durationMinutes, tokenHead: signer.head(host.userId), tokenTails });
-    }
-    result.push(hosts);
-  }
+      }),
+    })),
+  );
+  const all = slots.flat();
+  const count = all.reduce((n, h) => n + h.starts.length, 0);
+  const pooled =
+    opts.pool && opts.pool.size > 0 && count >= POOLED_FROM_SLOTS
+      ? await signInPool(opts.pool, opts.slotTokenSecret, claims, all).catch(() => undefined)
+      : undefined;
+  const tails = pooled ?? (await signOnLoop(signer, all));
+  let at = 0;
+  const result = slots.map((group) =>
+    group.map(({ host, starts }) => ({
+      host,
+      starts,
+      durationMinutes,
+      tokenHead: signer.head(host.userId),
+      tokenTails: tails[at++]!,
+    })),
+  );
   return result;
 }

@@ -127,7 +127,7 @@ export interface SlotTokenSigner {
    * Writes the tails of `hostUserId`'s slots `startsMs[from]`..`startsMs[to - 1]` (ms since the
    * epoch, whole minutes) into `tails`, slot i's at `i * SLOT_TOKEN_TAIL_BYTES`.
    */
-  signTails(hostUserId: string, startsMs: readonly number[], from: number, to: number, tails: Uint8Array): void;
+  signTails(hostUserId: string, startsMs: ArrayLike<number>, from: number, to: number, tails: Uint8Array): void;
   /**
    * The tokens of `hostUserId`'s slots starting at `startsMs`, concatenated in that order, each
    * `SLOT_TOKEN_LENGTH` characters.

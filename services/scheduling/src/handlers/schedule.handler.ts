@@ -10,6 +10,7 @@ import { parseSort } from "@platform/kit/pagination";
 import { problem } from "@platform/kit/problems";
 import { bookableSchedule, visibleSchedule } from "../application/booking.js";
 import { availabilityQuery, matchHosts } from "../application/matching.js";
+import type { SigningPool } from "../application/signing-pool.js";
 import type { ScheduleStatus } from "../domain/model.js";
 import type { Store } from "../store/index.js";
 import { SCHEDULE_SORT_KEYS } from "../store/schedule.store.js";
@@ -31,8 +32,9 @@ export function scheduleHandlers(deps: {
   clock: Clock;
   cursors: CursorCodec;
   slotTokenSecret: string;
+  signingPool?: SigningPool | undefined;
 }): ServiceImpl<typeof SmartScheduleService> {
-  const { store, clock, cursors, slotTokenSecret } = deps;
+  const { store, clock, cursors, slotTokenSecret, signingPool: pool } = deps;
   return {
     async listSmartSchedules(req, ctx) {
       const { orgId } = apiContext(ctx);
@@ -56,7 +58,7 @@ export function scheduleHandlers(deps: {
       const schedule = await bookableSchedule(store, orgId, parseId("sched_", req.scheduleId, "scheduleId"));
       const query = availabilityQuery(schedule, req);
       const now = clock.now();
-      const groups = await matchHosts(store, schedule, query, { orgId, slotTokenSecret, now });
+      const groups = await matchHosts(store, schedule, query, { orgId, slotTokenSecret, now, pool });
       return {
         hostGroups: groups.map((group) => hostGroupMessage(group, slotForm(req))),
         matchTime: timestampFromDate(now),

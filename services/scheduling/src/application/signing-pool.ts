@@ -1,0 +1,89 @@
+import { extname } from "node:path";
+import { fileURLToPath } from "node:url";
+import { Worker } from "node:worker_threads";
+import type { SlotTokenClaims } from "../domain/slot-token.js";
+
+/** What one signing thread signs: the tails of some hosts' slots of one answer. */
+export interface TailJob {
+  secret: string;
+  claims: Omit<SlotTokenClaims, "expiresAt"> & { expiresAtMs: number };
+  hosts: { userId: string; starts: Float64Array }[];
+}
+
+/**
+ * Threads that sign slot-token tails, so that a large answer's ten thousand HMACs neither hold
+ * scheduling's event loop nor wait for one another: two answers in flight are signed on two
+ * cores, and one answer's hosts are split between the threads.
+ */
+export interface SigningPool {
+  readonly size: number;
+  /** Each host's tails (`SLOT_TOKEN_TAIL_BYTES` a slot), in the job's order. */
+  signTails(job: TailJob): Promise<Uint8Array[]>;
+  close(): Promise<void>;
+}
+
+// The worker beside this module: sign-worker.js beside the bundle (scripts/build.ts builds it
+// as an entry of its own); in the sources, sign-worker.ts loaded through tsx's loader, which a
+// worker does not inherit from its parent.
+const fromSources = extname(fileURLToPath(import.meta.url)) === ".ts";
+const startWorker = () =>
+  fromSources
+    ? new Worker(
+        `import("tsx/esm/api").then(({ register }) => { register(); return import(${JSON.stringify(
+          new URL("./sign-worker.ts", import.meta.url).href,
+        )}); });`,
+        { eval: true },
+      )
+    : new Worker(new URL("./sign-worker.js", import.meta.url));
+
+interface Pending {
+  resolve: (tails: Uint8Array[]) => void;
+  reject: (err: Error) => void;
+}
+
+export function signingPool(size: number): SigningPool {
+  const pending = new Map<number, Pending>();
+  let nextId = 0;
+  let turn = 0;
+  const threads = Array.from({ length: size }, () => {
+    const worker = startWorker();
+    worker.unref();
+    worker.on("exit", () => {
+      const at = threads.indexOf(worker);
+      if (at >= 0) threads.splice(at, 1);
+    });
+    worker.on("message", (m: { id: number; tails?: Uint8Array[]; error?: string }) => {
+      const p = pending.get(m.id);
+      if (!p) return;
+      pending.delete(m.id);
+      if (m.tails) p.resolve(m.tails);
+      else p.reject(new Error(`slot token signing failed: ${m.error}`));
+    });
+    // A thread that dies fails what it held; the caller signs those on its own loop.
+    worker.on("error", (err) => {
+      for (const p of pending.values()) p.reject(err);
+      pending.clear();
+    });
+    return worker;
+  });
+  return {
+    get size() {
+      return threads.length;
+    },
+    signTails(job) {
+      const id = nextId++;
+      const worker = threads[turn++ % Math.max(1, threads.length)];
+      if (!worker) return Promise.reject(new Error("no slot token signing thread is running"));
+      return new Promise((resolve, reject) => {
+        pending.set(id, { resolve, reject });
+        worker.postMessage(
+          { id, job },
+          job.hosts.map((h) => h.starts.buffer as ArrayBuffer),
+        );
+      });
+    },
+    async close() {
+      await Promise.all(threads.map((t) => t.terminate()));
+    },
+  };
+}
