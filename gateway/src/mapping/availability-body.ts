@@ -1,5 +1,6 @@
 import { iso } from "@platform/contracts/rest/json";
 import type { GetAvailabilityResponse, HostSlots } from "@platform/contracts/scheduling";
+import { hostRefJson } from "./scheduling.js";
 
 /**
  * The availability response, serialized, from scheduling's compact answer: the same JSON
@@ -40,8 +41,7 @@ interface HostPart {
 
 function hostPart(h: HostSlots, first: boolean): HostPart {
   if (!h.host) throw new Error("scheduling returned a host group entry without its host");
-  const host = { userId: h.host.userId, displayName: h.host.displayName };
-  const prefix = Buffer.from(`${first ? "" : ","}{"host":${JSON.stringify(host)},"slots":[`, "utf8");
+  const prefix = Buffer.from(`${first ? "" : ","}{"host":${JSON.stringify(hostRefJson(h.host))},"slots":[`, "utf8");
   const count = h.startMinutes.length;
   if (h.slotTokenTailBytes > 0) {
     // Token parts: the tails' base64url is ours to produce, so only the head needs checking.

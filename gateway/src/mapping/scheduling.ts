@@ -18,7 +18,7 @@ export { meetingJson } from "@platform/contracts/rest/meeting";
 // Fields the contract always sets: their absence is a service bug, so a plain Error, which
 // the error handler logs and answers with an opaque 500.
 
-const hostRefJson = (h: HostRef) => ({ userId: h.userId, displayName: h.displayName });
+export const hostRefJson = (h: HostRef) => ({ userId: h.userId, displayName: h.displayName });
 
 /** A matching-form answer, as its schema admits it. */
 type FormAnswer = string | number | boolean | string[];

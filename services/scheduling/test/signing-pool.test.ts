@@ -62,4 +62,17 @@ describe("signingPool", () => {
     );
     expect(closed.size).toBe(0);
   });
+
+  it("fails a job whose thread exits before answering, rather than leaving it pending", async () => {
+    const dying = signingPool(1);
+    const { expiresAt, ...rest } = claims;
+    const starts = Float64Array.from({ length: 200_000 }, (_, i) => Date.UTC(2026, 0, 16, 8) + i * 60_000);
+    const job = dying.signTails({
+      secret,
+      claims: { ...rest, expiresAtMs: expiresAt.getTime() },
+      hosts: [{ userId: hosts[1]!.userId, starts }],
+    });
+    await dying.close();
+    await expect(job).rejects.toThrow(/exited/);
+  });
 });

@@ -89,7 +89,7 @@ export interface HostAvailability {
 export const SLOTS_PER_TURN = 2_500;
 
 /** Below this many slots a thread's hand-off costs more than signing on the loop. */
-export const POOLED_FROM_SLOTS = 1_000;
+const POOLED_FROM_SLOTS = 1_000;
 
 type Unsigned = { host: HostRecord; starts: number[] };
 

@@ -41,17 +41,20 @@ interface Pending {
   reject: (err: Error) => void;
 }
 
+/**
+ * `size` threads, started with the first job (a process that never serves a large answer, or
+ * only migrates, starts none). A thread that exits, whatever the cause, fails the jobs then
+ * pending (the caller signs those on its own loop) and leaves the pool.
+ */
 export function signingPool(size: number): SigningPool {
   const pending = new Map<number, Pending>();
   let nextId = 0;
   let turn = 0;
-  const threads = Array.from({ length: size }, () => {
+  let closed = false;
+  let threads: Worker[] | undefined;
+  const start = () => {
     const worker = startWorker();
     worker.unref();
-    worker.on("exit", () => {
-      const at = threads.indexOf(worker);
-      if (at >= 0) threads.splice(at, 1);
-    });
     worker.on("message", (m: { id: number; tails?: Uint8Array[]; error?: string }) => {
       const p = pending.get(m.id);
       if (!p) return;
@@ -59,21 +62,26 @@ export function signingPool(size: number): SigningPool {
       if (m.tails) p.resolve(m.tails);
       else p.reject(new Error(`slot token signing failed: ${m.error}`));
     });
-    // A thread that dies fails what it held; the caller signs those on its own loop.
-    worker.on("error", (err) => {
-      for (const p of pending.values()) p.reject(err);
+    // Without a listener a worker's error would be thrown in this thread; 'exit' follows it.
+    worker.on("error", () => {});
+    worker.on("exit", () => {
+      const at = threads?.indexOf(worker) ?? -1;
+      if (at >= 0) threads?.splice(at, 1);
+      const failed = new Error("a slot token signing thread exited");
+      for (const p of pending.values()) p.reject(failed);
       pending.clear();
     });
     return worker;
-  });
+  };
   return {
     get size() {
-      return threads.length;
+      return closed ? 0 : (threads?.length ?? size);
     },
     signTails(job) {
-      const id = nextId++;
-      const worker = threads[turn++ % Math.max(1, threads.length)];
+      if (!closed) threads ??= Array.from({ length: size }, start);
+      const worker = closed ? undefined : threads?.[turn++ % Math.max(1, threads.length)];
       if (!worker) return Promise.reject(new Error("no slot token signing thread is running"));
+      const id = nextId++;
       return new Promise((resolve, reject) => {
         pending.set(id, { resolve, reject });
         worker.postMessage(
@@ -83,7 +91,8 @@ export function signingPool(size: number): SigningPool {
       });
     },
     async close() {
-      await Promise.all(threads.map((t) => t.terminate()));
+      closed = true;
+      await Promise.all((threads ?? []).map((t) => t.terminate()));
     },
   };
 }
