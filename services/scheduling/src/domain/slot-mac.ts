@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import { LANE_BATCH, LAYOUT, slotMacLanes } from "./slot-mac-lanes.js";
 
 /**
  * HMAC-SHA256 (RFC 2104, FIPS 180-4) specialised for the slot tokens' hot path: one key, a
@@ -105,6 +106,19 @@ export interface SlotMac {
    * 24-bit `varying` (big-endian, byte 39 as fixed) into `out` at `offset`.
    */
   tag(varying: number, out: Uint8Array, offset: number): void;
+  /**
+   * `tag(varying[i], out, offset + i * stride)` for i in 0..count−1, four at a time where
+   * WebAssembly SIMD is available (slot-mac-lanes.ts).
+   */
+  tags(varying: ArrayLike<number>, count: number, out: Uint8Array, offset: number, stride: number): void;
+}
+
+/** Writes `value` into the four lanes of the i32x4 at word `at`. */
+function splat(words: Int32Array, at: number, value: number): void {
+  words[at] = value;
+  words[at + 1] = value;
+  words[at + 2] = value;
+  words[at + 3] = value;
 }
 
 export function slotMac(key: Uint8Array): SlotMac {
@@ -134,7 +148,7 @@ export function slotMac(key: Uint8Array): SlotMac {
   outer[8] = 0x80000000 | 0;
   outer[15] = (64 + 32) * 8;
 
-  return {
+  const mac: SlotMac = {
     setMessage(message) {
       if (message.length !== SLOT_MAC_MESSAGE_BYTES) throw new RangeError("slot MAC messages are 42 bytes");
       for (let i = 0; i < VARYING_WORD; i++) {
@@ -163,5 +177,41 @@ export function slotMac(key: Uint8Array): SlotMac {
         out[offset + 4 * i + 3] = x & 0xff;
       }
     },
+    tags(varying, count, out, offset, stride) {
+      const lanes = slotMacLanes();
+      if (!lanes) {
+        for (let i = 0; i < count; i++) mac.tag(varying[i]!, out, offset + i * stride);
+        return;
+      }
+      // The module's memory is shared by every signer of this thread: load this key and message.
+      const words = lanes.words;
+      for (let i = 0; i < 8; i++) {
+        splat(words, LAYOUT.PREFIXED / 4 + 4 * i, prefixed[i]!);
+        splat(words, LAYOUT.INNER / 4 + 4 * i, innerState[i]!);
+        splat(words, LAYOUT.OUTER / 4 + 4 * i, outerState[i]!);
+      }
+      for (let i = 0; i < 16; i++) splat(words, LAYOUT.FIXED / 4 + 4 * i, inner[i]!);
+      const varyingAt = LAYOUT.VARYING / 4;
+      const tagsAt = LAYOUT.TAGS / 4;
+      for (let done = 0; done < count; done += LANE_BATCH) {
+        const n = Math.min(LANE_BATCH, count - done);
+        const groups = (n + 3) >>> 2;
+        for (let i = 0; i < n; i++) words[varyingAt + i] = (varying[done + i]! << 8) | lastByte;
+        for (let i = n; i < groups * 4; i++) words[varyingAt + i] = 0;
+        lanes.sign(groups);
+        for (let i = 0; i < n; i++) {
+          const from = tagsAt + (i >>> 2) * 12 + (i & 3);
+          const at = offset + (done + i) * stride;
+          for (let j = 0; j < 3; j++) {
+            const x = words[from + 4 * j]!;
+            out[at + 4 * j] = x >>> 24;
+            out[at + 4 * j + 1] = (x >>> 16) & 0xff;
+            out[at + 4 * j + 2] = (x >>> 8) & 0xff;
+            out[at + 4 * j + 3] = x & 0xff;
+          }
+        }
+      }
+    },
   };
+  return mac;
 }

@@ -1,6 +1,7 @@
 import { createHmac, randomBytes } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { SLOT_MAC_MESSAGE_BYTES, slotMac } from "../../src/domain/slot-mac.js";
+import { LANE_BATCH, slotMacLanes } from "../../src/domain/slot-mac-lanes.js";
 
 /** node:crypto's HMAC-SHA256 of `message`, truncated to the 12 bytes slotMac writes. */
 function reference(key: Uint8Array, message: Uint8Array): Buffer {
@@ -53,6 +54,37 @@ describe("slotMac", () => {
     mac.tag(42, c, 0);
     expect(c).not.toEqual(a);
     expect(c).toEqual(reference(key, withVarying(other, 42)));
+  });
+
+  it("signs four messages at a time with WebAssembly SIMD on the Node versions we support", () => {
+    // Node 22 and 24 (and 20) run WebAssembly SIMD: without it signing falls back to one tag at a time.
+    expect(slotMacLanes()).toBeDefined();
+  });
+
+  it("tags() writes what tag() writes, for any count, offset and stride, across batches and keys", () => {
+    const counts = [1, 2, 3, 4, 5, 7, 64, LANE_BATCH - 1, LANE_BATCH, LANE_BATCH + 5];
+    for (const [k, count] of counts.entries()) {
+      // Two signers in turn: the lanes' memory is shared, so each call must load its own key.
+      const keys = [randomBytes(32), randomBytes(k % 2 ? 70 : 16)];
+      for (const key of keys) {
+        const mac = slotMac(key);
+        const message = randomBytes(SLOT_MAC_MESSAGE_BYTES);
+        mac.setMessage(message);
+        const varying = Array.from({ length: count }, () => randomBytes(3).readUIntBE(0, 3));
+        const stride = 18;
+        const out = Buffer.alloc(5 + count * stride);
+        mac.tags(varying, count, out, 5, stride);
+        const expected = Buffer.alloc(out.length);
+        for (let i = 0; i < count; i++) mac.tag(varying[i]!, expected, 5 + i * stride);
+        expect(out).toEqual(expected);
+        // And against node:crypto, on a sample.
+        for (const i of [0, count - 1, count >> 1]) {
+          expect(out.subarray(5 + i * stride, 17 + i * stride)).toEqual(
+            reference(key, withVarying(message, varying[i]!)),
+          );
+        }
+      }
+    }
   });
 
   it("refuses messages of another length", () => {
