@@ -311,7 +311,7 @@ try {
     endTurn();
     const answer = () =>
       create(GetAvailabilityResponseSchema, {
-        hostGroups: [hostGroupMessage(group, "parts")],
+        hostGroups: [hostGroupMessage(group, "parts", { packedStarts: true })],
         matchTime: timestampFromDate(new Date()),
       });
     const [bytes, encode] = cpuOf(() => toBinary(GetAvailabilityResponseSchema, answer()));

@@ -97,6 +97,7 @@ export function availabilityRequest(
     preview: body.preview,
     compactSlots: true,
     tokenParts: true,
+    packedStarts: true,
   };
 }
 
