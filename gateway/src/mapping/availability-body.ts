@@ -34,8 +34,12 @@ interface HostPart {
   durationMinutes: number;
   /** The text every token starts with ("" when scheduling sent whole tokens). */
   tokenHead: string;
-  /** The rest of each token, `width` characters each, in slot order. */
-  tokenRest: Buffer;
+  /**
+   * The rest of each token, `width` characters each, in slot order. A string, not a Buffer: a
+   * Buffer of this size is memory outside V8's heap, and hundreds of kilobytes of it an answer
+   * made V8 run a full mark-compact every second or so to account for it.
+   */
+  tokenRest: string;
   width: number;
 }
 
@@ -47,7 +51,7 @@ function startMinutesOf(h: HostSlots): ArrayLike<number> {
     throw new Error("scheduling returned packed slot starts that are not 4 bytes each");
   }
   const view = new DataView(packed.buffer, packed.byteOffset, packed.length);
-  const minutes = new Uint32Array(packed.length / 4);
+  const minutes: number[] = new Array(packed.length / 4);
   for (let i = 0; i < minutes.length; i++) minutes[i] = view.getUint32(i * 4, true);
   return minutes;
 }
@@ -69,7 +73,7 @@ function hostPart(h: HostSlots, first: boolean): HostPart {
       throw new Error("scheduling returned slot token parts that do not match its slots");
     }
     const tails = h.slotTokenTails;
-    const rest = Buffer.from(Buffer.from(tails.buffer, tails.byteOffset, tails.length).toString("base64url"), "latin1");
+    const rest = Buffer.from(tails.buffer, tails.byteOffset, tails.length).toString("base64url");
     return {
       prefix,
       startMinutes,
@@ -88,7 +92,7 @@ function hostPart(h: HostSlots, first: boolean): HostPart {
     startMinutes,
     durationMinutes: h.durationMinutes,
     tokenHead: "",
-    tokenRest: Buffer.from(h.slotTokens, "latin1"),
+    tokenRest: h.slotTokens,
     width,
   };
 }
@@ -163,7 +167,7 @@ export function availabilityBody(
         // A loop, not Buffer#copy: for a few dozen bytes the call costs more than the copy.
         const token = slot + tokenAt;
         const from = i * width;
-        for (let k = 0; k < width; k++) out[token + k] = tokenRest[from + k]!;
+        for (let k = 0; k < width; k++) out[token + k] = tokenRest.charCodeAt(from + k);
       }
       at = slotsEnd;
       at += out.write("]}", at, "latin1");
