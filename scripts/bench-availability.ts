@@ -311,7 +311,7 @@ try {
     endTurn();
     const answer = () =>
       create(GetAvailabilityResponseSchema, {
-        hostGroups: [hostGroupMessage(group, "parts", { packedStarts: true })],
+        hostGroups: [hostGroupMessage(group, "parts")],
         matchTime: timestampFromDate(new Date()),
       });
     const [bytes, encode] = cpuOf(() => toBinary(GetAvailabilityResponseSchema, answer()));

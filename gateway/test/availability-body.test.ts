@@ -57,31 +57,15 @@ const parts = answer((h) => ({
   slotTokenTails: h.tails,
   slotTokenTailBytes: TAIL_BYTES,
 }));
-/** Epoch minutes as 4 little-endian bytes each (the packed_starts form). */
-const packedOf = (starts: number[]) => {
-  const b = Buffer.alloc(starts.length * 4);
-  starts.forEach((m, i) => {
-    b.writeUInt32LE(m, i * 4);
-  });
-  return b;
-};
-const packed = answer((h) => ({
-  startMinutesPacked: packedOf(h.starts),
-  durationMinutes: 45,
-  slotTokenHead: h.head,
-  slotTokenTails: h.tails,
-  slotTokenTailBytes: TAIL_BYTES,
-}));
 
 describe("availabilityBody", () => {
-  it("is the JSON of availabilityJson for the same slots, from whole tokens, token parts and packed starts", () => {
+  it("is the JSON of availabilityJson for the same slots, from whole tokens and from token parts", () => {
     expect(isCompactAvailability(whole)).toBe(true);
     expect(isCompactAvailability(parts)).toBe(true);
     expect(isCompactAvailability(perSlot)).toBe(false);
     const expected = JSON.stringify(availabilityJson(perSlot));
     expect(availabilityBody(whole).toString("utf8")).toBe(expected);
     expect(availabilityBody(parts).toString("utf8")).toBe(expected);
-    expect(availabilityBody(packed).toString("utf8")).toBe(expected);
     const slots = JSON.parse(expected).hostGroups[0][0].slots;
     expect(slots[1]).toEqual({
       startTime: "2025-11-24T16:30:00.000Z",
@@ -114,25 +98,5 @@ describe("availabilityBody", () => {
     expect(() =>
       availabilityBody(broken({ slotTokenHead: head, slotTokenTails: new Uint8Array(34), slotTokenTailBytes: 17 })),
     ).toThrow(Error);
-    const packedHost = (bytes: Uint8Array, tails: number) =>
-      create(GetAvailabilityResponseSchema, {
-        matchTime,
-        hostGroups: [
-          {
-            hosts: [
-              {
-                host: { userId: "usr_a", displayName: "Ada" },
-                startMinutesPacked: bytes,
-                slotTokenHead: head,
-                slotTokenTails: new Uint8Array(tails * 18),
-                slotTokenTailBytes: 18,
-              },
-            ],
-          },
-        ],
-      });
-    expect(availabilityBody(packedHost(packedOf([1, 2]), 2)).length).toBeGreaterThan(0);
-    expect(() => availabilityBody(packedHost(new Uint8Array(7), 2))).toThrow(Error);
-    expect(() => availabilityBody(packedHost(packedOf([1, 2, 3]), 2))).toThrow(Error);
   });
 });

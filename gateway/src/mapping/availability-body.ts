@@ -30,7 +30,7 @@ const MINUTES_PER_DAY = 1440;
 /** What a host's part of the body needs: its text before the slots, and each slot's token. */
 interface HostPart {
   prefix: Buffer;
-  startMinutes: ArrayLike<number>;
+  startMinutes: number[];
   durationMinutes: number;
   /** The text every token starts with ("" when scheduling sent whole tokens). */
   tokenHead: string;
@@ -43,24 +43,10 @@ interface HostPart {
   width: number;
 }
 
-/** A host's slot starts (epoch minutes): packed, when scheduling packs them, or one varint each. */
-function startMinutesOf(h: HostSlots): ArrayLike<number> {
-  const packed = h.startMinutesPacked;
-  if (packed.length === 0) return h.startMinutes;
-  if (packed.length % 4 !== 0 || h.startMinutes.length > 0) {
-    throw new Error("scheduling returned packed slot starts that are not 4 bytes each");
-  }
-  const view = new DataView(packed.buffer, packed.byteOffset, packed.length);
-  const minutes: number[] = new Array(packed.length / 4);
-  for (let i = 0; i < minutes.length; i++) minutes[i] = view.getUint32(i * 4, true);
-  return minutes;
-}
-
 function hostPart(h: HostSlots, first: boolean): HostPart {
   if (!h.host) throw new Error("scheduling returned a host group entry without its host");
   const prefix = Buffer.from(`${first ? "" : ","}{"host":${JSON.stringify(hostRefJson(h.host))},"slots":[`, "utf8");
-  const startMinutes = startMinutesOf(h);
-  const count = startMinutes.length;
+  const count = h.startMinutes.length;
   if (h.slotTokenTailBytes > 0) {
     // Token parts: the tails' base64url is ours to produce, so only the head needs checking.
     const tailBytes = h.slotTokenTailBytes;
@@ -76,7 +62,7 @@ function hostPart(h: HostSlots, first: boolean): HostPart {
     const rest = Buffer.from(tails.buffer, tails.byteOffset, tails.length).toString("base64url");
     return {
       prefix,
-      startMinutes,
+      startMinutes: h.startMinutes,
       durationMinutes: h.durationMinutes,
       tokenHead: h.slotTokenHead,
       tokenRest: rest,
@@ -89,7 +75,7 @@ function hostPart(h: HostSlots, first: boolean): HostPart {
   }
   return {
     prefix,
-    startMinutes,
+    startMinutes: h.startMinutes,
     durationMinutes: h.durationMinutes,
     tokenHead: "",
     tokenRest: h.slotTokens,

@@ -97,7 +97,6 @@ export function availabilityRequest(
     preview: body.preview,
     compactSlots: true,
     tokenParts: true,
-    packedStarts: true,
   };
 }
 

@@ -53,25 +53,15 @@ const MINUTE_MS = 60_000;
  * How a caller asked for slots: one AvailableSlot message each, compact (starts in epoch minutes
  * and the tokens concatenated: a few bytes a slot besides its token, and no message per slot to
  * build, encode and decode), or compact with each host's tokens in parts (the head they share
- * once, then each slot's raw tail: 18 bytes a slot instead of 72 characters). A compact answer's
- * starts are packed (4 bytes a slot in one bytes field) when the caller asks: protobuf writes a
- * repeated int32 one varint at a time, which cost more than the rest of the encoding.
+ * once, then each slot's raw tail: 18 bytes a slot instead of 72 characters).
  */
 export type SlotForm = "slots" | "compact" | "parts";
 
 export const slotForm = (req: { compactSlots: boolean; tokenParts: boolean }): SlotForm =>
   !req.compactSlots ? "slots" : req.tokenParts ? "parts" : "compact";
 
-/** Slot starts (ms since the epoch, whole minutes) as unsigned 32-bit little-endian epoch minutes. */
-export function packStartMinutes(starts: readonly number[]): Uint8Array {
-  const packed = new Uint8Array(starts.length * 4);
-  const view = new DataView(packed.buffer);
-  for (let i = 0; i < starts.length; i++) view.setUint32(i * 4, starts[i]! / MINUTE_MS, true);
-  return packed;
-}
-
 /** One priority group of availability: its hosts with their signed slots, in `form`. */
-export function hostGroupMessage(group: HostAvailability[], form: SlotForm, opts = { packedStarts: false }): HostGroup {
+export function hostGroupMessage(group: HostAvailability[], form: SlotForm): HostGroup {
   return create(HostGroupSchema, {
     hosts: group.map(({ host, starts, durationMinutes, tokenHead, tokenTails }) => {
       if (form === "slots") {
@@ -85,13 +75,7 @@ export function hostGroupMessage(group: HostAvailability[], form: SlotForm, opts
           })),
         };
       }
-      const slots = {
-        host: hostRef(host),
-        ...(opts.packedStarts
-          ? { startMinutesPacked: packStartMinutes(starts) }
-          : { startMinutes: starts.map((ms) => ms / MINUTE_MS) }),
-        durationMinutes,
-      };
+      const slots = { host: hostRef(host), startMinutes: starts.map((ms) => ms / MINUTE_MS), durationMinutes };
       return form === "parts"
         ? { ...slots, slotTokenHead: tokenHead, slotTokenTails: tokenTails, slotTokenTailBytes: SLOT_TOKEN_TAIL_BYTES }
         : { ...slots, slotTokens: joinSlotTokens(tokenHead, tokenTails), slotTokenLength: SLOT_TOKEN_LENGTH };

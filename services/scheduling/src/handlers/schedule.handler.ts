@@ -60,7 +60,7 @@ export function scheduleHandlers(deps: {
       const now = clock.now();
       const groups = await matchHosts(store, schedule, query, { orgId, slotTokenSecret, now, pool });
       return {
-        hostGroups: groups.map((group) => hostGroupMessage(group, slotForm(req), { packedStarts: req.packedStarts })),
+        hostGroups: groups.map((group) => hostGroupMessage(group, slotForm(req))),
         matchTime: timestampFromDate(now),
       };
     },
