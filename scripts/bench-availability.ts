@@ -16,7 +16,7 @@ const { values } = parseArgs({
     duration: { type: "string", default: "5" },
     connections: { type: "string", default: "2" },
     "warm-up": { type: "string", default: "2" },
-    tokens: { type: "string", default: "150" },
+    tokens: { type: "string", default: "500" },
     hosts: { type: "string", default: "1,5,20" },
     days: { type: "string", default: "1,7,30,window" },
     help: { type: "boolean", short: "h" },
