@@ -119,6 +119,10 @@ export const SLOT_TOKEN_HEAD_BYTES = 36;
 /** Bytes 36–53 of a token, its tail: the start, the form tag and the MAC. */
 export const SLOT_TOKEN_TAIL_BYTES = TOKEN_BYTES - SLOT_TOKEN_HEAD_BYTES;
 
+// The starts' offsets of the host being signed, MACed together once its tails are laid out.
+// One for the thread: signTails runs to its end before any other signer's can start.
+const OFFSETS = new Int32Array(4096);
+
 /** Signs the slot tokens of one availability answer. */
 export interface SlotTokenSigner {
   /** The base64url text every token of `hostUserId`'s slots starts with (48 characters). */
@@ -176,8 +180,6 @@ export function slotTokenSigner(secret: string, claims: SlotTokenClaims): SlotTo
   const form = formTag(key, claims.formValuesHash);
   form.copy(template, 39);
   const [form0, form1, form2] = [form[0]!, form[1]!, form[2]!];
-  // The starts' offsets, MACed together once a host's tails are laid out.
-  const scratch = new Int32Array(4096);
   const forHost = (hostUserId: string) => writeIdBody(idBody("usr_", hostUserId), template, 17);
   const signer: SlotTokenSigner = {
     head(hostUserId) {
@@ -187,7 +189,7 @@ export function slotTokenSigner(secret: string, claims: SlotTokenClaims): SlotTo
     signTails(hostUserId, startsMs, from, to, tails) {
       forHost(hostUserId);
       mac.setMessage(template);
-      const offsets = to - from <= scratch.length ? scratch : new Int32Array(to - from);
+      const offsets = to - from <= OFFSETS.length ? OFFSETS : new Int32Array(to - from);
       for (let i = from; i < to; i++) {
         const offset = startsMs[i]! / 60_000 - baseMinute;
         if (!Number.isInteger(offset) || offset < 0 || offset > MAX_START_OFFSET) {
