@@ -22,6 +22,8 @@ import type { Logger } from "./logger.js";
 import { isProblemName, ProblemError, problem } from "./problems.js";
 import { quietLog } from "./quiet-log.js";
 import { clientTelemetryInterceptor, serverTelemetryInterceptor } from "./rpc-telemetry.js";
+import { unaryHandler } from "./unary-handler.js";
+import { unaryTransport } from "./unary-transport.js";
 
 export type Routes = (router: ConnectRouter) => void;
 
@@ -195,7 +197,8 @@ export function adminClientInterceptor(secret: string): Interceptor {
 export const DEFAULT_RPC_TIMEOUT_MS = 10_000;
 
 /**
- * Connect over HTTP/2 (cleartext inside the cluster) to a service. Every call has a deadline
+ * Connect over HTTP/2 (cleartext inside the cluster) to a service; unary calls take the lean
+ * path of `unary-transport.ts`, streaming calls Connect-ES's transport. Every call has a deadline
  * (`timeoutMs`, or the call's own `timeoutMs`; made while serving an RPC, at most what remains
  * of that RPC's), sent to the callee in Connect's timeout header so it stops working on a
  * request its caller gave up on. Responses travel
@@ -209,15 +212,17 @@ export function httpTransport(
   options: { timeoutMs?: number } = {},
 ): Transport {
   const timeoutMs = options.timeoutMs ?? DEFAULT_RPC_TIMEOUT_MS;
+  const all = [clientTelemetryInterceptor(), ...interceptors];
+  const streaming = createConnectTransport({
+    baseUrl,
+    httpVersion: "2",
+    useBinaryFormat: true,
+    acceptCompression: [],
+    defaultTimeoutMs: timeoutMs,
+    interceptors: all,
+  });
   return inheritDeadline(
-    createConnectTransport({
-      baseUrl,
-      httpVersion: "2",
-      useBinaryFormat: true,
-      acceptCompression: [],
-      defaultTimeoutMs: timeoutMs,
-      interceptors: [clientTelemetryInterceptor(), ...interceptors],
-    }),
+    unaryTransport({ baseUrl, defaultTimeoutMs: timeoutMs, interceptors: all, streaming }),
     timeoutMs,
   );
 }
@@ -241,16 +246,21 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-/** Serves Connect routes over HTTP/2 cleartext (h2c). */
+/**
+ * Serves Connect routes over HTTP/2 cleartext (h2c): binary unary calls through
+ * `unary-handler.ts`, the rest through Connect-ES's Node adapter.
+ */
 export async function serveConnect(opts: {
   routes: Routes;
   interceptors: Interceptor[];
   port: number;
   host?: string;
 }): Promise<RunningServer> {
-  const handler = connectNodeAdapter({
+  const interceptors = [serverTelemetryInterceptor(), deadlineInterceptor(), ...opts.interceptors];
+  const handler = unaryHandler({
     routes: opts.routes,
-    interceptors: [serverTelemetryInterceptor(), deadlineInterceptor(), ...opts.interceptors],
+    interceptors,
+    fallback: (routes) => connectNodeAdapter({ routes, interceptors }),
   });
   const server = http2.createServer(handler);
   const sessions = new Set<http2.ServerHttp2Session>();

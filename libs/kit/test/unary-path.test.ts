@@ -1,0 +1,247 @@
+import http2 from "node:http2";
+import {
+  Code,
+  ConnectError,
+  type ConnectRouter,
+  createClient,
+  createContextKey,
+  type Interceptor,
+} from "@connectrpc/connect";
+import { connectNodeAdapter, createConnectTransport } from "@connectrpc/connect-node";
+import { Health, HealthCheckResponse_ServingStatus } from "@platform/contracts/health";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { errorInterceptor, httpTransport, problemFromError, type RunningServer, serveConnect } from "../src/connect.js";
+import { createLogger } from "../src/logger.js";
+import { problem } from "../src/problems.js";
+
+// The lean unary path (unary-transport.ts, unary-handler.ts) against Connect-ES's own client
+// and server, over real HTTP/2 on loopback: the same wire, the same errors, the same contracts.
+const SERVING = { status: HealthCheckResponse_ServingStatus.SERVING };
+const codeOf = (err: unknown) => (err instanceof ConnectError ? Code[err.code] : String(err));
+
+const order: string[] = [];
+let signalReason: unknown;
+const tag =
+  (name: string): Interceptor =>
+  (next) =>
+  async (req) => {
+    order.push(`${name}>`);
+    const res = await next(req);
+    order.push(`<${name}`);
+    return res;
+  };
+
+const routes = (router: ConnectRouter) =>
+  router.service(Health, {
+    async check(req, ctx) {
+      switch (req.service) {
+        case "headers":
+          ctx.responseHeader.set("x-echo", ctx.requestHeader.get("x-ask") ?? "none");
+          ctx.responseTrailer.set("x-trailer", "t");
+          return SERVING;
+        case "problem":
+          throw problem("not-found", "No such thing.");
+        case "crash":
+          throw new Error("secret detail");
+        case "wait":
+          await new Promise((resolve) => ctx.signal.addEventListener("abort", resolve));
+          signalReason = ctx.signal.reason;
+          return SERVING;
+        case "deadline":
+          return { status: ctx.timeoutMs() === undefined ? 0 : HealthCheckResponse_ServingStatus.SERVING };
+        case "value":
+          return { status: ctx.values.get(valueKey) as HealthCheckResponse_ServingStatus };
+        default:
+          return SERVING;
+      }
+    },
+    async *watch(_req) {
+      yield SERVING;
+      yield { status: HealthCheckResponse_ServingStatus.NOT_SERVING };
+    },
+  });
+
+const valueKey = createContextKey<number>(0);
+const setValue: Interceptor = (next) => (req) => {
+  req.contextValues.set(valueKey, HealthCheckResponse_ServingStatus.NOT_SERVING);
+  return next(req);
+};
+
+let lean: RunningServer;
+let standard: http2.Http2Server;
+let standardPort = 0;
+const sessions = new Set<http2.ServerHttp2Session>();
+const logger = createLogger("test", "silent");
+
+beforeAll(async () => {
+  lean = await serveConnect({
+    routes,
+    interceptors: [errorInterceptor(logger), tag("a"), tag("b"), setValue],
+    port: 0,
+    host: "127.0.0.1",
+  });
+  standard = http2.createServer(connectNodeAdapter({ routes, interceptors: [errorInterceptor(logger)] }));
+  standard.on("session", (s) => sessions.add(s));
+  await new Promise<void>((resolve) => standard.listen(0, "127.0.0.1", resolve));
+  standardPort = (standard.address() as { port: number }).port;
+});
+afterAll(async () => {
+  await lean.close();
+  for (const s of sessions) s.destroy();
+  await new Promise((resolve) => standard.close(resolve));
+});
+
+const leanClient = () => createClient(Health, httpTransport(`http://127.0.0.1:${lean.port}`));
+
+describe("lean unary client and server", () => {
+  it("carries request headers, response headers and trailers both ways", async () => {
+    let header: Headers | undefined;
+    let trailer: Headers | undefined;
+    const res = await leanClient().check(
+      { service: "headers" },
+      {
+        headers: { "x-ask": "hello" },
+        onHeader: (h) => {
+          header = h;
+        },
+        onTrailer: (t) => {
+          trailer = t;
+        },
+      },
+    );
+    expect(res.status).toBe(HealthCheckResponse_ServingStatus.SERVING);
+    expect(header?.get("x-echo")).toBe("hello");
+    expect(trailer?.get("x-trailer")).toBe("t");
+  });
+
+  it("runs the server's interceptors in order, with values they set reaching the handler", async () => {
+    order.length = 0;
+    const res = await leanClient().check({ service: "value" });
+    expect(order).toEqual(["a>", "b>", "<b", "<a"]);
+    expect(res.status).toBe(HealthCheckResponse_ServingStatus.NOT_SERVING);
+  });
+
+  it("passes a problem through as Connect-ES does: code and the typed detail", async () => {
+    const err = await leanClient()
+      .check({ service: "problem" })
+      .catch((e: unknown) => e);
+    expect(codeOf(err)).toBe("NotFound");
+    expect(problemFromError(err).problemName).toBe("not-found");
+    expect(problemFromError(err).detail).toBe("No such thing.");
+  });
+
+  it("hides an unexpected error as internal, without its message", async () => {
+    const err = await leanClient()
+      .check({ service: "crash" })
+      .catch((e: unknown) => e);
+    expect(codeOf(err)).toBe("Internal");
+    expect((err as ConnectError).rawMessage).not.toContain("secret");
+  });
+
+  it("sends the deadline, and ends a call that outlives it with DeadlineExceeded on both sides", async () => {
+    const withDeadline = await leanClient().check({ service: "deadline" }, { timeoutMs: 5000 });
+    expect(withDeadline.status).toBe(HealthCheckResponse_ServingStatus.SERVING);
+    signalReason = undefined;
+    const err = await leanClient()
+      .check({ service: "wait" }, { timeoutMs: 150 })
+      .catch((e: unknown) => e);
+    expect(codeOf(err)).toBe("DeadlineExceeded");
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(codeOf(signalReason)).toBe("DeadlineExceeded");
+  });
+
+  it("cancels a call its caller aborts", async () => {
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 50);
+    const err = await leanClient()
+      .check({ service: "wait" }, { signal: controller.signal, timeoutMs: 5000 })
+      .catch((e: unknown) => e);
+    expect(codeOf(err)).toBe("Canceled");
+  });
+
+  it("reports a server it cannot reach as Unavailable (the gateway's 503)", async () => {
+    const closed = http2.createServer();
+    await new Promise<void>((resolve) => closed.listen(0, "127.0.0.1", resolve));
+    const port = (closed.address() as { port: number }).port;
+    await new Promise((resolve) => closed.close(resolve));
+    const err = await createClient(Health, httpTransport(`http://127.0.0.1:${port}`))
+      .check({})
+      .catch((e: unknown) => e);
+    expect(codeOf(err)).toBe("Unavailable");
+    expect(problemFromError(err).problemName).toBe("service-unavailable");
+  });
+
+  it("streams through Connect-ES on both sides", async () => {
+    const seen: number[] = [];
+    for await (const res of leanClient().watch({})) seen.push(res.status);
+    expect(seen).toEqual([HealthCheckResponse_ServingStatus.SERVING, HealthCheckResponse_ServingStatus.NOT_SERVING]);
+  });
+});
+
+describe("interoperates with Connect-ES", () => {
+  it("the lean client calls Connect-ES's server, errors included", async () => {
+    const client = createClient(Health, httpTransport(`http://127.0.0.1:${standardPort}`));
+    let header: Headers | undefined;
+    await client.check(
+      { service: "headers" },
+      {
+        headers: { "x-ask": "x" },
+        onHeader: (h) => {
+          header = h;
+        },
+      },
+    );
+    expect(header?.get("x-echo")).toBe("x");
+    const err = await client.check({ service: "problem" }).catch((e: unknown) => e);
+    expect(problemFromError(err).problemName).toBe("not-found");
+  });
+
+  it.each([true, false])("Connect-ES's client (binary %s) calls the lean server", async (useBinaryFormat) => {
+    const client = createClient(
+      Health,
+      createConnectTransport({ baseUrl: `http://127.0.0.1:${lean.port}`, httpVersion: "2", useBinaryFormat }),
+    );
+    let trailer: Headers | undefined;
+    const res = await client.check(
+      { service: "headers" },
+      {
+        onTrailer: (t) => {
+          trailer = t;
+        },
+      },
+    );
+    expect(res.status).toBe(HealthCheckResponse_ServingStatus.SERVING);
+    expect(trailer?.get("x-trailer")).toBe("t");
+    const err = await client.check({ service: "problem" }).catch((e: unknown) => e);
+    expect(problemFromError(err).problemName).toBe("not-found");
+  });
+
+  it("answers a malformed body with InvalidArgument and an unknown method with Unimplemented", async () => {
+    const session = http2.connect(`http://127.0.0.1:${lean.port}`);
+    const post = (path: string, body: Buffer) =>
+      new Promise<{ status: number; text: string }>((resolve, reject) => {
+        const s = session.request({ ":method": "POST", ":path": path, "content-type": "application/proto" });
+        let status = 0;
+        let text = "";
+        s.on("response", (h) => {
+          status = Number(h[":status"]);
+        });
+        s.setEncoding("utf8");
+        s.on("data", (c: string) => {
+          text += c;
+        });
+        s.on("end", () => resolve({ status, text }));
+        s.on("error", reject);
+        s.end(body);
+      });
+    try {
+      const bad = await post("/grpc.health.v1.Health/Check", Buffer.from([0x0a, 0xff]));
+      expect(bad.status).toBe(400);
+      expect(JSON.parse(bad.text).code).toBe("invalid_argument");
+      const unknown = await post("/grpc.health.v1.Health/Nope", Buffer.alloc(0));
+      expect(unknown.status).toBe(404);
+    } finally {
+      session.close();
+    }
+  });
+});
