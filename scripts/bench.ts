@@ -12,6 +12,7 @@
  *   npm run bench -- --suite availability   (availability against a running stack)
  *   npm run bench -- --suite compression (brotli and gzip against identity, same run)
  *   npm run bench -- --suite events      (webhook delivery, outbox relay, restarts: scripts/bench-events.ts)
+ *   npm run bench -- --suite rpc         (one unary Connect call: Connect-ES against kit's lean path)
  */
 import { parseArgs } from "node:util";
 import { systemClock } from "@platform/kit/clock";
@@ -22,13 +23,15 @@ import { benchPlatform } from "./bench-embedded.js";
 
 // `--suite <name>` runs another benchmark instead: analytics (scripts/bench-analytics.ts),
 // distributed (scripts/bench-distributed.ts), availability (scripts/bench-availability.ts),
-// compression (scripts/bench-compression.ts), events (scripts/bench-events.ts).
+// compression (scripts/bench-compression.ts), events (scripts/bench-events.ts), rpc
+// (scripts/bench-rpc.ts).
 const SUITES: Record<string, () => Promise<unknown>> = {
   analytics: () => import("./bench-analytics.js"),
   distributed: () => import("./bench-distributed.js"),
   availability: () => import("./bench-availability.js"),
   compression: () => import("./bench-compression.js"),
   events: () => import("./bench-events.js"),
+  rpc: () => import("./bench-rpc.js"),
 };
 const suiteAt = process.argv.indexOf("--suite");
 if (suiteAt !== -1) {

@@ -85,7 +85,10 @@ export function deadlineInterceptor(): Interceptor {
     const ms = timeoutOf(req.header);
     const call: CallDeadline = {
       at: ms === undefined ? Number.POSITIVE_INFINITY : Math.floor(Date.now() + ms),
-      signal: req.signal,
+      // Read when asked: the lean server makes a call's AbortSignal only once something reads it.
+      get signal() {
+        return req.signal;
+      },
       open: true,
     };
     try {

@@ -10,7 +10,7 @@ import {
   type UnaryRequest,
   type UnaryResponse,
 } from "@connectrpc/connect";
-import { codeToHttpStatus, errorToJsonBytes, parseTimeout, trailerMux } from "@connectrpc/connect/protocol-connect";
+import { codeToHttpStatus, errorToJsonBytes, parseTimeout } from "@connectrpc/connect/protocol-connect";
 
 type NodeHandler = (req: http2.Http2ServerRequest, res: http2.Http2ServerResponse) => void;
 type Impl = (input: unknown, ctx: HandlerContext) => unknown;
@@ -185,10 +185,10 @@ async function handle(
   }
   ctx.end(undefined);
   if (res.destroyed || res.stream.closed) return;
+  // Trailers of a unary Connect response travel as headers prefixed "trailer-" (Connect-ES's trailerMux).
   const headers: http2.OutgoingHttpHeaders = {};
-  trailerMux(ctx.responseHeader, ctx.responseTrailer).forEach((value, name) => {
-    headers[name] = value;
-  });
+  for (const [name, value] of ctx.responseHeader) headers[name] = value;
+  for (const [name, value] of ctx.responseTrailer) headers[`trailer-${name}`] = value;
   headers["content-length"] = String(out.byteLength);
   res.writeHead(status, headers);
   res.end(out);

@@ -10,12 +10,7 @@ import {
   type UnaryRequest,
   type UnaryResponse,
 } from "@connectrpc/connect";
-import {
-  errorFromJsonBytes,
-  requestHeader,
-  trailerDemux,
-  validateResponse,
-} from "@connectrpc/connect/protocol-connect";
+import { errorFromJsonBytes, requestHeader, validateResponse } from "@connectrpc/connect/protocol-connect";
 import { Http2SessionManager } from "@connectrpc/connect-node";
 
 /**
@@ -115,11 +110,11 @@ function call(sessions: Http2SessionManager, basePath: string, req: UnaryRequest
         stream = s;
         if (settled) return void s.close(http2.constants.NGHTTP2_CANCEL);
         let status = 0;
-        let responseHeaders: Headers | undefined;
+        let response: [Headers, Headers] | undefined;
         const chunks: Buffer[] = [];
         s.once("response", (h) => {
           status = Number(h[":status"]);
-          responseHeaders = toHeaders(h);
+          response = demux(h);
         });
         s.on("data", (chunk: Buffer) => {
           chunks.push(chunk);
@@ -129,7 +124,8 @@ function call(sessions: Http2SessionManager, basePath: string, req: UnaryRequest
           if (settled) return;
           try {
             const bytes = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
-            resolve(respond(req, status, responseHeaders ?? new Headers(), bytes));
+            const [head, trailer] = response ?? [new Headers(), new Headers()];
+            resolve(respond(req, status, head, trailer, bytes));
             settled = true;
             if (timer) clearTimeout(timer);
             if (req.signal !== NEVER) req.signal.removeEventListener("abort", onAbort);
@@ -149,9 +145,8 @@ function call(sessions: Http2SessionManager, basePath: string, req: UnaryRequest
 }
 
 /** The response as Connect-ES's transport reads it: validated, trailers apart, errors from JSON. */
-function respond(req: UnaryRequest, status: number, header: Headers, bytes: Buffer): UnaryResponse {
-  const { isUnaryError, unaryError } = validateResponse(req.method.methodKind, true, status, header);
-  const [head, trailer] = trailerDemux(header);
+function respond(req: UnaryRequest, status: number, head: Headers, trailer: Headers, bytes: Buffer): UnaryResponse {
+  const { isUnaryError, unaryError } = validateResponse(req.method.methodKind, true, status, head);
   if (isUnaryError) {
     const metadata = new Headers(head);
     for (const [name, value] of trailer) metadata.append(name, value);
@@ -167,15 +162,22 @@ function respond(req: UnaryRequest, status: number, header: Headers, bytes: Buff
   };
 }
 
-function toHeaders(h: http2.IncomingHttpHeaders): Headers {
-  const headers = new Headers();
+/**
+ * The response's headers and, apart, its trailers: a unary Connect response carries trailers
+ * as headers prefixed "trailer-" (what Connect-ES's trailerDemux does, in one pass).
+ */
+function demux(h: http2.IncomingHttpHeaders): [Headers, Headers] {
+  const head = new Headers();
+  const trailer = new Headers();
   for (const name in h) {
     if (name.charCodeAt(0) === 58 /* ":" */) continue;
     const value = h[name];
-    if (Array.isArray(value)) for (const v of value) headers.append(name, v);
-    else if (value !== undefined) headers.set(name, value);
+    if (value === undefined) continue;
+    const [to, key] = name.startsWith("trailer-") ? [trailer, name.slice(8)] : [head, name];
+    if (Array.isArray(value)) for (const v of value) to.append(key, v);
+    else to.append(key, value);
   }
-  return headers;
+  return [head, trailer];
 }
 
 /**
