@@ -232,9 +232,15 @@ export function openPg({ url, schema, max = 10, logger, connectTimeoutMs = 5000 
   pool.on("connect", (client) => {
     client.on("error", (err) => quiet?.failure("db.connection", err, "database: a connection was lost"));
   });
+  const nameOf = statementNames();
   const on = (client: pg.Pool | pg.PoolClient): Queryable =>
     deadlineChecked({
-      rows: async (sql, params) => (await client.query(sql, params as unknown[])).rows,
+      rows: async (sql, params) => {
+        const name = nameOf(sql, params);
+        const values = params as unknown[] | undefined;
+        return (await (name === undefined ? client.query(sql, values) : client.query({ name, text: sql, values })))
+          .rows;
+      },
       script: (sql) => client.query(sql),
     });
   const root = on(pool);
@@ -275,6 +281,31 @@ export function openPg({ url, schema, max = 10, logger, connectTimeoutMs = 5000 
     },
     listen: (channel, signal) => pgListen(url, types, checkChannel(channel), signal),
     close: () => pool.end(),
+  };
+}
+
+/** At most this many statements of a pool are prepared on each of its connections. */
+const PREPARED_PER_POOL = 400;
+/** A statement with more parameters than this is a batch whose text varies with its size: not prepared. */
+const PREPARED_MAX_PARAMS = 32;
+
+/**
+ * Names under which pg prepares a statement once per connection (Parse on first use only):
+ * Postgres then skips parsing and analysing it on every later run, and may reuse its plan.
+ * On the events bench's write path that was PG_PLACEHOLDER of Postgres's CPU (docs/benchmarks.md,
+ * "Prepared statements"). Texts that vary with their input (batches) and anything past the
+ * cap stay unnamed, so a connection holds a bounded set. Behind PgBouncer in transaction mode
+ * this needs its `max_prepared_statements` (1.21+).
+ */
+function statementNames(): (sql: string, params: readonly unknown[] | undefined) => string | undefined {
+  const names = new Map<string, string>();
+  return (sql, params) => {
+    const known = names.get(sql);
+    if (known !== undefined) return known;
+    if (names.size >= PREPARED_PER_POOL || (params?.length ?? 0) > PREPARED_MAX_PARAMS) return undefined;
+    const name = `kit_${names.size}`;
+    names.set(sql, name);
+    return name;
   };
 }
 

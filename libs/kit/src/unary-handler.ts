@@ -86,7 +86,11 @@ export function unaryHandler(opts: {
     req.on("data", (chunk: Buffer) => chunks.push(chunk));
     req.once("end", () => {
       const body = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
-      void handle(entry, req, res, body);
+      // handle() answers every failure of the call itself; what is left (the stream gone
+      // while the answer is written) ends the stream, never the process.
+      handle(entry, req, res, body).catch((err: unknown) => {
+        if (!res.destroyed) res.stream.destroy(err instanceof Error ? err : undefined);
+      });
     });
   };
 }

@@ -27,6 +27,22 @@ afterAll(async () => {
 });
 
 describe("on a real Postgres", () => {
+  it("prepares a repeated statement once per connection, but not a batch whose text varies", async () => {
+    const db = open("prepared", 1);
+    await db.exec("CREATE SCHEMA IF NOT EXISTS prepared");
+    const prepared = () =>
+      db.tx((q) => q.query<{ statement: string }>("SELECT statement FROM pg_prepared_statements ORDER BY name"));
+    for (let i = 0; i < 3; i++) expect(await db.query("SELECT $1::int + 1 AS n", [i])).toEqual([{ n: i + 1 }]);
+    const many = Array.from({ length: 40 }, (_, i) => i);
+    const placeholders = many.map((i) => `$${i + 1}::int`).join(" + ");
+    expect(await db.query(`SELECT ${placeholders} AS n`, many)).toEqual([{ n: 780 }]);
+    const statements = (await prepared()).map((r) => r.statement);
+    // The repeated one once; the 40-parameter one not at all; the look-up itself once.
+    expect(statements.filter((s) => s === "SELECT $1::int + 1 AS n")).toHaveLength(1);
+    expect(statements.some((s) => s.includes("$40"))).toBe(false);
+    expect(statements).toHaveLength(2);
+  });
+
   it("applies migrations once when several replicas start together", async () => {
     const replicas = Array.from({ length: 4 }, () => open("racing", 2));
     const applied = await Promise.all(replicas.map((db) => migrate(db, [kitMigrations])));
