@@ -152,6 +152,7 @@ async function handle(
   const ctx = new CallContext(entry.method, req, res, timeout.timeoutMs);
   let status = 200;
   let out: Uint8Array;
+  let failure: ConnectError | undefined;
   try {
     if (timeout.error) throw timeout.error;
     let input: unknown;
@@ -179,15 +180,14 @@ async function handle(
     copyHeaders(response.trailer, ctx.responseTrailer);
     out = toBinary(entry.method.output, response.message);
   } catch (e) {
-    const error =
+    failure =
       e instanceof ConnectError ? e : new ConnectError("internal error", Code.Internal, undefined, undefined, e);
-    ctx.end(error);
-    status = codeToHttpStatus(error.code);
+    status = codeToHttpStatus(failure.code);
     ctx.responseHeader.set("content-type", "application/json");
-    for (const [key, value] of error.metadata) ctx.responseHeader.set(key, value);
-    out = errorToJsonBytes(error, {});
+    for (const [key, value] of failure.metadata) ctx.responseHeader.set(key, value);
+    out = errorToJsonBytes(failure, {});
   }
-  ctx.end(undefined);
+  ctx.end(failure);
   if (res.destroyed || res.stream.closed) return;
   // Trailers of a unary Connect response travel as headers prefixed "trailer-" (Connect-ES's trailerMux).
   const headers: http2.OutgoingHttpHeaders = {};
@@ -274,7 +274,6 @@ class CallContext {
 
   /** The call is over: an error aborts the signal (as Connect-ES does); success leaves it be. */
   end(error: ConnectError | undefined): void {
-    if (this.ended) return;
     this.ended = true;
     if (this.timer) clearTimeout(this.timer);
     if (this.onClose) this.res.off("close", this.onClose);

@@ -37,13 +37,15 @@ export function unaryTransport(opts: {
   streaming: Transport;
 }): Transport {
   const sessions = new Http2SessionManager(opts.baseUrl);
-  const path = new URL(opts.baseUrl).pathname.replace(/\/$/, "");
   const urlBase = opts.baseUrl.replace(/\/$/, "");
+  // A request's :path is its url past the scheme and authority, as written in the base URL
+  // (which may carry a path prefix).
+  const authorityEnd = urlBase.length - new URL(urlBase).pathname.replace(/\/$/, "").length;
   // Connect-ES's applyInterceptors, which the package does not export: the first wraps outermost.
   const chain = (next: (req: UnaryRequest) => Promise<UnaryResponse>) =>
     opts.interceptors.reduceRight((n, interceptor) => interceptor(n as never) as typeof next, next);
 
-  const send = chain((req) => call(sessions, path, req));
+  const send = chain((req) => call(sessions, req.url.slice(authorityEnd), req));
 
   return {
     unary(method, signal, timeoutMs, header, message, contextValues) {
@@ -59,7 +61,7 @@ export function unaryTransport(opts: {
         message: isMessage(message, method.input) ? message : create(method.input, message as never),
         signal: signal ?? NEVER,
       };
-      return send(withDeadline(req, deadline)) as never;
+      return send(req) as never;
     },
     stream: (...args) => opts.streaming.stream(...args),
   };
@@ -68,31 +70,32 @@ export function unaryTransport(opts: {
 /** The signal of a call its caller cannot cancel; never aborted, so shared. */
 const NEVER = new AbortController().signal;
 
-/** Carries the call's deadline to `call` without an AbortSignal per call. */
-const DEADLINE = Symbol("deadline");
-type TimedRequest = UnaryRequest & { [DEADLINE]?: number };
-
-function withDeadline(req: UnaryRequest, deadline: number | undefined): UnaryRequest {
-  if (deadline !== undefined) (req as TimedRequest)[DEADLINE] = deadline;
-  return req;
-}
-
-function call(sessions: Http2SessionManager, basePath: string, req: UnaryRequest): Promise<UnaryResponse> {
+/**
+ * One call on the session: its deadline is the `connect-timeout-ms` the request carries (set
+ * from the call's timeout, and what the server enforces too), timed here without an
+ * AbortSignal per call.
+ */
+function call(sessions: Http2SessionManager, path: string, req: UnaryRequest): Promise<UnaryResponse> {
   const body = toBinary(req.method.input, req.message);
   const headers: http2.OutgoingHttpHeaders = {};
   req.header.forEach((value, name) => {
     headers[name] = value;
   });
-  const deadline = (req as TimedRequest)[DEADLINE];
+  const timeout = req.header.get("connect-timeout-ms");
+  const deadline = timeout === null ? undefined : Number(timeout);
   return new Promise<UnaryResponse>((resolve, reject) => {
     let stream: http2.ClientHttp2Stream | undefined;
     let timer: NodeJS.Timeout | undefined;
     let settled = false;
-    const fail = (err: ConnectError) => {
-      if (settled) return;
+    const settle = (): boolean => {
+      if (settled) return false;
       settled = true;
       if (timer) clearTimeout(timer);
-      req.signal.removeEventListener("abort", onAbort);
+      if (req.signal !== NEVER) req.signal.removeEventListener("abort", onAbort);
+      return true;
+    };
+    const fail = (err: ConnectError) => {
+      if (!settle()) return;
       if (stream && !stream.closed) stream.close(http2.constants.NGHTTP2_CANCEL);
       reject(err);
     };
@@ -105,7 +108,7 @@ function call(sessions: Http2SessionManager, basePath: string, req: UnaryRequest
         deadline,
       );
     }
-    sessions.request("POST", `${basePath}/${req.method.parent.typeName}/${req.method.name}`, headers, {}).then(
+    sessions.request("POST", path, headers, {}).then(
       (s) => {
         stream = s;
         if (settled) return void s.close(http2.constants.NGHTTP2_CANCEL);
@@ -125,10 +128,9 @@ function call(sessions: Http2SessionManager, basePath: string, req: UnaryRequest
           try {
             const bytes = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
             const [head, trailer] = response ?? [new Headers(), new Headers()];
-            resolve(respond(req, status, head, trailer, bytes));
-            settled = true;
-            if (timer) clearTimeout(timer);
-            if (req.signal !== NEVER) req.signal.removeEventListener("abort", onAbort);
+            const answer = respond(req, status, head, trailer, bytes);
+            settle();
+            resolve(answer);
           } catch (err) {
             fail(ConnectError.from(err));
           }
