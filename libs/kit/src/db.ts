@@ -19,6 +19,16 @@ export interface Queryable {
   query<T = Row>(sql: string, params?: unknown[]): Promise<T[]>;
   /** Runs a script of several statements without parameters (migrations). */
   exec(sql: string): Promise<void>;
+  /**
+   * An INSERT, UPDATE or DELETE whose result nobody reads, of rows no other deferred write of
+   * the transaction touches (an outbox row, the idempotency record). In a transaction it goes
+   * out just before the next statement, or the COMMIT, together with the other writes deferred
+   * meanwhile: one statement (data-modifying CTEs), one round trip for all of them. Only in a
+   * transaction (`db.tx`); outside one it throws. Its failure surfaces from the call that sends
+   * it (or from `tx`), after `mapError` (which returns the error to throw instead, or
+   * undefined) had its say.
+   */
+  defer(sql: string, params?: unknown[], mapError?: (err: unknown) => unknown): void;
 }
 
 /**
@@ -71,15 +81,119 @@ interface Statements {
  * past it (or with the caller gone) the work stops with DeadlineExceeded rather than running on unseen.
  */
 function deadlineChecked(driver: Statements): Queryable {
+  const query = async <T>(sql: string, params?: unknown[]) => {
+    checkCallDeadline();
+    return (await driver.rows(sql, params)) as T[];
+  };
   return {
-    query: async <T>(sql: string, params?: unknown[]) => {
-      checkCallDeadline();
-      return (await driver.rows(sql, params)) as T[];
-    },
+    query,
     exec: async (sql: string) => {
       checkCallDeadline();
       await driver.script(sql);
     },
+    // Outside a transaction there is nothing to ride with, and no later call to report a failure.
+    defer: () => {
+      throw new Error("defer() needs a transaction (db.tx); use query() outside one");
+    },
+  };
+}
+
+interface DeferredWrite {
+  sql: string;
+  params: unknown[];
+  mapError: ((err: unknown) => unknown) | undefined;
+}
+
+// A write that can ride in a WITH clause: a plain INSERT, UPDATE or DELETE without quoted text
+// (whose `$n` the renumbering below could not tell from a parameter).
+const COMBINABLE = /^\s*(?:INSERT|UPDATE|DELETE)\b[^'"]*$/i;
+
+/**
+ * Several deferred writes as one statement: all but the last as data-modifying CTEs, their
+ * parameters renumbered after those before them. Postgres runs every part of it on one
+ * snapshot, which is why deferred writes must not depend on each other or share rows.
+ */
+export function combineWrites(writes: readonly { sql: string; params: readonly unknown[] }[]): {
+  sql: string;
+  params: unknown[];
+} {
+  if (writes.length === 1) return { sql: writes[0]!.sql, params: [...writes[0]!.params] };
+  const params: unknown[] = [];
+  const parts = writes.map((w) => {
+    const offset = params.length;
+    params.push(...w.params);
+    return w.sql.trim().replace(/\$(\d+)/g, (_m, n: string) => `$${Number(n) + offset}`);
+  });
+  const last = parts.pop() as string;
+  return { sql: `WITH ${parts.map((p, i) => `deferred_${i} AS (${p})`).join(", ")} ${last}`, params };
+}
+
+const TARGET_TABLE = /^\s*(?:INSERT\s+INTO|UPDATE|DELETE\s+FROM)\s+([\w.]+)/i;
+
+/**
+ * Deferred writes in the order given, cut into runs that can go out as one statement each: a
+ * run never holds two writes to one table, because the parts of one statement run in no set
+ * order, and the outbox's rows must get their sequence numbers in the order they were written.
+ */
+function combinable(writes: readonly DeferredWrite[]): DeferredWrite[][] {
+  const runs: DeferredWrite[][] = [];
+  let run: DeferredWrite[] = [];
+  const tables = new Set<string>();
+  for (const w of writes) {
+    const table = COMBINABLE.test(w.sql) ? TARGET_TABLE.exec(w.sql)?.[1]?.toLowerCase() : undefined;
+    if (run.length > 0 && (table === undefined || tables.has(table))) {
+      runs.push(run);
+      run = [];
+      tables.clear();
+    }
+    run.push(w);
+    if (table === undefined) {
+      runs.push(run);
+      run = [];
+      tables.clear();
+    } else tables.add(table);
+  }
+  if (run.length > 0) runs.push(run);
+  return runs;
+}
+
+/**
+ * The Queryable of a transaction, with `defer`: the writes deferred so far go out before any
+ * other statement, and `flush()` sends the rest before COMMIT. On this kind of machine a round
+ * trip to Postgres costs more CPU on both sides than the statement it carries.
+ */
+function deferring(q: Queryable, combined: Queryable = q): Queryable & { flush(): Promise<void> } {
+  let pending: DeferredWrite[] = [];
+  async function flush(): Promise<void> {
+    if (pending.length === 0) return;
+    const writes = pending;
+    pending = [];
+    try {
+      for (const group of combinable(writes)) {
+        const { sql, params } = combineWrites(group);
+        await combined.query(sql, params);
+      }
+    } catch (err) {
+      for (const w of writes) {
+        const mapped = w.mapError?.(err);
+        if (mapped !== undefined && mapped !== err) throw mapped;
+      }
+      throw err;
+    }
+  }
+  return {
+    query: async <T>(sql: string, params?: unknown[]) => {
+      await flush();
+      return q.query<T>(sql, params);
+    },
+    exec: async (sql: string) => {
+      await flush();
+      await q.exec(sql);
+    },
+    defer: (sql, params, mapError) => {
+      pending.push({ sql, params: params ?? [], mapError });
+    },
+    flush,
   };
 }
 
@@ -233,10 +347,11 @@ export function openPg({ url, schema, max = 10, logger, connectTimeoutMs = 5000 
     client.on("error", (err) => quiet?.failure("db.connection", err, "database: a connection was lost"));
   });
   const nameOf = statementNames();
-  const on = (client: pg.Pool | pg.PoolClient): Queryable =>
+  // `prepareAny`: deferred writes combined, whose text is fixed per write however many parameters it has.
+  const on = (client: pg.Pool | pg.PoolClient, prepareAny = false): Queryable =>
     deadlineChecked({
       rows: async (sql, params) => {
-        const name = nameOf(sql, params);
+        const name = nameOf(sql, prepareAny ? undefined : params);
         const values = params as unknown[] | undefined;
         return (await (name === undefined ? client.query(sql, values) : client.query({ name, text: sql, values })))
           .rows;
@@ -249,6 +364,7 @@ export function openPg({ url, schema, max = 10, logger, connectTimeoutMs = 5000 
     kind: "pg",
     query: root.query,
     exec: root.exec,
+    defer: root.defer,
     async tx(fn, options) {
       const client = await pool.connect();
       // While checked out the client has no listener of the pool's: a connection lost now
@@ -263,7 +379,9 @@ export function openPg({ url, schema, max = 10, logger, connectTimeoutMs = 5000 
       try {
         // After the wait for a connection, so the timeout is what remains now.
         await client.query(begin(options));
-        const result = await fn(on(client));
+        const q = deferring(on(client), on(client, true));
+        const result = await fn(q);
+        await q.flush();
         // A write past its deadline rolls back: its caller answered 504, so a retry must find nothing done.
         checkCallDeadline();
         await client.query("COMMIT");
@@ -333,9 +451,12 @@ export function pgliteDb(instance: PGlite, schema: string): Db {
     kind: "pglite",
     query: root.query,
     exec: root.exec,
+    defer: root.defer,
     tx: (fn) =>
       instance.transaction(async (t) => {
-        const result = await fn(on(t));
+        const q = deferring(on(t));
+        const result = await fn(q);
+        await q.flush();
         checkCallDeadline();
         return result;
       }),

@@ -118,7 +118,8 @@ export async function runIdempotent(
       return { status: row.status_code, body: row.response, replayed: true };
     }
     const result = await fn(q);
-    await q.query(
+    // Deferred: sent before the COMMIT with whatever `fn` deferred (its outbox rows), one round trip.
+    q.defer(
       `UPDATE ${table} SET status_code = $4, response = $5::jsonb WHERE token_id = $1 AND acting_org_id = $2 AND key = $3`,
       [...pk, result.status, JSON.stringify(result.body ?? null)],
     );

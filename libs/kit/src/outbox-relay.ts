@@ -131,9 +131,10 @@ export function startOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
         done += run.length;
       }
     } catch (err) {
+      // The claim marked them published: this takes it back for those that were not.
       const failed = rows.slice(done);
       await q.query(
-        `UPDATE ${s}.outbox SET attempts = attempts + 1, last_error = $2,
+        `UPDATE ${s}.outbox SET published_at = NULL, attempts = attempts + 1, last_error = $2,
            next_attempt_at = now() + LEAST($4::float8, $3::float8 * power(2, LEAST(attempts, 20))) * interval '1 millisecond'
          WHERE id = ANY($1::uuid[])`,
         [failed.map((r) => r.id), String((err as Error)?.message ?? err).slice(0, 1000), minBackoffMs, maxBackoffMs],
@@ -146,14 +147,9 @@ export function startOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
         );
       }
     }
-    if (done > 0) {
-      await q.query(`UPDATE ${s}.outbox SET published_at = now(), last_error = NULL WHERE id = ANY($1::uuid[])`, [
-        rows.slice(0, done).map((r) => r.id),
-      ]);
-      if (busDown && done === rows.length) {
-        busDown = false;
-        logger.info({ topic }, "outbox: publishing recovered");
-      }
+    if (busDown && done > 0 && done === rows.length) {
+      busDown = false;
+      logger.info({ topic }, "outbox: publishing recovered");
     }
     return done;
   }
@@ -166,22 +162,28 @@ export function startOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
     return untraced(() =>
       db.tx(
         async (q) => {
-          // The advisory lock (which keeps replicas apart) is taken in the claiming statement itself:
-          // one round trip fewer per round. Without the lock the statement finds nothing.
-          // A row waits while an older unpublished row of its topic is backing off.
-          const rows = await q.query<OutboxRow>(
-            `WITH relay AS MATERIALIZED (SELECT pg_try_advisory_xact_lock(hashtext($2)) AS locked)
-         SELECT o.id, o.topic, o.key, o.type, o.source, o.subject, o.time, o.traceparent, o.data
-         FROM ${s}.outbox o, relay
-         WHERE relay.locked AND o.published_at IS NULL AND o.next_attempt_at <= now()
-           AND NOT EXISTS (
-             SELECT 1 FROM ${s}.outbox b
-             WHERE b.published_at IS NULL AND b.topic = o.topic AND b.seq < o.seq AND b.next_attempt_at > now())
-         ORDER BY o.seq
-         LIMIT $1
-         FOR UPDATE OF o SKIP LOCKED`,
+          // One statement takes the advisory lock (which keeps replicas apart; without it the
+          // statement finds nothing), claims the due rows and marks them published, all under
+          // this transaction: a publish that fails takes the mark back (publishTopic) and a crash
+          // rolls it back, so the round costs BEGIN, this, and COMMIT. A row waits while an
+          // older unpublished row of its topic is backing off.
+          const claimed = await q.query<OutboxRow & { seq: number }>(
+            `WITH relay AS MATERIALIZED (SELECT pg_try_advisory_xact_lock(hashtext($2)) AS locked),
+         due AS (
+           SELECT o.id FROM ${s}.outbox o, relay
+           WHERE relay.locked AND o.published_at IS NULL AND o.next_attempt_at <= now()
+             AND NOT EXISTS (
+               SELECT 1 FROM ${s}.outbox b
+               WHERE b.published_at IS NULL AND b.topic = o.topic AND b.seq < o.seq AND b.next_attempt_at > now())
+           ORDER BY o.seq
+           LIMIT $1
+           FOR UPDATE OF o SKIP LOCKED)
+         UPDATE ${s}.outbox o SET published_at = now(), last_error = NULL FROM due WHERE o.id = due.id
+         RETURNING o.seq, o.id, o.topic, o.key, o.type, o.source, o.subject, o.time, o.traceparent, o.data`,
             [batchSize, `outbox-relay:${s}`],
           );
+          // RETURNING has no order: published in the order they were written.
+          const rows = claimed.sort((a, b) => Number(a.seq) - Number(b.seq));
           const byTopic = new Map<string, OutboxRow[]>();
           for (const row of rows) {
             const list = byTopic.get(row.topic);

@@ -31,7 +31,9 @@ export async function enqueueEvent(q: Queryable, schema: string, e: OutboxEvent)
   const id = randomUUID();
   const carrier: Record<string, string> = {};
   propagation.inject(context.active(), carrier);
-  await q.query(
+  // Deferred: it goes to Postgres with the transaction's next statement or before its COMMIT,
+  // in the same round trip as the other deferred writes (the idempotency record).
+  q.defer(
     `INSERT INTO ${schema}.outbox (id, topic, key, type, source, subject, time, traceparent, data)
      VALUES ($1, $2, $3, $4, $5, $6, COALESCE($7::timestamptz, now()), $8, $9::jsonb)`,
     [

@@ -43,6 +43,34 @@ describe("on a real Postgres", () => {
     expect(statements).toHaveLength(2);
   });
 
+  it("sends a transaction's deferred writes as one prepared statement before its COMMIT", async () => {
+    const db = open("deferred", 1);
+    await db.exec(`CREATE SCHEMA IF NOT EXISTS deferred;
+      CREATE TABLE deferred.events (seq int GENERATED ALWAYS AS IDENTITY, name text NOT NULL, data jsonb);
+      CREATE TABLE deferred.keys (key text PRIMARY KEY, response jsonb)`);
+    for (const n of [1, 2]) {
+      await db.tx(async (q) => {
+        await q.query("INSERT INTO deferred.keys (key) VALUES ($1)", [`k${n}`]);
+        q.defer("INSERT INTO deferred.events (name, data) VALUES ($1, $2::jsonb)", [`e${n}`, JSON.stringify({ n })]);
+        q.defer("UPDATE deferred.keys SET response = $2::jsonb WHERE key = $1", [`k${n}`, JSON.stringify({ ok: n })]);
+      });
+    }
+    expect(await db.query("SELECT name, data FROM deferred.events ORDER BY seq")).toEqual([
+      { name: "e1", data: { n: 1 } },
+      { name: "e2", data: { n: 2 } },
+    ]);
+    expect(await db.query("SELECT key, response FROM deferred.keys ORDER BY key")).toEqual([
+      { key: "k1", response: { ok: 1 } },
+      { key: "k2", response: { ok: 2 } },
+    ]);
+    const statements = await db.tx((q) =>
+      q.query<{ statement: string }>(
+        "SELECT statement FROM pg_prepared_statements WHERE statement LIKE 'WITH deferred_0%'",
+      ),
+    );
+    expect(statements).toHaveLength(1);
+  });
+
   it("applies migrations once when several replicas start together", async () => {
     const replicas = Array.from({ length: 4 }, () => open("racing", 2));
     const applied = await Promise.all(replicas.map((db) => migrate(db, [kitMigrations])));

@@ -296,7 +296,9 @@ describe("storage guards", () => {
     const { deal } = await deals().createDeal(aDeal({ crmSourceId: "guarded-1" }));
     const stored = await txStore(t.db).findDeal(org.orgId, deal?.id ?? "");
     if (!stored) throw new Error("deal not stored");
-    await expect(txStore(t.db).insertDeal({ ...stored, id: newId("deal_") })).rejects.toMatchObject({
+    // A store write runs in a transaction (it is deferred to the statement before COMMIT).
+    const insert = t.db.tx((q) => txStore(q).insertDeal({ ...stored, id: newId("deal_") }));
+    await expect(insert).rejects.toMatchObject({
       problemName: "source-ref-conflict",
     });
   });

@@ -161,8 +161,10 @@ export interface UpdateDeal {
 /** Changes the deal under the row lock, checks it against its schema again, and enqueues deal.updated. */
 export async function updateDeal(w: TxStore, cmd: UpdateDeal, now: Date) {
   const { orgId, id } = cmd;
-  const current = writableDeal(await w.lockDeal(orgId, id), id);
-  const schema = await schemaFor(w, orgId, cmd.schemaId ?? current.schemaId);
+  const locked = await w.lockDealForUpdate(orgId, id);
+  const current = writableDeal(locked?.deal, id);
+  const schemaId = cmd.schemaId ?? current.schemaId;
+  const schema = locked?.schema && locked.schema.id === schemaId ? locked.schema : await schemaFor(w, orgId, schemaId);
   const amount = cmd.amount === undefined ? amountInputOf(current.amount) : cmd.amount;
   const customFields = mergeCustomFields(current.customFields, cmd.customFieldsPatch);
   const checked = checkAgainstSchema(schema, { stage: cmd.stage ?? current.stage, amount, customFields });
@@ -184,7 +186,8 @@ export async function updateDeal(w: TxStore, cmd: UpdateDeal, now: Date) {
     updatedAt: now,
   };
   await w.updateDeal(deal);
-  const message = await dealDetail(w, deal);
+  // Insight records are appended under this same row lock, so those read with it are current.
+  const message = dealMessage(deal, { insightIds: insightIdsOf(locked?.insights ?? []) });
   await w.enqueue(dealUpdatedEvent({ ...message, id: deal.id, orgId }, current.stage, now));
   return { deal: message };
 }

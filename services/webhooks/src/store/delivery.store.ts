@@ -75,7 +75,8 @@ export interface DeliveryStore {
   /**
    * Records how claimed attempts ended (those stillLeased returned, with their subscriptions
    * locked by lockForSettlement), the retries that follow, and each subscription's failure
-   * run after the last of them: a few statements for any number of attempts.
+   * run after the last of them: one statement for any number of attempts, and a second when
+   * some subscription is disabled.
    */
   completeAll(
     done: readonly { claimed: ClaimedAttempt; completion: Completion; nextId: string }[],
@@ -97,7 +98,11 @@ export function deliveryStore(q: Queryable): DeliveryStore {
       // hundred or a million attempts wait (migration 006's indexes). Endpoints take turns by
       // their oldest due attempt.
       const due = "a.status = 'pending' AND a.scheduled_at <= $1 AND (a.leased_until IS NULL OR a.leased_until <= $1)";
-      const ids = await q.query<{ id: string }>(
+      // One statement, one round trip: the claim (the UPDATE in `claimed`) and what sending
+      // needs. The attempts come from its RETURNING, as the claim left them (the statement's one
+      // snapshot would show webhooks.attempts as before it), with their events and subscriptions
+      // as the claim saw them. In no particular order: the worker queues them per endpoint.
+      const rows = await q.query(
         `WITH endpoints AS (
            SELECT DISTINCT s.endpoint_origin FROM webhooks.subscriptions s
             WHERE EXISTS (SELECT 1 FROM webhooks.attempts a WHERE a.subscription_id = s.id AND ${due}
@@ -125,22 +130,18 @@ export function deliveryStore(q: Queryable): DeliveryStore {
            ) p
            ORDER BY p.scheduled_at, p.id
            LIMIT $4
+         ), claimed AS (
+           -- Due again under the row lock: a claim that raced ours never takes the same attempt.
+           UPDATE webhooks.attempts a SET leased_until = $2, leased_by = $5 FROM picked
+            WHERE a.id = picked.id AND ${due}
+           RETURNING a.*
          )
-         -- Due again under the row lock: a claim that raced ours never takes the same attempt.
-         UPDATE webhooks.attempts a SET leased_until = $2, leased_by = $5 FROM picked
-          WHERE a.id = picked.id AND ${due}
-         RETURNING a.id`,
-        [now, leasedUntil, perEndpoint, limit, leasedBy ?? null],
-      );
-      if (ids.length === 0) return [];
-      const rows = await q.query(
-        `SELECT a.*, e.type AS event_type, e.data AS event_data, e.occurred_at AS event_occurred_at,
+         SELECT c.*, e.type AS event_type, e.data AS event_data, e.occurred_at AS event_occurred_at,
                 e.traceparent AS event_traceparent, to_jsonb(s) AS subscription
-           FROM webhooks.attempts a
-           JOIN webhooks.events e ON e.id = a.event_id
-           JOIN webhooks.subscriptions s ON s.id = a.subscription_id
-          WHERE a.id = ANY($1::text[])`,
-        [ids.map((r) => r.id)],
+           FROM claimed c
+           JOIN webhooks.events e ON e.id = c.event_id
+           JOIN webhooks.subscriptions s ON s.id = c.subscription_id`,
+        [now, leasedUntil, perEndpoint, limit, leasedBy ?? null],
       );
       return rows.map((r: Row) => ({
         attempt: toAttempt(r),
@@ -199,13 +200,37 @@ export function deliveryStore(q: Queryable): DeliveryStore {
     ): Promise<void> {
       if (done.length === 0) return;
       const iso = (d: Date | null | undefined) => (d ? d.toISOString() : null);
+      const retries = done.filter((d) => d.completion.retryAt);
+      const subs = [...runs.entries()];
+      // One statement (one round trip) whatever the batch holds: the outcomes, the retries that
+      // follow (none: empty arrays, nothing inserted) and the failure runs. Its parts run on one
+      // snapshot and touch different rows: the outcomes update the attempts that ended, the
+      // retries are new rows (their subscriptions only get the key share of the foreign key
+      // check), the runs update the subscriptions, which lockForSettlement holds already.
+      // One retry chain per event and subscription has one pending attempt at a time, so the
+      // numbers computed from the snapshot never collide within the batch (the outcomes leave
+      // `attempt` alone).
       await q.query(
-        `UPDATE webhooks.attempts a SET status = c.status, attempted_at = c.attempted_at,
-           response_status = c.response_status, duration_ms = c.duration_ms, error = c.error,
-           next_retry_at = c.next_retry_at, leased_until = NULL, leased_by = NULL
-           FROM unnest($1::text[], $2::text[], $3::timestamptz[], $4::int[], $5::int[], $6::text[], $7::timestamptz[])
-             AS c(id, status, attempted_at, response_status, duration_ms, error, next_retry_at)
-          WHERE a.id = c.id`,
+        `WITH outcomes AS (
+           UPDATE webhooks.attempts a SET status = c.status, attempted_at = c.attempted_at,
+             response_status = c.response_status, duration_ms = c.duration_ms, error = c.error,
+             next_retry_at = c.next_retry_at, leased_until = NULL, leased_by = NULL
+             FROM unnest($1::text[], $2::text[], $3::timestamptz[], $4::int[], $5::int[], $6::text[], $7::timestamptz[])
+               AS c(id, status, attempted_at, response_status, duration_ms, error, next_retry_at)
+            WHERE a.id = c.id
+         ), retries AS (
+           INSERT INTO webhooks.attempts (id, subscription_id, event_id, attempt, trigger, status, scheduled_at,
+             retry_step, created_at)
+           SELECT r.id, r.subscription_id, r.event_id,
+                  (SELECT COALESCE(max(x.attempt), 0) + 1 FROM webhooks.attempts x
+                    WHERE x.subscription_id = r.subscription_id AND x.event_id = r.event_id),
+                  'retry', 'pending', r.scheduled_at, r.retry_step, r.created_at
+             FROM unnest($8::text[], $9::text[], $10::text[], $11::timestamptz[], $12::int[], $13::timestamptz[])
+               AS r(id, subscription_id, event_id, scheduled_at, retry_step, created_at)
+         )
+         UPDATE webhooks.subscriptions s SET failing_since = c.failing_since, last_failure_at = c.last_failure_at
+           FROM unnest($14::text[], $15::timestamptz[], $16::timestamptz[]) AS c(id, failing_since, last_failure_at)
+          WHERE s.id = c.id`,
         [
           done.map((d) => d.claimed.attempt.id),
           done.map((d) => d.completion.status),
@@ -214,42 +239,19 @@ export function deliveryStore(q: Queryable): DeliveryStore {
           done.map((d) => d.completion.durationMs),
           done.map((d) => d.completion.error),
           done.map((d) => iso(d.completion.retryAt)),
-        ],
-      );
-      const retries = done.filter((d) => d.completion.retryAt);
-      if (retries.length > 0) {
-        // One retry chain per event and subscription has one pending attempt at a time, so
-        // the numbers computed here never collide within the batch.
-        await q.query(
-          `INSERT INTO webhooks.attempts (id, subscription_id, event_id, attempt, trigger, status, scheduled_at,
-             retry_step, created_at)
-           SELECT r.id, r.subscription_id, r.event_id,
-                  (SELECT COALESCE(max(x.attempt), 0) + 1 FROM webhooks.attempts x
-                    WHERE x.subscription_id = r.subscription_id AND x.event_id = r.event_id),
-                  'retry', 'pending', r.scheduled_at, r.retry_step, r.created_at
-             FROM unnest($1::text[], $2::text[], $3::text[], $4::timestamptz[], $5::int[], $6::timestamptz[])
-               AS r(id, subscription_id, event_id, scheduled_at, retry_step, created_at)`,
-          [
-            retries.map((d) => d.nextId),
-            retries.map((d) => d.claimed.attempt.subscriptionId),
-            retries.map((d) => d.claimed.attempt.eventId),
-            retries.map((d) => iso(d.completion.retryAt)),
-            retries.map((d) => (d.claimed.attempt.retryStep ?? 0) + 1),
-            retries.map((d) => d.completion.attemptedAt.toISOString()),
-          ],
-        );
-      }
-      const subs = [...runs.entries()];
-      await q.query(
-        `UPDATE webhooks.subscriptions s SET failing_since = c.failing_since, last_failure_at = c.last_failure_at
-           FROM unnest($1::text[], $2::timestamptz[], $3::timestamptz[]) AS c(id, failing_since, last_failure_at)
-          WHERE s.id = c.id`,
-        [
+          retries.map((d) => d.nextId),
+          retries.map((d) => d.claimed.attempt.subscriptionId),
+          retries.map((d) => d.claimed.attempt.eventId),
+          retries.map((d) => iso(d.completion.retryAt)),
+          retries.map((d) => (d.claimed.attempt.retryStep ?? 0) + 1),
+          retries.map((d) => d.completion.attemptedAt.toISOString()),
           subs.map(([id]) => id),
           subs.map(([, r]) => iso(r.run.failingSince)),
           subs.map(([, r]) => iso(r.run.lastFailureAt)),
         ],
       );
+      // Apart, after the runs: it updates the same subscription rows, which one statement must
+      // not update twice. Rare (a subscription is disabled once).
       const disabled = subs.filter(([, r]) => r.disable);
       if (disabled.length > 0) {
         await q.query(
