@@ -41,6 +41,12 @@ export interface Db extends Queryable {
   /** One transaction: committed when `fn` resolves, rolled back when it throws. */
   tx<T>(fn: (q: Queryable) => Promise<T>, options?: TxOptions): Promise<T>;
   /**
+   * Each statement its own transaction, committed the way `lazyCommit` commits (see TxOptions:
+   * bookkeeping whose loss only makes work happen again), without a BEGIN and a COMMIT of its
+   * own: one round trip where `tx(fn, { lazyCommit: true })` of one statement takes three.
+   */
+  readonly lazy: Queryable;
+  /**
    * LISTENs on `channel` (lower-case identifier): `signal("notify")` for each NOTIFY, delivered
    * once the notifying transaction committed; `"ready"` when listening starts or resumes after
    * a lost connection (notifications meanwhile are lost: catch up then); `"lost"` when the
@@ -321,31 +327,41 @@ function begin(options: TxOptions | undefined): string {
   return `BEGIN${timeout}${options?.lazyCommit ? "; SET LOCAL synchronous_commit = off" : ""}`;
 }
 
+/** Connections of a pool's `lazy` side: it serves single bookkeeping statements, one at a time per caller. */
+const LAZY_POOL_SIZE = 2;
+
 export function openPg({ url, schema, max = 10, logger, connectTimeoutMs = 5000 }: PgOptions): Db {
   checkSchema(schema);
   const types = {
     getTypeParser: (oid: number, format?: "text" | "binary") =>
       oid === INT8_OID ? (v: string) => Number(v) : pg.types.getTypeParser(oid, format),
   };
-  const pool = new pg.Pool({
-    connectionString: url,
-    max,
-    types: types as pg.CustomTypesConfig,
-    // Without it a request waits for a free connection forever while the database is away.
-    connectionTimeoutMillis: connectTimeoutMs,
-    keepAlive: true,
-  });
-  // An idle client's error (server restart, pg_terminate_backend) must not crash the process;
-  // the pool drops that client and opens another on demand.
   const quiet = logger && quietLog(logger);
-  pool.on("error", (err) => quiet?.failure("db.idle-connection", err, "database: an idle connection was lost"));
-  // Every client keeps a listener of its own from its first moment: between the pool handing
-  // it out and the borrower's listener there is a gap (a terminated backend's error can arrive
-  // in the same read as the end of its connection handshake), and an 'error' event nobody
-  // listens to ends the process. The failed query that follows tells the borrower.
-  pool.on("connect", (client) => {
-    client.on("error", (err) => quiet?.failure("db.connection", err, "database: a connection was lost"));
-  });
+  const newPool = (size: number, options?: string) => {
+    const created = new pg.Pool({
+      connectionString: url,
+      max: size,
+      types: types as pg.CustomTypesConfig,
+      // Without it a request waits for a free connection forever while the database is away.
+      connectionTimeoutMillis: connectTimeoutMs,
+      keepAlive: true,
+      ...(options ? { options } : {}),
+    });
+    // An idle client's error (server restart, pg_terminate_backend) must not crash the process;
+    // the pool drops that client and opens another on demand.
+    created.on("error", (err) => quiet?.failure("db.idle-connection", err, "database: an idle connection was lost"));
+    // Every client keeps a listener of its own from its first moment: between the pool handing
+    // it out and the borrower's listener there is a gap (a terminated backend's error can arrive
+    // in the same read as the end of its connection handshake), and an 'error' event nobody
+    // listens to ends the process. The failed query that follows tells the borrower.
+    created.on("connect", (client) => {
+      client.on("error", (err) => quiet?.failure("db.connection", err, "database: a connection was lost"));
+    });
+    return created;
+  };
+  const pool = newPool(max);
+  // Opened on first use: most processes never ask for it.
+  let lazyPool: pg.Pool | undefined;
   const nameOf = statementNames();
   // `prepareAny`: deferred writes combined, whose text is fixed per write however many parameters it has.
   const on = (client: pg.Pool | pg.PoolClient, prepareAny = false): Queryable =>
@@ -359,12 +375,21 @@ export function openPg({ url, schema, max = 10, logger, connectTimeoutMs = 5000 
       script: (sql) => client.query(sql),
     });
   const root = on(pool);
+  // A connection's own setting, so a statement run alone commits lazily without BEGIN and COMMIT.
+  const lazy: Queryable = {
+    ...root,
+    query: (sql, params) => {
+      lazyPool ??= newPool(LAZY_POOL_SIZE, "-c synchronous_commit=off");
+      return on(lazyPool).query(sql, params);
+    },
+  };
   return {
     schema,
     kind: "pg",
     query: root.query,
     exec: root.exec,
     defer: root.defer,
+    lazy,
     async tx(fn, options) {
       const client = await pool.connect();
       // While checked out the client has no listener of the pool's: a connection lost now
@@ -398,7 +423,9 @@ export function openPg({ url, schema, max = 10, logger, connectTimeoutMs = 5000 
       }
     },
     listen: (channel, signal) => pgListen(url, types, checkChannel(channel), signal),
-    close: () => pool.end(),
+    close: async () => {
+      await Promise.all([pool.end(), lazyPool?.end()]);
+    },
   };
 }
 
@@ -452,6 +479,8 @@ export function pgliteDb(instance: PGlite, schema: string): Db {
     query: root.query,
     exec: root.exec,
     defer: root.defer,
+    // PGlite has no disk flush worth sparing.
+    lazy: root,
     tx: (fn) =>
       instance.transaction(async (t) => {
         const q = deferring(on(t));

@@ -71,6 +71,19 @@ describe("on a real Postgres", () => {
     expect(statements).toHaveLength(1);
   });
 
+  it("commits a statement on its lazy side without waiting for the disk, and nothing else", async () => {
+    const db = open("lazy", 1);
+    const setting = (q: { query: Db["query"] }) =>
+      q.query<{ synchronous_commit: string }>("SHOW synchronous_commit").then((r) => r[0]?.synchronous_commit);
+    expect(await setting(db.lazy)).toBe("off");
+    expect(await setting(db)).toBe("on");
+    expect(await db.tx((q) => setting(q))).toBe("on");
+    await db.exec("CREATE SCHEMA IF NOT EXISTS lazy; CREATE TABLE lazy.leases (id int PRIMARY KEY, until int)");
+    await db.lazy.query("INSERT INTO lazy.leases VALUES ($1, $2)", [1, 10]);
+    // Committed on its own: visible to every other connection at once.
+    expect(await db.query("SELECT until FROM lazy.leases WHERE id = 1")).toEqual([{ until: 10 }]);
+  });
+
   it("applies migrations once when several replicas start together", async () => {
     const replicas = Array.from({ length: 4 }, () => open("racing", 2));
     const applied = await Promise.all(replicas.map((db) => migrate(db, [kitMigrations])));
