@@ -376,12 +376,16 @@ export function openPg({ url, schema, max = 10, logger, connectTimeoutMs = 5000 
     });
   const root = on(pool);
   // A connection's own setting, so a statement run alone commits lazily without BEGIN and COMMIT.
+  let lazySide: Queryable | undefined;
+  const lazyQueryable = () => {
+    lazyPool ??= newPool(LAZY_POOL_SIZE, "-c synchronous_commit=off");
+    lazySide ??= on(lazyPool);
+    return lazySide;
+  };
   const lazy: Queryable = {
-    ...root,
-    query: (sql, params) => {
-      lazyPool ??= newPool(LAZY_POOL_SIZE, "-c synchronous_commit=off");
-      return on(lazyPool).query(sql, params);
-    },
+    query: (sql, params) => lazyQueryable().query(sql, params),
+    exec: (sql) => lazyQueryable().exec(sql),
+    defer: root.defer,
   };
   return {
     schema,
