@@ -87,12 +87,11 @@ interface Statements {
  * past it (or with the caller gone) the work stops with DeadlineExceeded rather than running on unseen.
  */
 function deadlineChecked(driver: Statements): Queryable {
-  const query = async <T>(sql: string, params?: unknown[]) => {
-    checkCallDeadline();
-    return (await driver.rows(sql, params)) as T[];
-  };
   return {
-    query,
+    query: async <T>(sql: string, params?: unknown[]) => {
+      checkCallDeadline();
+      return (await driver.rows(sql, params)) as T[];
+    },
     exec: async (sql: string) => {
       checkCallDeadline();
       await driver.script(sql);

@@ -5,7 +5,7 @@ import { problem } from "@platform/kit/problems";
 import { type CustomFields, mergeCustomFields } from "../domain/custom-fields.js";
 import { type AmountInput, checkAgainstSchema } from "../domain/deal-input.js";
 import { type DealSchemaRecord, isTerminal, schemaVersionAfterUpdate } from "../domain/deal-schema.js";
-import type { DealRecord, MeetingRecord } from "../domain/model.js";
+import type { DealRecord, InsightRecordRow, MeetingRecord } from "../domain/model.js";
 import { dealCreatedEvent, dealUpdatedEvent } from "../events/outbox-events.js";
 import { dealMessage, insightIdsOf } from "../handlers/proto.js";
 import type { TxStore } from "../store/index.js";
@@ -90,8 +90,11 @@ export function dealReferences(crm: CrmReferences, directory: Directory, caller:
 
 /** The deal message with the ids of its insight records. */
 export async function dealDetail(reads: Pick<TxStore, "listDealInsights">, deal: DealRecord) {
-  return dealMessage(deal, { insightIds: insightIdsOf(await reads.listDealInsights(deal.id)) });
+  return detailOf(deal, await reads.listDealInsights(deal.id));
 }
+
+const detailOf = (deal: DealRecord, insights: InsightRecordRow[]) =>
+  dealMessage(deal, { insightIds: insightIdsOf(insights) });
 
 /** A new deal; its references were looked up before the transaction. */
 export interface CreateDeal {
@@ -187,7 +190,7 @@ export async function updateDeal(w: TxStore, cmd: UpdateDeal, now: Date) {
   };
   await w.updateDeal(deal);
   // Insight records are appended under this same row lock, so those read with it are current.
-  const message = dealMessage(deal, { insightIds: insightIdsOf(locked?.insights ?? []) });
+  const message = detailOf(deal, locked?.insights ?? []);
   await w.enqueue(dealUpdatedEvent({ ...message, id: deal.id, orgId }, current.stage, now));
   return { deal: message };
 }

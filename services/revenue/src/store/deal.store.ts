@@ -54,10 +54,11 @@ export interface LockedDeal {
   insights: InsightRecordRow[];
 }
 
-const DEAL_SELECT = `SELECT d.*, to_char(d.close_date, 'YYYY-MM-DD') AS close_date_text FROM revenue.deals d`;
+const DEAL_COLUMNS = "d.*, to_char(d.close_date, 'YYYY-MM-DD') AS close_date_text";
+const DEAL_SELECT = `SELECT ${DEAL_COLUMNS} FROM revenue.deals d`;
 
 // The schema and the insight records come as jsonb, whose timestamps are text.
-const LOCKED_DEAL = `SELECT d.*, to_char(d.close_date, 'YYYY-MM-DD') AS close_date_text,
+const LOCKED_DEAL = `SELECT ${DEAL_COLUMNS},
     (SELECT to_jsonb(s) FROM revenue.deal_schemas s WHERE s.org_id = d.org_id AND s.id = d.schema_id) AS schema_row,
     (SELECT COALESCE(jsonb_agg(to_jsonb(i)), '[]'::jsonb) FROM revenue.insight_records i WHERE i.deal_id = d.id)
       AS insight_rows
@@ -107,8 +108,7 @@ export function dealStore(q: Queryable): DealStore {
       if (filter.ownerUserId) where.push(`d.owner_user_id = ${p.add(filter.ownerUserId)}`);
       if (filter.closingBefore) where.push(`d.close_date <= ${p.add(filter.closingBefore)}::date`);
       if (filter.closingAfter) where.push(`d.close_date >= ${p.add(filter.closingAfter)}::date`);
-      const columns = "d.*, to_char(d.close_date, 'YYYY-MM-DD') AS close_date_text";
-      return keysetRows(q, { columns, from: "revenue.deals d", where, idExpr: "d.id" }, page, p, toDeal);
+      return keysetRows(q, { columns: DEAL_COLUMNS, from: "revenue.deals d", where, idExpr: "d.id" }, page, p, toDeal);
     },
     // Deferred (kit's Queryable.defer): the row goes out with the outbox row and the idempotency
     // record of the same write, one round trip for the three.
