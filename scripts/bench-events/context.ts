@@ -16,6 +16,7 @@ export const values = suiteArgs(
       attempts: "10000",
       rate: "100",
       seconds: "15",
+      warmup: "5",
       cap: "32",
       caps20: "8",
       concurrency: "128",
@@ -28,7 +29,7 @@ export const values = suiteArgs(
     dist: { type: "string" },
   },
   "usage: npm run bench -- --suite events [--phases drain,drain1,drain20,relay,idle,restart,latency,analytics]\n" +
-    "  [--attempts N] [--rate N] [--seconds N] [--cap N] [--caps20 N] [--concurrency N] [--port-base P]\n" +
+    "  [--attempts N] [--rate N] [--seconds N] [--warmup S] [--cap N] [--caps20 N] [--concurrency N] [--port-base P]\n" +
     "  [--db-prefix X] [--events N] [--small N] [--drain-timeout S] [--cpu-prof DIR] [--dist DIR]\n" +
     "  [--runtime compiled|source]   compiled (default): npm run build, then node dist/<process>/main.js, as the\n" +
     "                                stack and the images run them; source: node --import tsx <entry>\n" +
@@ -39,6 +40,8 @@ export const phases = new Set(values.phases.split(","));
 export const attemptCount = Number(values.attempts);
 export const rate = Number(values.rate);
 export const seconds = Number(values.seconds);
+/** Seconds of the latency phase's load sent before it measures (discarded): freshly started processes run JIT-cold code. */
+export const warmupSeconds = Number(values.warmup);
 export const portBase = Number(values["port-base"]);
 export const prefix = values["db-prefix"];
 export const PG_URL = process.env.PG_URL ?? "postgres://postgres@127.0.0.1:5432";
