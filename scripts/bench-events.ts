@@ -26,8 +26,20 @@
  *     [--port-base 37000] [--db-prefix pipe_] [--events 1000000] [--small 10000] [--drain-timeout 180]
  *   (drain1 and drain20 pick one of the two drains)
  */
+
+import { TOPICS } from "@platform/kit/events";
 import { analytics } from "./bench-events/analytics.js";
-import { dropDatabases, KAFKA_BROKERS, phases, procs, report, results, values } from "./bench-events/context.js";
+import {
+  dropDatabases,
+  KAFKA_BROKERS,
+  phases,
+  procs,
+  report,
+  results,
+  run,
+  startGroupAtEnd,
+  values,
+} from "./bench-events/context.js";
 import { drain, idleCpu, restart } from "./bench-events/delivery.js";
 import { apiLatency } from "./bench-events/latency.js";
 import { relayLatency } from "./bench-events/relay.js";
@@ -37,6 +49,7 @@ import { loadAverage } from "./bench-support.js";
 
 report(`node ${process.version}, Kafka ${KAFKA_BROKERS}, load average at start ${loadAverage()}`);
 try {
+  await startGroupAtEnd(`bench-events-${run}`, [TOPICS.scheduling, TOPICS.revenue]);
   if (phases.has("drain") || phases.has("drain1")) await drain(1, Number(values.cap));
   if (phases.has("drain") || phases.has("drain20")) await drain(20, Number(values.caps20));
   if (phases.has("relay")) await relayLatency();

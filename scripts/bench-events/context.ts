@@ -3,6 +3,7 @@
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { createLogger } from "@platform/kit/logger";
+import { Kafka, logLevel } from "kafkajs";
 import pg from "pg";
 import { cpuMsOf, portOpen, sleep, stringFlags, suiteArgs } from "../bench-support.js";
 import { PROCESSES } from "../build.js";
@@ -160,3 +161,32 @@ export async function startProc(name: string, entry: string, env: Record<string,
 
 /** CPU seconds (user + system) a process has used so far. */
 export const cpuSeconds = (pid: number) => cpuMsOf(pid) / 1000;
+
+/**
+ * Commits consumer group `groupId` at the current end of each of `topics` that exists, before
+ * any member joins: the delivery processes of every phase (one group, `bench-events-<run>`)
+ * would otherwise start from the beginning (a new group's default) and read every event earlier
+ * runs left on a long-lived broker, a catch-up that grows with each run, weighs on the drain
+ * and shows as the idle phase's CPU, and measures nothing.
+ */
+export async function startGroupAtEnd(groupId: string, topics: string[]): Promise<void> {
+  const admin = new Kafka({
+    clientId: "bench-events-offsets",
+    brokers: KAFKA_BROKERS.split(","),
+    logLevel: logLevel.NOTHING,
+  }).admin();
+  await admin.connect();
+  try {
+    const existing = new Set(await admin.listTopics());
+    for (const topic of topics.filter((t) => existing.has(t))) {
+      const ends = await admin.fetchTopicOffsets(topic);
+      await admin.setOffsets({
+        groupId,
+        topic,
+        partitions: ends.map((e) => ({ partition: e.partition, offset: e.high })),
+      });
+    }
+  } finally {
+    await admin.disconnect();
+  }
+}

@@ -99,7 +99,6 @@ export async function apiLatency(): Promise<void> {
   );
   const whEnv = deliveryEnv(dbs.webhooks, { ...common, PORT: String(p.webhooks), DELIVERY_PORT: String(p.delivery) });
   await startProc("webhooks", "services/webhooks/src/main.ts", whEnv, p.webhooks);
-  await startGroupAtEnd(whEnv.WEBHOOKS_CONSUMER_GROUP, [TOPICS.scheduling, TOPICS.revenue]);
   await startProc("webhooks-delivery-latency", "services/webhooks/src/delivery-main.ts", whEnv, p.delivery);
   await startProc(
     "gateway",
@@ -318,34 +317,6 @@ export function startNameCapture(into: Map<string, number>, orgId: string) {
         server.close(() => r());
       }),
   };
-}
-
-/**
- * Commits consumer group `groupId` at the current end of each of `topics` that exists, before
- * any member joins: the delivery process would otherwise start from the beginning (a new
- * group's default) and read every event earlier runs left on a long-lived broker before
- * this run's first, a catch-up that grows with each run and measures nothing.
- */
-async function startGroupAtEnd(groupId: string, topics: string[]): Promise<void> {
-  const admin = new Kafka({
-    clientId: "bench-events-offsets",
-    brokers: KAFKA_BROKERS.split(","),
-    logLevel: logLevel.NOTHING,
-  }).admin();
-  await admin.connect();
-  try {
-    const existing = new Set(await admin.listTopics());
-    for (const topic of topics.filter((t) => existing.has(t))) {
-      const ends = await admin.fetchTopicOffsets(topic);
-      await admin.setOffsets({
-        groupId,
-        topic,
-        partitions: ends.map((e) => ({ partition: e.partition, offset: e.high })),
-      });
-    }
-  } finally {
-    await admin.disconnect();
-  }
 }
 
 /** Waits until consumer group `groupId` has committed every partition of `topics` to its end; the lag left at `until`. */
