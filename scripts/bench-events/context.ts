@@ -3,7 +3,7 @@
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { createLogger } from "@platform/kit/logger";
-import { Kafka, logLevel } from "kafkajs";
+import { type Admin, Kafka, logLevel } from "kafkajs";
 import pg from "pg";
 import { cpuMsOf, portOpen, sleep, stringFlags, suiteArgs } from "../bench-support.js";
 import { PROCESSES } from "../build.js";
@@ -43,6 +43,8 @@ export const rate = Number(values.rate);
 export const seconds = Number(values.seconds);
 /** Seconds of the latency phase's load sent before it measures (discarded): freshly started processes run JIT-cold code. */
 export const warmupSeconds = Number(values.warmup);
+if (!Number.isFinite(warmupSeconds) || warmupSeconds < 0)
+  throw new Error(`--warmup must be a number of seconds, 0 or more, not '${values.warmup}'`);
 export const portBase = Number(values["port-base"]);
 export const prefix = values["db-prefix"];
 export const PG_URL = process.env.PG_URL ?? "postgres://postgres@127.0.0.1:5432";
@@ -169,14 +171,8 @@ export const cpuSeconds = (pid: number) => cpuMsOf(pid) / 1000;
  * runs left on a long-lived broker, a catch-up that grows with each run, weighs on the drain
  * and shows as the idle phase's CPU, and measures nothing.
  */
-export async function startGroupAtEnd(groupId: string, topics: string[]): Promise<void> {
-  const admin = new Kafka({
-    clientId: "bench-events-offsets",
-    brokers: KAFKA_BROKERS.split(","),
-    logLevel: logLevel.NOTHING,
-  }).admin();
-  await admin.connect();
-  try {
+export function startGroupAtEnd(groupId: string, topics: string[]): Promise<void> {
+  return withKafkaAdmin("bench-events-offsets", async (admin) => {
     const existing = new Set(await admin.listTopics());
     for (const topic of topics.filter((t) => existing.has(t))) {
       const ends = await admin.fetchTopicOffsets(topic);
@@ -186,6 +182,15 @@ export async function startGroupAtEnd(groupId: string, topics: string[]): Promis
         partitions: ends.map((e) => ({ partition: e.partition, offset: e.high })),
       });
     }
+  });
+}
+
+/** Runs `fn` with a connected kafkajs admin client of the bench's broker, disconnected after. */
+export async function withKafkaAdmin<T>(clientId: string, fn: (admin: Admin) => Promise<T>): Promise<T> {
+  const admin = new Kafka({ clientId, brokers: KAFKA_BROKERS.split(","), logLevel: logLevel.NOTHING }).admin();
+  await admin.connect();
+  try {
+    return await fn(admin);
   } finally {
     await admin.disconnect();
   }

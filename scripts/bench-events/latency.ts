@@ -3,13 +3,11 @@ import { createClient } from "@connectrpc/connect";
 import { IdentityAdminService } from "@platform/contracts/identity";
 import { adminClientInterceptor, httpTransport } from "@platform/kit/connect";
 import { TOPICS } from "@platform/kit/events";
-import { Kafka, logLevel } from "kafkajs";
 import { cpuMs, machineTicks, pct, pidsNamed, sleep } from "../bench-support.js";
 import {
   ADMIN_SECRET,
   fmt,
   freshDatabase,
-  KAFKA_BROKERS,
   portBase,
   prefix,
   procs,
@@ -19,6 +17,7 @@ import {
   seconds,
   startProc,
   warmupSeconds,
+  withKafkaAdmin,
 } from "./context.js";
 import { deliveryEnv, jsonReceiver, listenInRange } from "./receivers.js";
 
@@ -321,13 +320,7 @@ export function startNameCapture(into: Map<string, number>, orgId: string) {
 
 /** Waits until consumer group `groupId` has committed every partition of `topics` to its end; the lag left at `until`. */
 async function groupLag(groupId: string, topics: string[], until: number): Promise<number> {
-  const admin = new Kafka({
-    clientId: "bench-events-lag",
-    brokers: KAFKA_BROKERS.split(","),
-    logLevel: logLevel.NOTHING,
-  }).admin();
-  await admin.connect();
-  try {
+  return withKafkaAdmin("bench-events-lag", async (admin) => {
     for (;;) {
       let lag = 0;
       for (const topic of topics) {
@@ -341,7 +334,5 @@ async function groupLag(groupId: string, topics: string[], until: number): Promi
       if (lag === 0 || Date.now() >= until) return lag;
       await sleep(500);
     }
-  } finally {
-    await admin.disconnect();
-  }
+  });
 }
