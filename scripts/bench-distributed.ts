@@ -5,7 +5,9 @@
  *
  *  - closed loop at 10 and 50 connections: a bare fastify route (its own process) returning
  *    the same JSON, identity's GetOrganization called directly over Connect (HTTP/2, context
- *    signed per call as the gateway does), and GET /organizations/me through the gateway;
+ *    signed per call as the gateway does), the floor proxy (floor-proxy.ts: the gateway's
+ *    unavoidable hops on bare node:http, nothing else) and GET /organizations/me through the
+ *    gateway;
  *  - open loop: GET /organizations/me sent at an even fixed rate (500, 1,000, 1,500 req/s),
  *    each request's latency measured from the moment it was scheduled, so a stalled server
  *    shows as latency rather than as fewer requests sent (no coordinated omission);
@@ -13,7 +15,7 @@
  *  - CPU per request of each process (utime + stime from /proc/<pid>/stat before and after).
  *
  * On a shared machine the load of others swings within seconds: `--rounds N` runs the closed
- * loop's three targets N times in turn (bare, direct, gateway, bare, …) and reports the median
+ * loop's four targets N times in turn (bare, direct, floor, gateway, bare, …) and reports the median
  * round of each, and the median of the per-round ratios.
  *
  * It uses the stack that answers on GATEWAY_PORT, or starts one (scripts/stack.sh with the same
@@ -22,7 +24,7 @@
  *
  *   npm run bench -- --suite distributed [--duration 10] [--rates 500,1000,1500] [--connections 10,50]
  *     [--tokens 1000] [--rounds 1] [--skip closed,open,deals]
- *   environment: GATEWAY_PORT, IDENTITY_PORT, ADMIN_PORT, STACK_RUN_DIR, STACK_DB_PREFIX, PG_URL,
+ *   environment: GATEWAY_PORT, IDENTITY_PORT, ADMIN_PORT, REDIS_URL, STACK_RUN_DIR, STACK_DB_PREFIX, PG_URL,
  *     PLATFORM_CONTEXT_SECRET, PLATFORM_ADMIN_SECRET (scripts/stack.sh's names and defaults)
  */
 import { type ChildProcess, spawn } from "node:child_process";
@@ -51,8 +53,8 @@ import {
   pgPool,
   rates,
   rounds,
-  sampleBare,
   sampleCpu,
+  sampleServer,
   skip,
   stopWhatWeStarted,
   tokenCount,
@@ -107,11 +109,38 @@ process.stdout.write(url + "\\n");`,
   ],
   { env: { ...env, BODY: me.body }, stdio: ["ignore", "pipe", "inherit"] },
 );
-sampleBare(bareServer.pid);
-const bareUrl = await new Promise<string>((resolve, reject) => {
-  bareServer.stdout?.once("data", (d: Buffer) => resolve(d.toString().trim()));
-  bareServer.once("exit", (code) => reject(new Error(`bare fastify exited with ${code}`)));
-});
+sampleServer("bare", bareServer.pid);
+
+// ---------------------------------------------------------------- the floor proxy, its own process
+
+// The gateway's unavoidable hops and nothing else (floor-proxy.ts): the row the gateway's own
+// features are measured against.
+const floorServer: ChildProcess = spawn(
+  process.execPath,
+  ["--import", "tsx", new URL("./bench-distributed/floor-proxy.ts", import.meta.url).pathname],
+  {
+    env: {
+      ...env,
+      REDIS_URL: env.REDIS_URL ?? "redis://127.0.0.1:6379",
+      IDENTITY_URL: IDENTITY,
+      PLATFORM_CONTEXT_SECRET: CONTEXT_SECRET,
+      ORG_ID: acme.id,
+    },
+    stdio: ["ignore", "pipe", "inherit"],
+  },
+);
+sampleServer("floor", floorServer.pid);
+
+/** The URL a server of the bench's own prints once it listens. */
+const listening = (child: ChildProcess, name: string) =>
+  new Promise<string>((resolve, reject) => {
+    child.stdout?.once("data", (d: Buffer) => resolve(d.toString().trim()));
+    child.once("exit", (code) => reject(new Error(`${name} exited with ${code}`)));
+  });
+const [bareUrl, floorUrl] = await Promise.all([
+  listening(bareServer, "the bare fastify route"),
+  listening(floorServer, "the floor proxy"),
+]);
 
 // ---------------------------------------------------------------- closed loop
 
@@ -311,25 +340,37 @@ const ratios: string[] = [];
 try {
   log("warm-up (fills the token cache; discarded)…");
   await autocannonRow("warm-up", `${GATEWAY}${API}/organizations/me`, 10, Math.max(3, Math.ceil(tokenCount / 300)));
+  await autocannonRow("warm-up", `${floorUrl}${API}/organizations/me`, 10, 3);
   await directRow(10, 2);
   if (!skip.has("closed")) {
     for (const conns of connectionCounts) {
       const bare: Row[] = [];
       const direct: Row[] = [];
+      const floor: Row[] = [];
       const gateway: Row[] = [];
       for (let round = 0; round < rounds; round++) {
         bare.push(await autocannonRow("bare fastify route", `${bareUrl}${API}/organizations/me`, conns, duration));
         direct.push(await directRow(conns, duration));
+        floor.push(
+          await autocannonRow("floor proxy (floor-proxy.ts)", `${floorUrl}${API}/organizations/me`, conns, duration),
+        );
         gateway.push(
           await autocannonRow("gateway GET /organizations/me", `${GATEWAY}${API}/organizations/me`, conns, duration),
         );
       }
-      for (const r of [bare, direct, gateway].map(medianRound)) rows.push({ ...r, name: `${r.name}, ${conns} conns` });
-      const perRound = gateway.map((g, i) => g.rps / (direct[i] as Row).rps);
-      ratios.push(
-        `gateway/direct at ${conns} connections: ${median(perRound).toFixed(3)}` +
-          (rounds > 1 ? ` (rounds: ${perRound.map((r) => r.toFixed(3)).join(", ")})` : ""),
-      );
+      for (const r of [bare, direct, floor, gateway].map(medianRound)) {
+        rows.push({ ...r, name: `${r.name}, ${conns} conns` });
+      }
+      for (const [label, divisor] of [
+        ["direct", direct],
+        ["floor", floor],
+      ] as const) {
+        const perRound = gateway.map((g, i) => g.rps / (divisor[i] as Row).rps);
+        ratios.push(
+          `gateway/${label} at ${conns} connections: ${median(perRound).toFixed(3)}` +
+            (rounds > 1 ? ` (rounds: ${perRound.map((r) => r.toFixed(3)).join(", ")})` : ""),
+        );
+      }
     }
   }
   if (!skip.has("open")) for (const rate of rates) openRows.push(await openLoopRow(rate, duration));
@@ -345,11 +386,12 @@ try {
   }
 } finally {
   bareServer.kill();
+  floorServer.kill();
   await pgPool.end();
   await stopWhatWeStarted();
 }
 
-const cpuCols = ["gateway", "identity", "crm-data", "revenue", "postgres", "bare", "load generator"];
+const cpuCols = ["gateway", "identity", "crm-data", "revenue", "postgres", "bare", "floor", "load generator"];
 const cpuCells = (cpu: Record<string, number>) =>
   cpuCols.map((c) => (cpu[c] === undefined || cpu[c] === 0 ? "–" : cpu[c].toFixed(3))).join(" | ");
 console.log(`\n| closed loop | req/s | p50 ms | p99 ms | requests | errors | CPU ms/req: ${cpuCols.join(" | ")} |`);

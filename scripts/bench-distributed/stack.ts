@@ -92,10 +92,10 @@ export async function postgresPids(): Promise<number[]> {
 /** CPU ms of each process; Postgres per backend pid, since connections come and go. */
 export type CpuSample = Map<string, number>;
 
-let barePid: number | undefined;
-/** The bare route's process, sampled with the stack's. */
-export function sampleBare(pid: number | undefined): void {
-  barePid = pid;
+/** The bench's own servers (the bare route, the floor proxy), sampled with the stack's processes. */
+const ownServers = new Map<string, number>();
+export function sampleServer(name: string, pid: number | undefined): void {
+  if (pid !== undefined) ownServers.set(name, pid);
 }
 
 export async function sampleCpu(): Promise<CpuSample> {
@@ -106,7 +106,7 @@ export async function sampleCpu(): Promise<CpuSample> {
     if (ms !== undefined) sample.set(name, ms);
   }
   for (const pid of await postgresPids()) sample.set(`postgres:${pid}`, cpuMs(pid) ?? 0);
-  if (barePid !== undefined) sample.set("bare", cpuMs(barePid) ?? 0);
+  for (const [name, pid] of ownServers) sample.set(name, cpuMs(pid) ?? 0);
   const own = process.cpuUsage();
   sample.set("load generator", (own.user + own.system) / 1000);
   return sample;
