@@ -8,7 +8,8 @@
  *    signed per call as the gateway does), the floor proxy (floor-proxy.ts: the gateway's
  *    unavoidable hops on bare node:http, nothing else) and GET /organizations/me through the
  *    gateway;
- *  - open loop: GET /organizations/me sent at an even fixed rate (500, 1,000, 1,500 req/s),
+ *  - open loop: GET /organizations/me sent at an even fixed rate (500, 1,000, 1,500 req/s) to
+ *    the floor proxy and to the gateway in turn,
  *    each request's latency measured from the moment it was scheduled, so a stalled server
  *    shows as latency rather than as fewer requests sent (no coordinated omission);
  *  - POST /deals at 1 and 10 connections;
@@ -254,11 +255,15 @@ async function directRow(conns: number, seconds: number): Promise<Row> {
  * late the generator or the server made it. Connections come from a keep-alive pool that
  * grows as needed, so a slow response never holds back the next send.
  */
-async function openLoopRow(rate: number, seconds: number): Promise<Row & { max: number; late: number }> {
-  const name = `open loop ${rate} req/s`;
-  log(`${name}: ${seconds}s…`);
+async function openLoopRow(
+  target: { name: string; url: string },
+  rate: number,
+  seconds: number,
+): Promise<Row & { max: number; late: number }> {
+  const name = `${target.name}, ${rate} req/s`;
+  log(`open loop ${name}: ${seconds}s…`);
   const agent = new http.Agent({ keepAlive: true, maxSockets: 1024 });
-  const { hostname, port } = new URL(GATEWAY);
+  const { hostname, port } = new URL(target.url);
   const histogram: RecordableHistogram = createHistogram();
   const total = Math.round(rate * seconds);
   const intervalMs = 1000 / rate;
@@ -373,7 +378,14 @@ try {
       }
     }
   }
-  if (!skip.has("open")) for (const rate of rates) openRows.push(await openLoopRow(rate, duration));
+  if (!skip.has("open")) {
+    // The floor proxy at the same rates, in turn with the gateway: the tail any proxy of these
+    // hops has here, beside the gateway's.
+    for (const rate of rates) {
+      openRows.push(await openLoopRow({ name: "floor proxy", url: floorUrl }, rate, duration));
+      openRows.push(await openLoopRow({ name: "gateway", url: GATEWAY }, rate, duration));
+    }
+  }
   if (!skip.has("deals")) {
     for (const conns of [1, 10]) {
       rows.push(
@@ -403,7 +415,7 @@ for (const r of rows) {
 }
 if (openRows.length) {
   console.log(
-    `\n| open loop GET /organizations/me | sent req/s | p50 ms | p99 ms | max ms | errors | late sends | CPU ms/req: ${cpuCols.join(" | ")} |`,
+    `\n| open loop GET /organizations/me, rate | sent req/s | p50 ms | p99 ms | max ms | errors | late sends | CPU ms/req: ${cpuCols.join(" | ")} |`,
   );
   console.log(`|---|---|---|---|---|---|---|${cpuCols.map(() => "---").join("|")}|`);
   for (const r of openRows) {
