@@ -16,7 +16,11 @@ export const values = suiteArgs(
   }),
   `usage: npm run bench -- --suite distributed [--duration SECONDS] [--rates 500,1000,1500]
     [--connections 10,50] [--tokens 1000] [--rounds 1] [--skip closed,open,deals]
-Uses the stack on GATEWAY_PORT (default 8080) or starts one with scripts/stack.sh (and stops what it started).`,
+Uses the stack on GATEWAY_PORT (default 8080) or starts one with scripts/stack.sh (and stops what it started).
+Rows: a bare fastify route, identity called directly, the floor proxy (the gateway's unavoidable hops
+on bare node:http: bench-distributed/floor-proxy.ts) and the gateway, closed loop and at even rates
+(open loop); POST /deals. --rounds N alternates the closed-loop rows N times (median round, ratios
+per round).`,
 );
 export const duration = Number(values.duration);
 export const rates = values.rates.split(",").map(Number);
