@@ -52,6 +52,7 @@ import {
   IDENTITY,
   log,
   pgPool,
+  REDIS_URL,
   rates,
   rounds,
   sampleCpu,
@@ -122,7 +123,7 @@ const floorServer: ChildProcess = spawn(
   {
     env: {
       ...env,
-      REDIS_URL: env.REDIS_URL ?? "redis://127.0.0.1:6379",
+      REDIS_URL,
       IDENTITY_URL: IDENTITY,
       PLATFORM_CONTEXT_SECRET: CONTEXT_SECRET,
       ORG_ID: acme.id,

@@ -13,13 +13,13 @@
  *
  * Env: REDIS_URL, IDENTITY_URL, PLATFORM_CONTEXT_SECRET, ORG_ID. Prints its URL on stdout.
  */
-import { createHash } from "node:crypto";
 import http from "node:http";
 import { toJsonString } from "@bufbuild/protobuf";
 import { createClient } from "@connectrpc/connect";
 import { OrganizationSchema, OrganizationService } from "@platform/contracts/identity";
 import { redisRateLimitStore } from "@platform/gateway";
 import { bucketsFor } from "@platform/gateway/rate-limit/limiter";
+import { hashApiKey } from "@platform/kit/api-keys";
 import { systemClock } from "@platform/kit/clock";
 import { httpTransport } from "@platform/kit/connect";
 import { CONTEXT_HEADER, signContext } from "@platform/kit/context";
@@ -36,7 +36,7 @@ const organizations = createClient(OrganizationService, httpTransport(env.IDENTI
 const nextId = idSequence("req_");
 
 async function answer(key: string): Promise<{ status: number; body: string }> {
-  const tokenId = createHash("sha256").update(key).digest("hex");
+  const tokenId = hashApiKey(key);
   const limit = await store.hit(bucketsFor("read", { tokenId }), Date.now());
   if (!limit.allowed) return { status: 429, body: "{}" };
   const context = signContext(

@@ -37,6 +37,7 @@ export const ADMIN = `http://127.0.0.1:${port("ADMIN_PORT", 8081)}`;
 export const RUN_DIR = env.STACK_RUN_DIR ?? ".run";
 export const DB_PREFIX = env.STACK_DB_PREFIX ?? "platform_";
 export const PG_URL = env.PG_URL ?? "postgres://postgres@127.0.0.1:5432";
+export const REDIS_URL = env.REDIS_URL ?? "redis://127.0.0.1:6379";
 export const CONTEXT_SECRET = env.PLATFORM_CONTEXT_SECRET ?? "dev-context-secret-change-me-0123456789";
 export const ADMIN_SECRET = env.PLATFORM_ADMIN_SECRET ?? "dev-admin-secret-change-me";
 export const API = "/api/v1alpha1";
