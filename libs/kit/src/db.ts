@@ -41,6 +41,15 @@ export interface Db extends Queryable {
   /** One transaction: committed when `fn` resolves, rolled back when it throws. */
   tx<T>(fn: (q: Queryable) => Promise<T>, options?: TxOptions): Promise<T>;
   /**
+   * A transaction that only writes (its reads were made before it): `fn` may only `defer`, and
+   * its writes go out as ONE statement, which Postgres runs as a transaction of its own, with no
+   * BEGIN and no COMMIT: one round trip where `tx` takes three or more. Nothing is sent when `fn`
+   * throws. Writes that cannot share a statement (see `defer`) go out in one `tx` instead. There
+   * is no statement_timeout (that needs a transaction block): the call's deadline is checked
+   * before the statement is sent, and a statement of a few inserts does not run on.
+   */
+  writeOnly<T>(fn: (q: Queryable) => Promise<T>): Promise<T>;
+  /**
    * Each statement its own transaction, committed the way `lazyCommit` commits (see TxOptions:
    * bookkeeping whose loss only makes work happen again), without a BEGIN and a COMMIT of its
    * own: one round trip where `tx(fn, { lazyCommit: true })` of one statement takes three.
@@ -173,18 +182,7 @@ function deferring(q: Queryable, combined: Queryable = q): Queryable & { flush()
     if (pending.length === 0) return;
     const writes = pending;
     pending = [];
-    try {
-      for (const group of combinable(writes)) {
-        const { sql, params } = combineWrites(group);
-        await combined.query(sql, params);
-      }
-    } catch (err) {
-      for (const w of writes) {
-        const mapped = w.mapError?.(err);
-        if (mapped !== undefined && mapped !== err) throw mapped;
-      }
-      throw err;
-    }
+    await sendWrites(combined, combinable(writes));
   }
   return {
     query: async <T>(sql: string, params?: unknown[]) => {
@@ -199,6 +197,53 @@ function deferring(q: Queryable, combined: Queryable = q): Queryable & { flush()
       pending.push({ sql, params: params ?? [], mapError });
     },
     flush,
+  };
+}
+
+/**
+ * Deferred writes, a statement per run of `combinable`; a failure is thrown as the first
+ * `mapError` of the writes maps it, else as it is.
+ */
+async function sendWrites(target: Queryable, runs: readonly DeferredWrite[][]): Promise<void> {
+  try {
+    for (const run of runs) {
+      const { sql, params } = combineWrites(run);
+      await target.query(sql, params);
+    }
+  } catch (err) {
+    for (const w of runs.flat()) {
+      const mapped = w.mapError?.(err);
+      if (mapped !== undefined && mapped !== err) throw mapped;
+    }
+    throw err;
+  }
+}
+
+/** A Queryable that only collects deferred writes: what `writeOnly` gives its `fn`. */
+function collecting(): Queryable & { writes: DeferredWrite[] } {
+  const writes: DeferredWrite[] = [];
+  const readsBefore = () => {
+    throw new Error("a writeOnly transaction cannot read: read before it, or use tx()");
+  };
+  return {
+    writes,
+    query: readsBefore,
+    exec: readsBefore,
+    defer: (sql, params, mapError) => {
+      writes.push({ sql, params: params ?? [], mapError });
+    },
+  };
+}
+
+/** `Db.writeOnly` over a driver: `single` sends one statement, `tx` opens a transaction. */
+function writeOnlyOver(single: Queryable, tx: Db["tx"]): Db["writeOnly"] {
+  return async (fn) => {
+    const q = collecting();
+    const result = await fn(q);
+    const runs = combinable(q.writes);
+    if (runs.length === 1) await sendWrites(single, runs);
+    else if (runs.length > 1) await tx((t) => sendWrites(t, runs));
+    return result;
   };
 }
 
@@ -386,13 +431,14 @@ export function openPg({ url, schema, max = 10, logger, connectTimeoutMs = 5000 
     exec: (sql) => lazyQueryable().exec(sql),
     defer: root.defer,
   };
-  return {
+  const db: Db = {
     schema,
     kind: "pg",
     query: root.query,
     exec: root.exec,
     defer: root.defer,
     lazy,
+    writeOnly: writeOnlyOver(on(pool, true), (fn) => db.tx(fn)),
     async tx(fn, options) {
       const client = await pool.connect();
       // While checked out the client has no listener of the pool's: a connection lost now
@@ -430,6 +476,7 @@ export function openPg({ url, schema, max = 10, logger, connectTimeoutMs = 5000 
       await Promise.all([pool.end(), lazyPool?.end()]);
     },
   };
+  return db;
 }
 
 /** At most this many statements of a pool are prepared on each of its connections. */
@@ -476,7 +523,7 @@ export function pgliteDb(instance: PGlite, schema: string): Db {
       script: (sql) => target.exec(sql),
     });
   const root = on(instance);
-  return {
+  const db: Db = {
     schema,
     kind: "pglite",
     query: root.query,
@@ -484,6 +531,7 @@ export function pgliteDb(instance: PGlite, schema: string): Db {
     defer: root.defer,
     // PGlite has no disk flush worth sparing.
     lazy: root,
+    writeOnly: writeOnlyOver(root, (fn) => db.tx(fn)),
     tx: (fn) =>
       instance.transaction(async (t) => {
         const q = deferring(on(t));
@@ -499,6 +547,7 @@ export function pgliteDb(instance: PGlite, schema: string): Db {
     },
     close: async () => {},
   };
+  return db;
 }
 
 const DUPLICATE_DATABASE = "42P04";

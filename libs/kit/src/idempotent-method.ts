@@ -2,7 +2,7 @@ import type { DescMessage, DescMethodUnary, MessageInitShape, MessageShape } fro
 import type { HandlerContext } from "@connectrpc/connect";
 import type { Clock } from "./clock.js";
 import type { Db, Queryable } from "./db.js";
-import { idempotentWriter, replayOf, type WriteDeps } from "./idempotent-rpc.js";
+import { idempotentWriter, orReplay, replayOf, type WriteDeps, type WriterOptions } from "./idempotent-rpc.js";
 
 /**
  * A public-API write of one service, named by its RPC: the request and response schemas are
@@ -16,9 +16,12 @@ export type IdempotentMethodWrite<W> = <I extends DescMessage, O extends DescMes
   fn: (w: W) => Promise<MessageInitShape<O>>,
 ) => Promise<MessageShape<O>>;
 
-/** `idempotentWriter(storeOf)` addressed by method descriptor (`XService.method.y`). */
-export function idempotentMethodWriter<W>(storeOf: (q: Queryable) => W): IdempotentMethodWrite<W> {
-  const write = idempotentWriter(storeOf);
+/** `idempotentWriter(storeOf, options)` addressed by method descriptor (`XService.method.y`). */
+export function idempotentMethodWriter<W>(
+  storeOf: (q: Queryable) => W,
+  options?: WriterOptions,
+): IdempotentMethodWrite<W> {
+  const write = idempotentWriter(storeOf, options);
   return (deps, ctx, method, message, fn) => write(deps, ctx, { schema: method.input, message }, method.output, fn);
 }
 
@@ -30,4 +33,15 @@ export function replayOfMethod<I extends DescMessage, O extends DescMessage>(
   message: MessageShape<I>,
 ): Promise<MessageShape<O> | undefined> {
   return replayOf(deps, ctx, { schema: method.input, message }, method.output);
+}
+
+/** `orReplay` addressed by method descriptor: `write()`, or the stored response when it fails and this is a replay. */
+export function orReplayMethod<I extends DescMessage, O extends DescMessage>(
+  deps: { db: Db; clock: Clock },
+  ctx: HandlerContext,
+  method: DescMethodUnary<I, O>,
+  message: MessageShape<I>,
+  write: () => Promise<MessageShape<O>>,
+): Promise<MessageShape<O>> {
+  return orReplay(deps, ctx, { schema: method.input, message }, method.output, write);
 }

@@ -19,9 +19,10 @@ import {
   type IdempotencyScope,
   type IdempotentResult,
   runIdempotent,
+  runIdempotentStatement,
   storedResponse,
 } from "./idempotency.js";
-import { problem } from "./problems.js";
+import { ProblemError, problem } from "./problems.js";
 
 /** The key of this write: scoped to the token, and to the child org when delegating. */
 function scopeOf<I extends DescMessage>(
@@ -61,8 +62,9 @@ export async function idempotentRpc<I extends DescMessage, O extends DescMessage
   request: { schema: I; message: MessageShape<I> },
   responseSchema: O,
   fn: (q: Queryable) => Promise<MessageShape<O>>,
+  run: typeof runIdempotent = runIdempotent,
 ): Promise<MessageShape<O>> {
-  const result = await runIdempotent(deps.db, scopeOf(ctx, request), deps.clock, async (q) => {
+  const result = await run(deps.db, scopeOf(ctx, request), deps.clock, async (q) => {
     const body = toJson(responseSchema, await fn(q));
     // Past the call's deadline the gateway has answered 504: roll back rather than commit unseen.
     checkDeadline(ctx.signal);
@@ -102,17 +104,64 @@ export type IdempotentWrite<W> = <I extends DescMessage, O extends DescMessage>(
   fn: (w: W) => Promise<MessageInitShape<O>>,
 ) => Promise<MessageShape<O>>;
 
+export interface WriterOptions {
+  /**
+   * The write reads nothing once it starts (it only inserts what its checks, made before,
+   * allow): the key's record, the change and its outbox rows go out as one statement
+   * (`runIdempotentStatement`) rather than a transaction of several. Its store's reads throw.
+   * Errors of the checks before it should still give way to a replay (`orReplay`).
+   */
+  writesOnly?: boolean;
+}
+
 /**
  * The write helper of a service whose store is `storeOf(q)`: once per Idempotency-Key, in one
  * transaction that holds the key's record, the change and its outbox rows; the relay is
  * nudged after the commit.
  */
-export function idempotentWriter<W>(storeOf: (q: Queryable) => W): IdempotentWrite<W> {
+export function idempotentWriter<W>(storeOf: (q: Queryable) => W, options: WriterOptions = {}): IdempotentWrite<W> {
+  const run = options.writesOnly ? runIdempotentStatement : runIdempotent;
   return async (deps, ctx, request, responseSchema, fn) => {
-    const response = await idempotentRpc(deps, ctx, request, responseSchema, async (q) =>
-      create(responseSchema, await fn(storeOf(q))),
+    const response = await idempotentRpc(
+      deps,
+      ctx,
+      request,
+      responseSchema,
+      async (q) => create(responseSchema, await fn(storeOf(q))),
+      run,
     );
     deps.committed();
     return response;
   };
+}
+
+/**
+ * `write()`, unless it fails and the request is a replay: then what the key's first request
+ * was answered (or 422 idempotency-key-conflict). For writes that check what they reference
+ * before a `writesOnly` write, so a replay answers as the first time even when those checks
+ * would now fail, at no cost to the first request (which today's `replayOf` first would be: a
+ * round trip on every write).
+ */
+export async function orReplay<I extends DescMessage, O extends DescMessage>(
+  deps: { db: Db; clock: Clock },
+  ctx: HandlerContext,
+  request: { schema: I; message: MessageShape<I> },
+  responseSchema: O,
+  write: () => Promise<MessageShape<O>>,
+): Promise<MessageShape<O>> {
+  try {
+    return await write();
+  } catch (err) {
+    let replay: MessageShape<O> | undefined;
+    try {
+      replay = await replayOf(deps, ctx, request, responseSchema);
+    } catch (replayErr) {
+      // A key reused with another request is that problem; the look-up failing (the database
+      // gone) leaves the write's own failure to answer.
+      if (replayErr instanceof ProblemError) throw replayErr;
+      throw err;
+    }
+    if (replay) return replay;
+    throw err;
+  }
 }

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { ManualClock } from "../src/clock.js";
 import type { Db } from "../src/db.js";
-import { hashRequest, purgeIdempotencyKeys, runIdempotent } from "../src/idempotency.js";
+import { hashRequest, purgeIdempotencyKeys, runIdempotent, runIdempotentStatement } from "../src/idempotency.js";
 import { ProblemError, problem } from "../src/problems.js";
 import { kitPglite } from "./helpers.js";
 
@@ -118,5 +118,122 @@ describe("runIdempotent", () => {
     expect(await purgeIdempotencyKeys(db, clock)).toBe(1);
     const keys = await db.query<{ key: string }>(`SELECT key FROM ${db.schema}.idempotency_keys`);
     expect(keys.map((k) => k.key)).toEqual(["recent"]);
+  });
+});
+
+describe("runIdempotentStatement", () => {
+  let pglite: Awaited<ReturnType<typeof kitPglite>>;
+  let db: Db;
+  let clock: ManualClock;
+  beforeAll(async () => {
+    pglite = await kitPglite();
+  });
+  afterAll(async () => {
+    await pglite.close();
+  });
+  beforeEach(async () => {
+    db = await pglite.fresh();
+    await db.exec(`CREATE TABLE ${db.schema}.things (name text PRIMARY KEY, note text)`);
+    clock = new ManualClock();
+  });
+
+  const scope = (body: unknown, key = "key-1") => ({ tokenId: "tok_1", key, requestHash: hashRequest(body) });
+  type Q = Parameters<Parameters<typeof runIdempotentStatement>[3]>[0];
+  const createThing = (name: string) => async (q: Q) => {
+    q.defer(`INSERT INTO ${db.schema}.things (name) VALUES ($1)`, [name]);
+    return { status: 201, body: { name } };
+  };
+  const names = async () =>
+    (await db.query<{ name: string }>(`SELECT name FROM ${db.schema}.things ORDER BY name`)).map((r) => r.name);
+  const keys = () => db.query(`SELECT key, status_code, response FROM ${db.schema}.idempotency_keys`);
+
+  it("runs once, stores the response with the key, and replays it for the same key and body", async () => {
+    expect(await runIdempotentStatement(db, scope({ name: "a" }), clock, createThing("a"))).toEqual({
+      status: 201,
+      body: { name: "a" },
+      replayed: false,
+    });
+    expect(await keys()).toEqual([{ key: "key-1", status_code: 201, response: { name: "a" } }]);
+    const again = await runIdempotentStatement(db, scope({ name: "a" }), clock, createThing("a"));
+    expect(again).toEqual({ status: 201, body: { name: "a" }, replayed: true });
+    expect(await names()).toEqual(["a"]);
+  });
+
+  it("answers a key reused with another body 422 idempotency-key-conflict and writes nothing", async () => {
+    await runIdempotentStatement(db, scope({ name: "a" }), clock, createThing("a"));
+    const err = await runIdempotentStatement(db, scope({ name: "b" }), clock, createThing("b")).catch((e) => e);
+    expect(err).toBeInstanceOf(ProblemError);
+    expect((err as ProblemError).problemName).toBe("idempotency-key-conflict");
+    expect(await names()).toEqual(["a"]);
+  });
+
+  it("replays a key that runIdempotent recorded, and the other way round", async () => {
+    await runIdempotent(db, scope({ name: "a" }), clock, createThing("a"));
+    expect((await runIdempotentStatement(db, scope({ name: "a" }), clock, createThing("a"))).replayed).toBe(true);
+    await runIdempotentStatement(db, scope({ name: "b" }, "key-2"), clock, createThing("b"));
+    expect((await runIdempotent(db, scope({ name: "b" }, "key-2"), clock, createThing("b"))).replayed).toBe(true);
+    expect(await names()).toEqual(["a", "b"]);
+  });
+
+  it("leaves nothing written and the key free when a write of the statement fails", async () => {
+    await db.query(`INSERT INTO ${db.schema}.things (name) VALUES ('taken')`);
+    const both = async (q: Q) => {
+      q.defer(`INSERT INTO ${db.schema}.things (name) VALUES ($1)`, ["new"]);
+      q.defer(`INSERT INTO ${db.schema}.things (name) VALUES ($1)`, ["taken"]);
+      return { status: 201, body: {} };
+    };
+    await expect(runIdempotentStatement(db, scope({ n: 1 }), clock, both)).rejects.toMatchObject({ code: "23505" });
+    expect(await names()).toEqual(["taken"]);
+    expect(await keys()).toEqual([]);
+    // A problem thrown before anything is sent: nothing is sent.
+    const refused = async () => {
+      throw problem("slot-conflict");
+    };
+    await expect(runIdempotentStatement(db, scope({ n: 1 }), clock, refused)).rejects.toMatchObject({
+      problemName: "slot-conflict",
+    });
+    expect(await keys()).toEqual([]);
+    expect((await runIdempotentStatement(db, scope({ n: 1 }), clock, createThing("b"))).replayed).toBe(false);
+  });
+
+  it("refuses to read: its writes are all it sends", async () => {
+    const reading = async (q: Q) => {
+      await q.query("SELECT 1");
+      return { status: 200, body: {} };
+    };
+    await expect(runIdempotentStatement(db, scope({}), clock, reading)).rejects.toThrow(/cannot read/);
+    expect(await keys()).toEqual([]);
+  });
+
+  it("treats a record older than 24 hours as absent, and replaces it", async () => {
+    await runIdempotentStatement(db, scope({ name: "a" }), clock, createThing("a"));
+    clock.advance(24 * 60 * 60 * 1000 - 1);
+    const err = await runIdempotentStatement(db, scope({ name: "b" }), clock, createThing("b")).catch((e) => e);
+    expect((err as ProblemError).problemName).toBe("idempotency-key-conflict");
+    clock.advance(1);
+    const fresh = await runIdempotentStatement(db, scope({ name: "b" }), clock, createThing("b"));
+    expect(fresh).toMatchObject({ status: 201, replayed: false, body: { name: "b" } });
+    expect((await runIdempotentStatement(db, scope({ name: "b" }), clock, createThing("b"))).replayed).toBe(true);
+    expect(await names()).toEqual(["a", "b"]);
+  });
+
+  it("executes concurrent duplicates once", async () => {
+    const results = await Promise.all(
+      Array.from({ length: 5 }, () => runIdempotentStatement(db, scope({ name: "a" }), clock, createThing("a"))),
+    );
+    expect(await names()).toEqual(["a"]);
+    expect(results.filter((r) => !r.replayed)).toHaveLength(1);
+  });
+
+  it("keeps writes that cannot share a statement in one transaction", async () => {
+    // Quoted text cannot ride in a combined statement: two statements, one transaction.
+    const quoted = async (q: Q) => {
+      q.defer(`INSERT INTO ${db.schema}.things (name, note) VALUES ($1, 'it''s')`, ["q"]);
+      q.defer(`INSERT INTO ${db.schema}.things (name) VALUES ($1)`, ["q"]);
+      return { status: 201, body: {} };
+    };
+    await expect(runIdempotentStatement(db, scope({ q: 1 }), clock, quoted)).rejects.toMatchObject({ code: "23505" });
+    expect(await names()).toEqual([]);
+    expect(await keys()).toEqual([]);
   });
 });

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ManualClock } from "../src/clock.js";
 import { errorInterceptor, httpTransport, serveConnect } from "../src/connect.js";
 import { type Db, openPg } from "../src/db.js";
-import { hashRequest, runIdempotent } from "../src/idempotency.js";
+import { hashRequest, runIdempotent, runIdempotentStatement } from "../src/idempotency.js";
 import { kitMigrations, migrate } from "../src/migrate.js";
 import { ProblemError } from "../src/problems.js";
 import { eventually, silentLogger, throwawayDatabase } from "./helpers.js";
@@ -128,6 +128,57 @@ describe("on a real Postgres", () => {
     ).catch((e: unknown) => e);
     expect(conflict).toBeInstanceOf(ProblemError);
     expect((conflict as ProblemError).problemName).toBe("idempotency-key-conflict");
+  });
+
+  it("claims a key in the one statement of a write-only write: duplicates wait for the holder, then replay", async () => {
+    const db = open("idem_one");
+    await migrate(db, [kitMigrations]);
+    await db.exec("CREATE TABLE idem_one.things (name text PRIMARY KEY)");
+    const clock = new ManualClock();
+    const scopeOf = (key: string) => ({ tokenId: "tok_a", key, requestHash: hashRequest({ key }) });
+    const insert = (name: string) => async (q: { defer: Db["defer"] }) => {
+      q.defer("INSERT INTO idem_one.things (name) VALUES ($1)", [name]);
+      return { status: 201, body: { name } };
+    };
+    // A transaction of runIdempotent's kind holds the key uncommitted for 0.3 s; the
+    // one-statement duplicates block in their claim until it commits, then replay it.
+    const holder = runIdempotent(db, scopeOf("k1"), clock, async (q) => {
+      const answer = await insert("first")(q);
+      await q.query("SELECT pg_sleep(0.3)");
+      return answer;
+    });
+    await new Promise((r) => setTimeout(r, 50));
+    const duplicates = await Promise.all(
+      Array.from({ length: 8 }, (_, i) => runIdempotentStatement(db, scopeOf("k1"), clock, insert(`dup${i}`))),
+    );
+    expect((await holder).replayed).toBe(false);
+    expect(duplicates.every((r) => r.replayed && JSON.stringify(r.body) === '{"name":"first"}')).toBe(true);
+
+    // When the holder rolls back, exactly one waiting duplicate claims the key.
+    const failing = runIdempotent(db, scopeOf("k2"), clock, async (q) => {
+      await insert("never")(q);
+      await q.query("SELECT pg_sleep(0.3)");
+      throw new Error("rolled back");
+    }).catch((e: Error) => e.message);
+    await new Promise((r) => setTimeout(r, 50));
+    const racers = await Promise.all(
+      Array.from({ length: 8 }, (_, i) => runIdempotentStatement(db, scopeOf("k2"), clock, insert(`k2-${i}`))),
+    );
+    expect(await failing).toBe("rolled back");
+    expect(racers.filter((r) => !r.replayed)).toHaveLength(1);
+    const names = await db.query<{ name: string }>("SELECT name FROM idem_one.things ORDER BY name");
+    expect(names.map((r) => r.name).filter((n) => n.startsWith("k2-") || n === "never")).toHaveLength(1);
+    expect(names.some((r) => r.name.startsWith("dup"))).toBe(false);
+
+    // The key's record and the write go out as one prepared statement (no BEGIN, no COMMIT of its own).
+    const single = open("idem_one", 1);
+    await runIdempotentStatement(single, scopeOf("k3"), clock, insert("third"));
+    const statements = await single.tx((q) =>
+      q.query<{ statement: string }>(
+        "SELECT statement FROM pg_prepared_statements WHERE statement LIKE 'WITH deferred_0%idempotency_keys%'",
+      ),
+    );
+    expect(statements.length).toBeGreaterThan(0);
   });
 
   it("cuts a query still running at the deadline of the RPC it serves (statement_timeout of what remains)", async () => {

@@ -121,6 +121,42 @@ describe("creating deals", () => {
   });
 });
 
+describe("a create's replay", () => {
+  it("answers as the first time even when the checks before its write would now fail", async () => {
+    const gone = await t.givenOrg();
+    const key = newId("idem_");
+    const create = () =>
+      t
+        .caller(DealService, gone.orgId, { idempotencyKey: key })
+        .createDeal({ name: "Then", accountId: gone.accountId, stage: "Discovery" });
+    const first = await create();
+    // The account is gone from crm-data and from revenue's projection: a new create is 404...
+    t.crm.accounts.delete(gone.accountId);
+    await t.db.query("DELETE FROM revenue.account_refs WHERE id = $1", [gone.accountId]);
+    expect(
+      await problemOf(
+        t.caller(DealService, gone.orgId).createDeal({ name: "Now", accountId: gone.accountId, stage: "Discovery" }),
+      ),
+    ).toBe("account-not-found");
+    // ...and the replay still answers what it answered, or 422 with another body.
+    const again = await withHeaders((o) =>
+      t
+        .caller(DealService, gone.orgId, { idempotencyKey: key })
+        .createDeal({ name: "Then", accountId: gone.accountId, stage: "Discovery" }, o),
+    );
+    expect(again.response.deal?.id).toBe(first.deal?.id);
+    expect(again.headers.get("x-idempotent-replay")).toBe("true");
+    expect(
+      await problemOf(
+        t
+          .caller(DealService, gone.orgId, { idempotencyKey: key })
+          .createDeal({ name: "Other", accountId: gone.accountId, stage: "Discovery" }),
+      ),
+    ).toBe("idempotency-key-conflict");
+    expect(await t.db.query("SELECT id FROM revenue.deals WHERE org_id = $1", [gone.orgId])).toHaveLength(1);
+  });
+});
+
 describe("updating deals", () => {
   it("merges custom fields: keys set, null removes, others kept", async () => {
     const { deal } = await deals().createDeal(

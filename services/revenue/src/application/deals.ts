@@ -39,8 +39,13 @@ export function writableDeal(deal: DealRecord | undefined, id: string): DealReco
   return deal;
 }
 
-async function schemaFor(w: TxStore, orgId: string, schemaId: string | undefined): Promise<DealSchemaRecord> {
-  const schema = schemaId ? await w.findSchema(orgId, schemaId) : await w.defaultSchema(orgId);
+/** The schema a deal names, or the org's default; schema-not-found when there is none. */
+export async function schemaFor(
+  reads: Pick<TxStore, "findSchema" | "defaultSchema">,
+  orgId: string,
+  schemaId: string | undefined,
+): Promise<DealSchemaRecord> {
+  const schema = schemaId ? await reads.findSchema(orgId, schemaId) : await reads.defaultSchema(orgId);
   if (!schema) {
     throw problem(
       "schema-not-found",
@@ -96,15 +101,15 @@ export async function dealDetail(reads: Pick<TxStore, "listDealInsights">, deal:
 const detailOf = (deal: DealRecord, insights: InsightRecordRow[]) =>
   dealMessage(deal, { insightIds: insightIdsOf(insights) });
 
-/** A new deal; its references were looked up before the transaction. */
+/** A new deal; its references and its schema were looked up before the write. */
 export interface CreateDeal {
   orgId: string;
   name: string;
   stage: string;
   amount: AmountInput | null;
   closeDate: string | null;
-  /** Undefined: the org's default schema. */
-  schemaId: string | undefined;
+  /** The schema the deal names, or the org's default (`schemaFor`). */
+  schema: DealSchemaRecord;
   customFields: CustomFields;
   crm: DealRecord["crm"];
   account: DealRecord["account"];
@@ -112,10 +117,14 @@ export interface CreateDeal {
   primaryContact: DealRecord["primaryContact"];
 }
 
-/** Creates the deal under its schema and enqueues deal.created. */
-export async function createDeal(w: TxStore, cmd: CreateDeal, now: Date) {
-  const schema = await schemaFor(w, cmd.orgId, cmd.schemaId);
-  const { customFields, amount } = cmd;
+/**
+ * Creates the deal under its schema and enqueues deal.created: writes only, so the deal, its
+ * event and the key's record go to Postgres as one statement. The schema was read before,
+ * outside the write, as a transaction under READ COMMITTED would have read it: an edit
+ * committed meanwhile is not seen either way (a deal records the version it was checked against).
+ */
+export async function createDeal(w: Pick<TxStore, "insertDeal" | "enqueue">, cmd: CreateDeal, now: Date) {
+  const { customFields, amount, schema } = cmd;
   if (Object.values(customFields).some((v) => v === null)) {
     throw problem("schema-mismatch", "customFields values cannot be null on create.");
   }

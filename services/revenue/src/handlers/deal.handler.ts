@@ -4,7 +4,7 @@ import { meetingStatus } from "@platform/contracts/rest/meeting";
 import { DealService, type Money } from "@platform/contracts/revenue";
 import { apiContext, requestContext } from "@platform/kit/connect";
 import type { CursorCodec } from "@platform/kit/cursor";
-import { replayOfMethod } from "@platform/kit/idempotent-method";
+import { orReplayMethod, replayOfMethod } from "@platform/kit/idempotent-method";
 import { parseId } from "@platform/kit/ids";
 import { keysetPage } from "@platform/kit/keyset";
 import { parseSort } from "@platform/kit/pagination";
@@ -14,12 +14,13 @@ import {
   dealDetail,
   dealMeetings,
   dealReferences,
+  schemaFor,
   updateDeal,
   visibleDeal,
   writableDeal,
 } from "../application/deals.js";
 import type { CrmReferences, Directory } from "../application/references.js";
-import { idempotentWrite, type WriteDeps } from "../application/write.js";
+import { idempotentInsert, idempotentWrite, type WriteDeps } from "../application/write.js";
 import type { AmountInput } from "../domain/deal-input.js";
 import { DEAL_SORT_KEYS, type DealListFilter } from "../store/deal.store.js";
 import type { Store } from "../store/index.js";
@@ -95,38 +96,38 @@ export function dealHandlers(deps: DealDeps): ServiceImpl<typeof DealService> {
       return { deal: await dealDetail(store, deal) };
     },
 
-    async createDeal(req, ctx) {
-      // A replay answers what it answered first, without asking other services again.
-      const replay = await replayOfMethod(deps, ctx, DealService.method.createDeal, req);
-      if (replay) return replay;
-      const { orgId } = apiContext(ctx);
-      // Looked up before the transaction: the answers come from other services, and a write
-      // transaction is not held open across their calls.
-      const refs = dealReferences(crm, deps.directory, requestContext(ctx));
-      const account = await refs.account(req.accountId);
-      const primaryContact = req.primaryContactId !== undefined ? await refs.contact(req.primaryContactId) : null;
-      const owner = await refs.owner(req.ownerId);
-      const customFields = jsonOfStruct(req.customFields);
-      return idempotentWrite(deps, ctx, DealService.method.createDeal, req, (w) =>
-        createDeal(
-          w,
-          {
-            orgId,
-            name: req.name,
-            stage: req.stage,
-            amount: amountOf(req.amount),
-            closeDate: req.closeDate ?? null,
-            schemaId: req.schemaId,
-            customFields,
-            crm: req.crmSourceId !== undefined ? { id: req.crmSourceId, url: req.crmSourceUrl ?? null } : null,
-            account,
-            owner,
-            primaryContact,
-          },
-          clock.now(),
-        ),
-      );
-    },
+    createDeal: (req, ctx) =>
+      // A replay answers what it answered first, even where the checks below would now fail.
+      orReplayMethod(deps, ctx, DealService.method.createDeal, req, async () => {
+        const { orgId } = apiContext(ctx);
+        // Looked up before the write, which then only inserts: from revenue's projections, or
+        // (an id they have not seen) from other services, whose calls no transaction waits on.
+        const refs = dealReferences(crm, deps.directory, requestContext(ctx));
+        const account = await refs.account(req.accountId);
+        const primaryContact = req.primaryContactId !== undefined ? await refs.contact(req.primaryContactId) : null;
+        const owner = await refs.owner(req.ownerId);
+        const schema = await schemaFor(store, orgId, req.schemaId);
+        const customFields = jsonOfStruct(req.customFields);
+        return idempotentInsert(deps, ctx, DealService.method.createDeal, req, (w) =>
+          createDeal(
+            w,
+            {
+              orgId,
+              name: req.name,
+              stage: req.stage,
+              amount: amountOf(req.amount),
+              closeDate: req.closeDate ?? null,
+              schema,
+              customFields,
+              crm: req.crmSourceId !== undefined ? { id: req.crmSourceId, url: req.crmSourceUrl ?? null } : null,
+              account,
+              owner,
+              primaryContact,
+            },
+            clock.now(),
+          ),
+        );
+      }),
 
     async updateDeal(req, ctx) {
       const { orgId } = apiContext(ctx);
