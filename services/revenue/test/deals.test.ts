@@ -58,8 +58,26 @@ describe("creating deals", () => {
     expect(await problemOf(deals().createDeal(aDeal({ primaryContactId: newId("cont_") })))).toBe("contact-not-found");
     expect(await problemOf(deals().createDeal(aDeal({ ownerId: newId("usr_") })))).toBe("user-not-found");
     const other = await t.givenOrg();
-    // Another org's account is as unknown as a made-up one.
+    // Another org's account, contact, user or schema is as unknown as a made-up one.
     expect(await problemOf(deals().createDeal(aDeal({ accountId: other.accountId })))).toBe("account-not-found");
+    expect(await problemOf(deals().createDeal(aDeal({ primaryContactId: other.contactId })))).toBe("contact-not-found");
+    expect(await problemOf(deals().createDeal(aDeal({ ownerId: other.ownerId })))).toBe("user-not-found");
+    expect(await problemOf(deals().createDeal(aDeal({ schemaId: other.schema.id })))).toBe("schema-not-found");
+    // The other org's own names, all in revenue's projections by now, create its deal.
+    const { deal } = await t.caller(DealService, other.orgId).createDeal({
+      name: "Theirs",
+      accountId: other.accountId,
+      stage: "Discovery",
+      primaryContactId: other.contactId,
+      ownerId: other.ownerId,
+      schemaId: other.schema.id,
+    });
+    expect(deal).toMatchObject({
+      account: { id: other.accountId },
+      primaryContact: { id: other.contactId },
+      owner: { userId: other.ownerId },
+      schemaId: other.schema.id,
+    });
   });
 
   it("rejects a stage outside the schema, a value without currency and custom fields off the schema", async () => {

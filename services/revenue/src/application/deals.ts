@@ -8,6 +8,7 @@ import { type DealSchemaRecord, isTerminal, schemaVersionAfterUpdate } from "../
 import type { DealRecord, InsightRecordRow, MeetingRecord } from "../domain/model.js";
 import { dealCreatedEvent, dealUpdatedEvent } from "../events/outbox-events.js";
 import { dealMessage, insightIdsOf } from "../handlers/proto.js";
+import type { DealNames } from "../store/deal-names.store.js";
 import type { TxStore } from "../store/index.js";
 import type { CrmReferences, Directory } from "./references.js";
 
@@ -39,13 +40,12 @@ export function writableDeal(deal: DealRecord | undefined, id: string): DealReco
   return deal;
 }
 
-/** The schema a deal names, or the org's default; schema-not-found when there is none. */
-export async function schemaFor(
-  reads: Pick<TxStore, "findSchema" | "defaultSchema">,
-  orgId: string,
-  schemaId: string | undefined,
-): Promise<DealSchemaRecord> {
-  const schema = schemaId ? await reads.findSchema(orgId, schemaId) : await reads.defaultSchema(orgId);
+async function schemaFor(w: TxStore, orgId: string, schemaId: string | undefined): Promise<DealSchemaRecord> {
+  return schemaFound(schemaId ? await w.findSchema(orgId, schemaId) : await w.defaultSchema(orgId), schemaId);
+}
+
+/** The schema a deal names (`schemaId`), or the org's default, as read; schema-not-found when there is none. */
+export function schemaFound(schema: DealSchemaRecord | undefined, schemaId: string | undefined): DealSchemaRecord {
   if (!schema) {
     throw problem(
       "schema-not-found",
@@ -71,20 +71,33 @@ function crmRefAfter(
   return { id: current.id, url: req.crmSourceUrl ?? current.url };
 }
 
-/** Who may appear on a deal: accounts, contacts and owners as crm-data and identity know them, for the caller's org. */
-export function dealReferences(crm: CrmReferences, directory: Directory, caller: RequestContext) {
+/**
+ * Who may appear on a deal: accounts, contacts and owners as crm-data and identity know them,
+ * for the caller's org. `known`: what one query of revenue's projections already found
+ * (`findDealNames`); only the rest is looked up one by one (and read through to its owner).
+ */
+export function dealReferences(
+  crm: CrmReferences,
+  directory: Directory,
+  caller: RequestContext,
+  known?: Pick<DealNames, "account" | "contact" | "owner">,
+) {
   return {
     async account(id: string) {
+      if (known?.account?.id === id) return known.account;
       const found = isId("acct_", id) ? await crm.account(caller, id) : undefined;
       if (!found) throw accountNotFound(id);
       return found;
     },
     async contact(id: string) {
-      const found = isId("cont_", id) ? await crm.contact(caller, id) : undefined;
+      const found =
+        known?.contact?.id === id ? known.contact : isId("cont_", id) ? await crm.contact(caller, id) : undefined;
       if (!found) throw contactNotFound(id);
       return { id: found.id, displayName: found.displayName };
     },
     async owner(id: string | undefined) {
+      // `known.owner` answers the same question: the user named, or the administrator when none is.
+      if (known?.owner && (id === undefined || known.owner.userId === id)) return known.owner;
       if (id === undefined) return directory.administrator(caller);
       const found = isId("usr_", id) ? await directory.user(caller, id) : undefined;
       if (!found) throw problem("user-not-found", `User ${id} was not found.`);

@@ -14,7 +14,7 @@ import {
   dealDetail,
   dealMeetings,
   dealReferences,
-  schemaFor,
+  schemaFound,
   updateDeal,
   visibleDeal,
   writableDeal,
@@ -100,13 +100,19 @@ export function dealHandlers(deps: DealDeps): ServiceImpl<typeof DealService> {
       // A replay answers what it answered first, even where the checks below would now fail.
       orReplayMethod(deps, ctx, DealService.method.createDeal, req, async () => {
         const { orgId } = apiContext(ctx);
-        // Looked up before the write, which then only inserts: from revenue's projections, or
-        // (an id they have not seen) from other services, whose calls no transaction waits on.
-        const refs = dealReferences(crm, deps.directory, requestContext(ctx));
+        // Looked up before the write, which then only inserts: from revenue's projections in one
+        // query, or (an id they have not seen) from other services, whose calls no transaction waits on.
+        const named = await store.findDealNames(orgId, {
+          accountId: req.accountId,
+          contactId: req.primaryContactId,
+          ownerId: req.ownerId,
+          schemaId: req.schemaId,
+        });
+        const refs = dealReferences(crm, deps.directory, requestContext(ctx), named);
         const account = await refs.account(req.accountId);
         const primaryContact = req.primaryContactId !== undefined ? await refs.contact(req.primaryContactId) : null;
         const owner = await refs.owner(req.ownerId);
-        const schema = await schemaFor(store, orgId, req.schemaId);
+        const schema = schemaFound(named.schema, req.schemaId);
         const customFields = jsonOfStruct(req.customFields);
         return idempotentInsert(deps, ctx, DealService.method.createDeal, req, (w) =>
           createDeal(

@@ -1,9 +1,9 @@
-import { dateOrNull, type Queryable, type Row } from "@platform/kit/db";
+import { type Queryable, type Row } from "@platform/kit/db";
 import { type Keyed, keysetRows, type PageQuery, params, type SortKey } from "@platform/kit/keyset";
 import { problem } from "@platform/kit/problems";
 import type { DealSchemaRecord } from "../domain/deal-schema.js";
 import type { DealRecord, InsightRecordRow } from "../domain/model.js";
-import { dealColumns, insertSql, oneRow, toDeal, toInsightRecord, toSchema, updateSql } from "./rows.js";
+import { dealColumns, insertSql, oneRow, toDeal, toInsightRecord, toSchema, updateSql, withDates } from "./rows.js";
 
 /** The sort keys of GET /deals. Amounts sort by value whatever their currency, as fixed-width text. */
 export const DEAL_SORT_KEYS: Record<string, SortKey> = {
@@ -64,11 +64,6 @@ const LOCKED_DEAL = `SELECT ${DEAL_COLUMNS},
       AS insight_rows
   FROM revenue.deals d WHERE d.org_id = $1 AND d.id = $2 FOR UPDATE OF d`;
 
-const withDates = (r: Row): Row => ({
-  ...r,
-  created_at: dateOrNull(r.created_at),
-  updated_at: dateOrNull(r.updated_at),
-});
 const UNIQUE_VIOLATION = "23505";
 const DEAL_CASTS = { custom_fields: "jsonb" };
 

@@ -1,4 +1,4 @@
-import { type Queryable, type Row, textOrNull } from "@platform/kit/db";
+import { dateOrNull, type Queryable, type Row, textOrNull } from "@platform/kit/db";
 import type { CustomFields } from "../domain/custom-fields.js";
 import type { DealSchemaRecord, Outcome } from "../domain/deal-schema.js";
 import type { InsightType } from "../domain/insight-types.js";
@@ -17,6 +17,13 @@ import type { QnaState } from "../domain/qna-state.js";
 // date never passes through a Date in the server's zone.
 
 const str = (v: unknown): string => v as string;
+
+/** A row read as jsonb (to_jsonb), whose timestamps are text: with them as Dates. */
+export const withDates = (r: Row): Row => ({
+  ...r,
+  created_at: dateOrNull(r.created_at),
+  updated_at: dateOrNull(r.updated_at),
+});
 
 export function toSchema(r: Row): DealSchemaRecord {
   return {
