@@ -1,4 +1,4 @@
-import { type Queryable, type Row } from "@platform/kit/db";
+import type { Queryable, Row } from "@platform/kit/db";
 import { type Keyed, keysetRows, type PageQuery, params, type SortKey } from "@platform/kit/keyset";
 import { problem } from "@platform/kit/problems";
 import type { DealSchemaRecord } from "../domain/deal-schema.js";
