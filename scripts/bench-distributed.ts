@@ -60,9 +60,12 @@ import {
   skip,
   stopWhatWeStarted,
   tokenCount,
+  vacuumIfAutovacuumOff,
 } from "./bench-distributed/stack.js";
 
 // ---------------------------------------------------------------- fixtures: tokens and ids
+
+await vacuumIfAutovacuumOff();
 
 const admin = createClient(IdentityAdminService, httpTransport(ADMIN, [adminClientInterceptor(ADMIN_SECRET)]));
 const acme = (await admin.listOrganizations({})).organizations.find((o) => o.name === "Acme Corp");

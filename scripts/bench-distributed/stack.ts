@@ -85,6 +85,31 @@ export async function stopWhatWeStarted(): Promise<void> {
 export const pgPool = new pg.Pool({ connectionString: `${PG_URL}/postgres`, max: 1 });
 pgPool.on("error", () => {});
 
+/**
+ * With autovacuum off (as on this machine's shared Postgres) every run's dead rows stay: each
+ * published outbox row leaves one, and each run was slower than the one before it (Postgres's
+ * CPU per create grew from 1.1 to 9–12 ms over a morning of runs), which no A/B survives. The
+ * bench then VACUUMs the stack's databases before it measures, as autovacuum would have.
+ */
+export async function vacuumIfAutovacuumOff(): Promise<void> {
+  const setting = await pgPool.query<{ autovacuum: string }>("SHOW autovacuum");
+  if (setting.rows[0]?.autovacuum !== "off") return;
+  const dbs = await pgPool.query<{ datname: string }>("SELECT datname FROM pg_database WHERE datname LIKE $1", [
+    `${DB_PREFIX.replace(/_/g, "\\_")}%`,
+  ]);
+  const started = Date.now();
+  for (const { datname } of dbs.rows) {
+    const client = new pg.Client({ connectionString: `${PG_URL}/${datname}` });
+    await client.connect();
+    try {
+      await client.query("VACUUM (ANALYZE)");
+    } finally {
+      await client.end();
+    }
+  }
+  log(`autovacuum is off on this Postgres: vacuumed ${dbs.rows.length} databases first (${Date.now() - started} ms)`);
+}
+
 /** Postgres backends serving this stack's databases (their CPU is the database's share). */
 export async function postgresPids(): Promise<number[]> {
   const res = await pgPool.query<{ pid: number }>(
