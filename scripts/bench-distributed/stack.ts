@@ -20,7 +20,7 @@ Uses the stack on GATEWAY_PORT (default 8080) or starts one with scripts/stack.s
 Rows: a bare fastify route, identity called directly, the floor proxy (the gateway's unavoidable hops
 on bare node:http: bench-distributed/floor-proxy.ts) and the gateway, closed loop and at even rates
 (open loop); POST /deals. --rounds N alternates the closed-loop rows N times (median round, ratios
-per round).`,
+per round). When the Postgres has autovacuum off, the stack's databases are VACUUMed first.`,
 );
 export const duration = Number(values.duration);
 export const rates = values.rates.split(",").map(Number);
