@@ -75,6 +75,17 @@ interface KeyRow {
   response: unknown;
 }
 
+/** The key's table and primary-key values. */
+function recordOf(db: Db, scope: IdempotencyScope) {
+  return { table: `${db.schema}.idempotency_keys`, pk: [scope.tokenId, scope.actingOrgId ?? "", scope.key] };
+}
+
+/** A finished record's answer to this request: its stored response, or 422 when it was made for another request. */
+function replayOfRecord(row: KeyRow & { status_code: number }, scope: IdempotencyScope): IdempotentResult {
+  if (row.request_hash !== scope.requestHash) throw idempotencyConflict(row.request_hash, scope.requestHash);
+  return { status: row.status_code, body: row.response, replayed: true };
+}
+
 /**
  * Runs a write at most once per idempotency key, in ONE transaction with the write
  * itself. Claiming the key is an insert on its primary key: a concurrent duplicate blocks
@@ -90,8 +101,7 @@ export async function runIdempotent(
   clock: Clock,
   fn: (q: Queryable) => Promise<{ status: number; body: unknown }>,
 ): Promise<IdempotentResult> {
-  const table = `${db.schema}.idempotency_keys`;
-  const pk = [scope.tokenId, scope.actingOrgId ?? "", scope.key];
+  const { table, pk } = recordOf(db, scope);
   return db.tx(async (q) => {
     const now = clock.now();
     // One statement claims the key: a new row, or in place of a record past the retention
@@ -112,10 +122,7 @@ export async function runIdempotent(
       );
       // Only reachable if another request expired and deleted the row in between: ask for a retry.
       if (!row || row.status_code === null) throw problem("service-unavailable", "Concurrent request; retry.");
-      if (row.request_hash !== scope.requestHash) {
-        throw idempotencyConflict(row.request_hash, scope.requestHash);
-      }
-      return { status: row.status_code, body: row.response, replayed: true };
+      return replayOfRecord({ ...row, status_code: row.status_code }, scope);
     }
     const result = await fn(q);
     // Deferred: sent before the COMMIT with whatever `fn` deferred (its outbox rows), one round trip.
@@ -156,8 +163,7 @@ export async function runIdempotentStatement(
   clock: Clock,
   fn: (q: Queryable) => Promise<{ status: number; body: unknown }>,
 ): Promise<IdempotentResult> {
-  const table = `${db.schema}.idempotency_keys`;
-  const pk = [scope.tokenId, scope.actingOrgId ?? "", scope.key];
+  const { table, pk } = recordOf(db, scope);
   // A retry follows only an expired record (deleted) or one gone meanwhile (purged): the next
   // pass claims the key, or finds the live record of a request that claimed it meanwhile.
   for (let attempt = 1; ; attempt++) {
@@ -183,10 +189,9 @@ export async function runIdempotentStatement(
     );
     const expiredBefore = new Date(now.getTime() - IDEMPOTENCY_RETENTION_MS);
     if (row && new Date(row.created_at) > expiredBefore) {
-      if (row.request_hash !== scope.requestHash) throw idempotencyConflict(row.request_hash, scope.requestHash);
-      // Held by a write of `runIdempotent`'s kind that has not finished: as there, ask for a retry.
+      // Only a committed record is seen here, and a committed record has its response.
       if (row.status_code === null) throw problem("service-unavailable", "Concurrent request; retry.");
-      return { status: row.status_code, body: row.response, replayed: true };
+      return replayOfRecord({ ...row, status_code: row.status_code }, scope);
     }
     await db.query(
       `DELETE FROM ${table} WHERE token_id = $1 AND acting_org_id = $2 AND key = $3 AND created_at <= $4`,
@@ -207,16 +212,14 @@ export async function storedResponse(
   scope: IdempotencyScope,
   clock: Clock,
 ): Promise<IdempotentResult | undefined> {
+  const { table, pk } = recordOf(db, scope);
   const [row] = await db.query<KeyRow>(
-    `SELECT request_hash, status_code, response FROM ${db.schema}.idempotency_keys
+    `SELECT request_hash, status_code, response FROM ${table}
       WHERE token_id = $1 AND acting_org_id = $2 AND key = $3 AND created_at > $4 AND status_code IS NOT NULL`,
-    [scope.tokenId, scope.actingOrgId ?? "", scope.key, new Date(clock.now().getTime() - IDEMPOTENCY_RETENTION_MS)],
+    [...pk, new Date(clock.now().getTime() - IDEMPOTENCY_RETENTION_MS)],
   );
   if (!row || row.status_code === null) return undefined;
-  if (row.request_hash !== scope.requestHash) {
-    throw idempotencyConflict(row.request_hash, scope.requestHash);
-  }
-  return { status: row.status_code, body: row.response, replayed: true };
+  return replayOfRecord({ ...row, status_code: row.status_code }, scope);
 }
 
 /** Deletes records past the retention window; run it now and then (they no longer replay anyway). */

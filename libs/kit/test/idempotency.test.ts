@@ -15,20 +15,24 @@ describe("hashRequest", () => {
   });
 });
 
+// One embedded Postgres for the file; every test gets a fresh schema and clock.
+let pglite: Awaited<ReturnType<typeof kitPglite>>;
+let db: Db;
+let clock: ManualClock;
+beforeAll(async () => {
+  pglite = await kitPglite();
+});
+afterAll(async () => {
+  await pglite.close();
+});
+beforeEach(async () => {
+  db = await pglite.fresh();
+  clock = new ManualClock();
+});
+
 describe("runIdempotent", () => {
-  let pglite: Awaited<ReturnType<typeof kitPglite>>;
-  let db: Db;
-  let clock: ManualClock;
-  beforeAll(async () => {
-    pglite = await kitPglite();
-  });
-  afterAll(async () => {
-    await pglite.close();
-  });
   beforeEach(async () => {
-    db = await pglite.fresh();
     await db.exec(`CREATE TABLE ${db.schema}.things (id serial PRIMARY KEY, name text NOT NULL)`);
-    clock = new ManualClock();
   });
 
   const scope = (body: unknown, key = "key-1", actingOrgId?: string) => ({
@@ -122,19 +126,8 @@ describe("runIdempotent", () => {
 });
 
 describe("runIdempotentStatement", () => {
-  let pglite: Awaited<ReturnType<typeof kitPglite>>;
-  let db: Db;
-  let clock: ManualClock;
-  beforeAll(async () => {
-    pglite = await kitPglite();
-  });
-  afterAll(async () => {
-    await pglite.close();
-  });
   beforeEach(async () => {
-    db = await pglite.fresh();
     await db.exec(`CREATE TABLE ${db.schema}.things (name text PRIMARY KEY, note text)`);
-    clock = new ManualClock();
   });
 
   const scope = (body: unknown, key = "key-1") => ({ tokenId: "tok_1", key, requestHash: hashRequest(body) });
