@@ -3,7 +3,6 @@ import {
   context,
   createNoopMeter,
   metrics,
-  ProxyTracerProvider,
   propagation,
   type Span,
   SpanKind,
@@ -12,6 +11,7 @@ import {
   type TextMapSetter,
   trace,
 } from "@opentelemetry/api";
+import { tracing } from "./tracing.js";
 
 // OpenTelemetry for Connect: the HTTP instrumentation does not see HTTP/2, and no maintained
 // Connect-ES instrumentation exists, so these interceptors follow the OTel RPC conventions:
@@ -30,14 +30,6 @@ const setter: TextMapSetter<Headers> = { set: (h, key, value) => h.set(key, valu
 interface CallShape {
   service: { typeName: string };
   method: { name: string };
-}
-
-const NOOP_TRACER_PROVIDER = new ProxyTracerProvider().getDelegate();
-
-/** True once a tracer provider is registered (startTelemetry with an exporter, or a test's). */
-function tracing(): boolean {
-  const provider = trace.getTracerProvider();
-  return !(provider instanceof ProxyTracerProvider) || provider.getDelegate() !== NOOP_TRACER_PROVIDER;
 }
 
 // Metrics without traces (the usual local and test setup: a /metrics port, no OTLP endpoint):

@@ -1,6 +1,7 @@
 import { context, propagation, trace } from "@opentelemetry/api";
 import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-hooks";
 import { W3CTraceContextPropagator } from "@opentelemetry/core";
+import { BasicTracerProvider } from "@opentelemetry/sdk-trace-base";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { BusMessage, EventBus, SubscribeOptions } from "../src/bus.js";
 import type { Db } from "../src/db.js";
@@ -166,6 +167,26 @@ describe("startOutboxRelay", () => {
     await eventually("notified delivery", () => (seen.length === 1 ? true : undefined), 5_000);
   });
 
+  it("sends rows committed just after a round that published together, lingerMs later", async () => {
+    const bus = new FlakyBus();
+    const seen = await collect(bus, ["a"]);
+    relay = startOutboxRelay({ db, bus, logger: silentLogger, intervalMs: 60_000, lingerMs: 2_000 });
+    await write("a", [1]);
+    relay.notify();
+    await eventually("first row, sent at once", () => (seen.length === 1 ? true : undefined), 5_000);
+    const before = bus.attempts;
+    // Two commits, each notifying, inside the linger: one round and one publish for both
+    // (without the linger, the first would have gone alone during the pause).
+    await write("a", [2]);
+    relay.notify();
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    await write("a", [3]);
+    relay.notify();
+    await eventually("lingered rows", () => (seen.length === 3 ? true : undefined), 10_000);
+    expect(bus.attempts - before).toBe(1);
+    expect(seen.map((e) => e.n)).toEqual([1, 2, 3]);
+  });
+
   it("purges rows published more than 7 days ago", async () => {
     const [oldId, recentId] = await write("a", [1, 2]);
     await db.query(`UPDATE ${db.schema}.outbox SET published_at = now() - interval '8 days' WHERE id = $1`, [oldId]);
@@ -186,7 +207,36 @@ describe("startOutboxRelay", () => {
     expect(await unpublished()).toBe(1);
   });
 
-  describe("with OpenTelemetry active", () => {
+  /** Rows of one topic written by three requests: two in traces of their own, one untraced. */
+  async function writeInThreeRequests(): Promise<void> {
+    const inTrace = (traceId: string, fn: () => Promise<unknown>) =>
+      context.with(
+        trace.setSpan(context.active(), trace.wrapSpanContext({ traceId, spanId: "00f067aa0ba902b7", traceFlags: 1 })),
+        fn,
+      );
+    await inTrace("1".repeat(32), () => write("a", [1, 2]));
+    await inTrace("2".repeat(32), () => write("a", [3]));
+    await write("a", [4]);
+  }
+
+  /** A bus that records each publish: the trace active around it and its messages' traceparents. */
+  function publishSpy(bus: EventBus) {
+    const publishes: { traceId: string | undefined; traceparents: (string | undefined)[] }[] = [];
+    const spy: EventBus = {
+      publish: async (topic, messages) => {
+        publishes.push({
+          traceId: trace.getSpanContext(context.active())?.traceId,
+          traceparents: messages.map((m) => m.headers.traceparent),
+        });
+        await bus.publish(topic, messages);
+      },
+      subscribe: (o) => bus.subscribe(o),
+      close: () => bus.close(),
+    };
+    return { spy, publishes };
+  }
+
+  describe("with trace context but no tracer provider (no exporter)", () => {
     beforeAll(() => {
       context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
       propagation.setGlobalPropagator(new W3CTraceContextPropagator());
@@ -196,31 +246,39 @@ describe("startOutboxRelay", () => {
       propagation.disable();
     });
 
-    it("publishes each event inside the trace of the request that wrote it", async () => {
-      const traces: (string | undefined)[] = [];
-      const bus = new FlakyBus();
-      const spy: EventBus = {
-        publish: async (topic, messages) => {
-          traces.push(trace.getSpanContext(context.active())?.traceId);
-          await bus.publish(topic, messages);
-        },
-        subscribe: (o) => bus.subscribe(o),
-        close: () => bus.close(),
-      };
-      const inTrace = (traceId: string, fn: () => Promise<unknown>) =>
-        context.with(
-          trace.setSpan(
-            context.active(),
-            trace.wrapSpanContext({ traceId, spanId: "00f067aa0ba902b7", traceFlags: 1 }),
-          ),
-          fn,
-        );
-      await inTrace("1".repeat(32), () => write("a", [1, 2]));
-      await inTrace("2".repeat(32), () => write("a", [3]));
-      await write("a", [4]);
+    it("publishes a topic's rows in one request, each message with its own traceparent", async () => {
+      const { spy, publishes } = publishSpy(new FlakyBus());
+      await writeInThreeRequests();
       relay = startOutboxRelay({ db, bus: spy, logger: silentLogger, intervalMs: 60_000 });
       expect(await relay.drain()).toBe(4);
-      expect(traces).toEqual(["1".repeat(32), "2".repeat(32), undefined]);
+      expect(publishes).toHaveLength(1);
+      expect(publishes[0]?.traceparents.map((t) => t?.split("-")[1])).toEqual([
+        "1".repeat(32),
+        "1".repeat(32),
+        "2".repeat(32),
+        undefined,
+      ]);
+    });
+  });
+
+  describe("with OpenTelemetry active", () => {
+    beforeAll(() => {
+      context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
+      propagation.setGlobalPropagator(new W3CTraceContextPropagator());
+      trace.setGlobalTracerProvider(new BasicTracerProvider());
+    });
+    afterAll(() => {
+      trace.disable();
+      context.disable();
+      propagation.disable();
+    });
+
+    it("publishes each event inside the trace of the request that wrote it", async () => {
+      const { spy, publishes } = publishSpy(new FlakyBus());
+      await writeInThreeRequests();
+      relay = startOutboxRelay({ db, bus: spy, logger: silentLogger, intervalMs: 60_000 });
+      expect(await relay.drain()).toBe(4);
+      expect(publishes.map((p) => p.traceId)).toEqual(["1".repeat(32), "2".repeat(32), undefined]);
     });
   });
 });
