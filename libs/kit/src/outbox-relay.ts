@@ -34,9 +34,10 @@ export interface OutboxRelayOptions {
   /** Rows per round (one transaction). */
   batchSize?: number;
   /**
-   * After a round that published, rows committed meanwhile wait this long for the next round,
-   * so that under load they go out together: one claim, one broker request and one consumer
-   * batch for many rows instead of one each. The first row after a quiet spell goes at once.
+   * After a round that published several rows (rows come faster than rounds), rows committed
+   * meanwhile wait this long for the next round, so that under load they go out together: one
+   * claim, one broker request and one consumer batch for many rows instead of one each. While
+   * rounds publish a row each (a steady 100 writes/s), each goes at once.
    */
   lingerMs?: number;
   /** Delay before the first retry of a failed row; doubles per attempt up to `maxBackoffMs`. */
@@ -117,8 +118,8 @@ export function startOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<void> | undefined;
   let notified = false;
-  // When the last round that published rows ended: the next waits until lingerMs after it.
-  let lastPublishedAt = Number.NEGATIVE_INFINITY;
+  // When the last round that published several rows ended: the next waits until lingerMs after it.
+  let lastBusyAt = Number.NEGATIVE_INFINITY;
   // True while a LISTEN connection wakes the relay on each committed outbox row.
   let listening = false;
   let unlisten: Promise<(() => Promise<void>) | undefined> = Promise.resolve(undefined);
@@ -256,7 +257,7 @@ export function startOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
     notified = false;
     running = drain()
       .then((published) => {
-        if (published > 0) lastPublishedAt = Date.now();
+        if (published > 1) lastBusyAt = Date.now();
       })
       .then(purge)
       .then(
@@ -276,9 +277,9 @@ export function startOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
       });
   }
 
-  /** How long a round asked for now waits: until lingerMs after the last round that published. */
+  /** How long a round asked for now waits: until lingerMs after the last busy round. */
   function lingered(): number {
-    return Math.max(0, lastPublishedAt + lingerMs - Date.now());
+    return Math.max(0, lastBusyAt + lingerMs - Date.now());
   }
 
   function wake(): void {

@@ -167,24 +167,39 @@ describe("startOutboxRelay", () => {
     await eventually("notified delivery", () => (seen.length === 1 ? true : undefined), 5_000);
   });
 
-  it("sends rows committed just after a round that published together, lingerMs later", async () => {
+  it("after a round of several rows, sends rows committed within lingerMs together", async () => {
     const bus = new FlakyBus();
     const seen = await collect(bus, ["a"]);
     relay = startOutboxRelay({ db, bus, logger: silentLogger, intervalMs: 60_000, lingerMs: 2_000 });
     await write("a", [1]);
     relay.notify();
-    await eventually("first row, sent at once", () => (seen.length === 1 ? true : undefined), 5_000);
+    await eventually("a lone row, sent at once", () => (seen.length === 1 ? true : undefined), 5_000);
+    await write("a", [2, 3]);
+    relay.notify();
+    await eventually("a round of two rows", () => (seen.length === 3 ? true : undefined), 5_000);
     const before = bus.attempts;
     // Two commits, each notifying, inside the linger: one round and one publish for both
     // (without the linger, the first would have gone alone during the pause).
-    await write("a", [2]);
+    await write("a", [4]);
     relay.notify();
     await new Promise((resolve) => setTimeout(resolve, 300));
-    await write("a", [3]);
+    await write("a", [5]);
     relay.notify();
-    await eventually("lingered rows", () => (seen.length === 3 ? true : undefined), 10_000);
+    await eventually("lingered rows", () => (seen.length === 5 ? true : undefined), 10_000);
     expect(bus.attempts - before).toBe(1);
-    expect(seen.map((e) => e.n)).toEqual([1, 2, 3]);
+    expect(seen.map((e) => e.n)).toEqual([1, 2, 3, 4, 5]);
+  });
+
+  it("sends a row at once after a round of one row", async () => {
+    const bus = new FlakyBus();
+    const seen = await collect(bus, ["a"]);
+    relay = startOutboxRelay({ db, bus, logger: silentLogger, intervalMs: 60_000, lingerMs: 60_000 });
+    for (const n of [1, 2, 3]) {
+      await write("a", [n]);
+      relay.notify();
+      // Lingering would hold the second row for a minute.
+      await eventually(`row ${n}`, () => (seen.length === n ? true : undefined), 5_000);
+    }
   });
 
   it("purges rows published more than 7 days ago", async () => {
