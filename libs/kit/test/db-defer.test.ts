@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import { combineWrites, type Db } from "../src/db.js";
-import { kitPglite } from "./helpers.js";
+import { freshKitDbEachTest } from "./helpers.js";
 
 describe("combineWrites", () => {
   it("renumbers each write's parameters after those before it and runs all but the last as CTEs", () => {
@@ -18,16 +18,11 @@ describe("combineWrites", () => {
 });
 
 describe("Queryable.defer", () => {
-  let pglite: Awaited<ReturnType<typeof kitPglite>>;
   let db: Db;
-  beforeAll(async () => {
-    pglite = await kitPglite();
-  });
-  afterAll(async () => {
-    await pglite.close();
+  freshKitDbEachTest((fresh) => {
+    db = fresh;
   });
   beforeEach(async () => {
-    db = await pglite.fresh();
     await db.exec(`CREATE TABLE ${db.schema}.a (id int PRIMARY KEY, v text);
       CREATE TABLE ${db.schema}.b (id int PRIMARY KEY, n int NOT NULL);
       INSERT INTO ${db.schema}.b VALUES (1, 0);`);

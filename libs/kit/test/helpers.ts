@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import pg from "pg";
 import { pino } from "pino";
+import { afterAll, beforeAll, beforeEach } from "vitest";
 import { type Db, openPglite, pgliteDb } from "../src/db.js";
 import type { Logger } from "../src/logger.js";
 import { kitMigrations, migrate } from "../src/migrate.js";
@@ -22,6 +23,23 @@ export async function kitPglite(): Promise<{ fresh(): Promise<Db>; close(): Prom
     },
     close: () => instance.close(),
   };
+}
+
+/**
+ * Registers, in the calling file or describe, one kitPglite for all its tests and a fresh
+ * schema before each, handed to `use` (before the caller's own beforeEach runs).
+ */
+export function freshKitDbEachTest(use: (db: Db) => void): void {
+  let pglite: Awaited<ReturnType<typeof kitPglite>>;
+  beforeAll(async () => {
+    pglite = await kitPglite();
+  });
+  afterAll(async () => {
+    await pglite.close();
+  });
+  beforeEach(async () => {
+    use(await pglite.fresh());
+  });
 }
 
 /** Rejects when `promise` has not settled within `ms`, naming what was awaited. */

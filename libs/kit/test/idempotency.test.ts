@@ -1,9 +1,9 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import { ManualClock } from "../src/clock.js";
 import type { Db } from "../src/db.js";
 import { hashRequest, purgeIdempotencyKeys, runIdempotent, runIdempotentStatement } from "../src/idempotency.js";
 import { ProblemError, problem } from "../src/problems.js";
-import { kitPglite } from "./helpers.js";
+import { freshKitDbEachTest } from "./helpers.js";
 
 describe("hashRequest", () => {
   it("ignores key order at every level but not array order or values", () => {
@@ -16,17 +16,12 @@ describe("hashRequest", () => {
 });
 
 // One embedded Postgres for the file; every test gets a fresh schema and clock.
-let pglite: Awaited<ReturnType<typeof kitPglite>>;
 let db: Db;
 let clock: ManualClock;
-beforeAll(async () => {
-  pglite = await kitPglite();
+freshKitDbEachTest((fresh) => {
+  db = fresh;
 });
-afterAll(async () => {
-  await pglite.close();
-});
-beforeEach(async () => {
-  db = await pglite.fresh();
+beforeEach(() => {
   clock = new ManualClock();
 });
 

@@ -2,13 +2,13 @@ import { context, propagation, trace } from "@opentelemetry/api";
 import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-hooks";
 import { W3CTraceContextPropagator } from "@opentelemetry/core";
 import { BasicTracerProvider } from "@opentelemetry/sdk-trace-base";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { BusMessage, EventBus, SubscribeOptions } from "../src/bus.js";
 import type { Db } from "../src/db.js";
 import { InProcessBus } from "../src/in-process-bus.js";
 import { decodeEvent, enqueueEvent } from "../src/outbox.js";
 import { type OutboxRelay, startOutboxRelay } from "../src/outbox-relay.js";
-import { eventually, kitPglite, silentLogger, within } from "./helpers.js";
+import { eventually, freshKitDbEachTest, silentLogger, within } from "./helpers.js";
 
 /** An in-process bus whose publish fails while `down` says so, counting attempts. */
 class FlakyBus implements EventBus {
@@ -44,17 +44,10 @@ async function collect(bus: EventBus, topics: string[]): Promise<{ topic: string
 }
 
 describe("startOutboxRelay", () => {
-  let pglite: Awaited<ReturnType<typeof kitPglite>>;
   let db: Db;
   let relay: OutboxRelay | undefined;
-  beforeAll(async () => {
-    pglite = await kitPglite();
-  });
-  afterAll(async () => {
-    await pglite.close();
-  });
-  beforeEach(async () => {
-    db = await pglite.fresh();
+  freshKitDbEachTest((fresh) => {
+    db = fresh;
   });
   afterEach(async () => {
     await relay?.stop();
@@ -251,7 +244,7 @@ describe("startOutboxRelay", () => {
     return { spy, publishes };
   }
 
-  describe("with trace context but no tracer provider (no exporter)", () => {
+  describe("with W3C trace context", () => {
     beforeAll(() => {
       context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
       propagation.setGlobalPropagator(new W3CTraceContextPropagator());
@@ -261,39 +254,37 @@ describe("startOutboxRelay", () => {
       propagation.disable();
     });
 
-    it("publishes a topic's rows in one request, each message with its own traceparent", async () => {
-      const { spy, publishes } = publishSpy(new FlakyBus());
-      await writeInThreeRequests();
-      relay = startOutboxRelay({ db, bus: spy, logger: silentLogger, intervalMs: 60_000 });
-      expect(await relay.drain()).toBe(4);
-      expect(publishes).toHaveLength(1);
-      expect(publishes[0]?.traceparents.map((t) => t?.split("-")[1])).toEqual([
-        "1".repeat(32),
-        "1".repeat(32),
-        "2".repeat(32),
-        undefined,
-      ]);
-    });
-  });
-
-  describe("with OpenTelemetry active", () => {
-    beforeAll(() => {
-      context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
-      propagation.setGlobalPropagator(new W3CTraceContextPropagator());
-      trace.setGlobalTracerProvider(new BasicTracerProvider());
-    });
-    afterAll(() => {
-      trace.disable();
-      context.disable();
-      propagation.disable();
+    describe("and no tracer provider (no exporter)", () => {
+      it("publishes a topic's rows in one request, each message with its own traceparent", async () => {
+        const { spy, publishes } = publishSpy(new FlakyBus());
+        await writeInThreeRequests();
+        relay = startOutboxRelay({ db, bus: spy, logger: silentLogger, intervalMs: 60_000 });
+        expect(await relay.drain()).toBe(4);
+        expect(publishes).toHaveLength(1);
+        expect(publishes[0]?.traceparents.map((t) => t?.split("-")[1])).toEqual([
+          "1".repeat(32),
+          "1".repeat(32),
+          "2".repeat(32),
+          undefined,
+        ]);
+      });
     });
 
-    it("publishes each event inside the trace of the request that wrote it", async () => {
-      const { spy, publishes } = publishSpy(new FlakyBus());
-      await writeInThreeRequests();
-      relay = startOutboxRelay({ db, bus: spy, logger: silentLogger, intervalMs: 60_000 });
-      expect(await relay.drain()).toBe(4);
-      expect(publishes.map((p) => p.traceId)).toEqual(["1".repeat(32), "2".repeat(32), undefined]);
+    describe("and a tracer provider (OpenTelemetry active)", () => {
+      beforeAll(() => {
+        trace.setGlobalTracerProvider(new BasicTracerProvider());
+      });
+      afterAll(() => {
+        trace.disable();
+      });
+
+      it("publishes each event inside the trace of the request that wrote it", async () => {
+        const { spy, publishes } = publishSpy(new FlakyBus());
+        await writeInThreeRequests();
+        relay = startOutboxRelay({ db, bus: spy, logger: silentLogger, intervalMs: 60_000 });
+        expect(await relay.drain()).toBe(4);
+        expect(publishes.map((p) => p.traceId)).toEqual(["1".repeat(32), "2".repeat(32), undefined]);
+      });
     });
   });
 });

@@ -1,26 +1,19 @@
 import { context, propagation, trace } from "@opentelemetry/api";
 import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-hooks";
 import { W3CTraceContextPropagator } from "@opentelemetry/core";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ConsumedMessage } from "../src/bus.js";
 import type { Db } from "../src/db.js";
 import { decodeEvent, enqueueEvent, toBusMessage } from "../src/outbox.js";
-import { kitPglite } from "./helpers.js";
+import { freshKitDbEachTest } from "./helpers.js";
 
 const TRACE_ID = "4bf92f3577b34da6a3ce929d0e0e4736";
 const SPAN_ID = "00f067aa0ba902b7";
 
 describe("enqueueEvent", () => {
-  let pglite: Awaited<ReturnType<typeof kitPglite>>;
   let db: Db;
-  beforeAll(async () => {
-    pglite = await kitPglite();
-  });
-  afterAll(async () => {
-    await pglite.close();
-  });
-  beforeEach(async () => {
-    db = await pglite.fresh();
+  freshKitDbEachTest((fresh) => {
+    db = fresh;
   });
 
   it("writes a row in the caller's transaction and returns its id", async () => {
