@@ -13,6 +13,10 @@
  *             keep coming: time from its start to its first delivery
  *   latency   API response → receiver: PATCH /deals through the gateway at 100/s (open loop,
  *             latency from the scheduled send time), the deal.updated webhook timed at the receiver
+ *   fanout    fan-out catch-up: a backlog of deal events (--backlog, 20,000 over 20 orgs) on the
+ *             revenue topic, then a delivery process started to log them all in the event log;
+ *             rate and CPU per event of the process and its Postgres backends (not in the default
+ *             phases)
  *   analytics ingestion rate on Postgres (--events, default 1,000,000) and the buyer-signals
  *             summary's database time for an org with --small (10,000) events beside that one
  *
@@ -21,8 +25,8 @@
  * processes it starts. Ports: --port-base (default 37000) up to +299. Databases are named
  * <--db-prefix>bench_* and dropped at the end. `--cpu-prof DIR` profiles every process it starts.
  *
- *   npm run bench -- --suite events [--phases drain,relay,idle,restart,latency,analytics]
- *     [--attempts 10000] [--rate 100] [--seconds 15] [--cap 32] [--caps20 8] [--concurrency 128]
+ *   npm run bench -- --suite events [--phases drain,relay,idle,restart,latency,analytics,fanout]
+ *     [--attempts 10000] [--backlog 20000] [--rate 100] [--seconds 15] [--cap 32] [--caps20 8] [--concurrency 128]
  *     [--port-base 37000] [--db-prefix pipe_] [--events 1000000] [--small 10000] [--drain-timeout 180]
  *   (drain1 and drain20 pick one of the two drains)
  */
@@ -40,7 +44,7 @@ import {
   startGroupAtEnd,
   values,
 } from "./bench-events/context.js";
-import { drain, idleCpu, restart } from "./bench-events/delivery.js";
+import { drain, fanOutCatchUp, idleCpu, restart } from "./bench-events/delivery.js";
 import { apiLatency } from "./bench-events/latency.js";
 import { relayLatency } from "./bench-events/relay.js";
 import { loadAverage } from "./bench-support.js";
@@ -57,6 +61,7 @@ try {
   if (phases.has("restart")) await restart();
   if (phases.has("latency")) await apiLatency();
   if (phases.has("analytics")) await analytics();
+  if (phases.has("fanout")) await fanOutCatchUp();
 } catch (err) {
   for (const proc of procs)
     process.stderr.write(`--- ${proc.name} (exit ${proc.child.exitCode}):\n${proc.log().slice(-3000)}\n`);

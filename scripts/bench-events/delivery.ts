@@ -4,7 +4,8 @@ import { KafkaBus } from "@platform/kit/kafka-bus";
 import { kitMigrations, migrate } from "@platform/kit/migrate";
 import { toBusMessage } from "@platform/kit/outbox";
 import { webhooksMigrations } from "@platform/webhooks/server";
-import { sleep } from "../bench-support.js";
+import pg from "pg";
+import { cpuMs, sleep } from "../bench-support.js";
 import {
   attemptCount,
   cpuSeconds,
@@ -233,5 +234,98 @@ export async function restart(): Promise<void> {
   );
   await bus.close();
   await receivers.close();
+  await db.close();
+}
+
+// ---------------------------------------------------------------- fan-out catch-up
+
+/**
+ * A backlog of `backlog` deal events on the revenue topic, spread over 20 orgs with no
+ * subscriptions, then a delivery process started to catch up: its fan-out logs every event in
+ * its org's event log (GET /events) in batches. Rate, and the CPU of the process and of its
+ * Postgres backends per event.
+ */
+export async function fanOutCatchUp(): Promise<void> {
+  const backlog = Number(values.backlog);
+  const dbName = `${prefix}bench_wh_fanout`;
+  const url = await freshDatabase(dbName);
+  const db = openPg({ url, schema: "webhooks" });
+  await migrate(db, [kitMigrations, webhooksMigrations]);
+  const orgs = 20;
+  const orgOf = (i: number) => `org_bench_fanout_${run}_${i % orgs}`;
+  const bus = new KafkaBus({ brokers: KAFKA_BROKERS.split(","), clientId: "bench-fanout", logger });
+  for (let i = 0; i < backlog; i += 500) {
+    const batch = Array.from({ length: Math.min(500, backlog - i) }, (_, j) => {
+      const n = i + j;
+      const envelope = {
+        id: newId("evt_"),
+        type: "revenue.deal.created",
+        source: "revenue",
+        time: new Date().toISOString(),
+        data: { orgId: orgOf(n), deal: { id: `deal_${n}`, name: `Bench deal ${n}`, stage: "qualification" } },
+      };
+      return toBusMessage(envelope, orgOf(n));
+    });
+    await bus.publish("platform.revenue.v1", batch);
+  }
+  await bus.close();
+  const port = portBase + 40;
+  const worker = await startProc(
+    "webhooks-delivery-fanout",
+    "services/webhooks/src/delivery-main.ts",
+    deliveryEnv(url, { DELIVERY_PORT: String(port), PORT: String(port + 1) }),
+    port,
+  );
+  // Watched on one connection of its own, with a query that reads 20 rows: the heads' positions
+  // add up to the events logged. Its backend is not counted as the fan-out's.
+  const watch = new pg.Client({ connectionString: url });
+  await watch.connect();
+  const logged = async () =>
+    Number((await watch.query("SELECT coalesce(sum(position), 0) AS n FROM webhooks.event_log_heads")).rows[0]?.n);
+  const backends = async () =>
+    (
+      await watch.query<{ pid: number }>(
+        "SELECT pid FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()",
+        [dbName],
+      )
+    ).rows.map((r) => r.pid);
+  const pgCpu = new Map<number, number>();
+  const samplePg = async () => {
+    // Sampled while they run: a backend that ends takes its CPU with it.
+    for (const pid of await backends()) {
+      const ms = cpuMs(pid);
+      if (ms !== undefined) pgCpu.set(pid, ms);
+    }
+  };
+  // From the first event logged (the consumer has joined its group) to the last.
+  const deadline = Date.now() + Number(values["drain-timeout"]) * 1000;
+  let n = await logged();
+  while (n === 0 && Date.now() < deadline) {
+    await sleep(5);
+    n = await logged();
+  }
+  const first = performance.now();
+  const firstCount = n;
+  const cpu0 = cpuSeconds(worker.child.pid as number);
+  await samplePg();
+  const pg0 = new Map(pgCpu);
+  while (n < backlog && Date.now() < deadline) {
+    await sleep(20);
+    await samplePg();
+    n = await logged();
+  }
+  const seconds = (performance.now() - first) / 1000;
+  const cpu = cpuSeconds(worker.child.pid as number) - cpu0;
+  await samplePg();
+  let pgMs = 0;
+  for (const [pid, ms] of pgCpu) pgMs += ms - (pg0.get(pid) ?? 0);
+  await watch.end();
+  await worker.stop();
+  const events = n - firstCount;
+  report(
+    `fan-out catch-up: ${n}/${backlog} events of ${orgs} orgs logged, ${events} of them in ${seconds.toFixed(2)} s ` +
+      `after the first = **${(events / seconds).toFixed(0)}/s**; CPU per event: delivery process ` +
+      `${((cpu * 1e6) / Math.max(events, 1)).toFixed(0)} µs, its Postgres backends ${((pgMs * 1e3) / Math.max(events, 1)).toFixed(0)} µs`,
+  );
   await db.close();
 }

@@ -479,6 +479,15 @@ export function openPg({ url, schema, max = 10, logger, connectTimeoutMs = 5000 
   return db;
 }
 
+/**
+ * Put first in a statement that pg must not prepare, so Postgres plans it for its parameters
+ * each time. For a statement whose best plan depends on what it is given (an array's length)
+ * and on a table that grows: a prepared statement's generic plan, cached while the table was
+ * small, keeps its sequential scan until the table is analyzed again, and where autovacuum is
+ * off (the development Postgres here) that is never.
+ */
+export const PLANNED_EACH_TIME = "/* planned each time */ ";
+
 /** At most this many statements of a pool are prepared on each of its connections. */
 const PREPARED_PER_POOL = 400;
 /** A statement with more parameters than this is a batch whose text varies with its size: not prepared. */
@@ -497,6 +506,7 @@ function statementNames(): (sql: string, params: readonly unknown[] | undefined)
   return (sql, params) => {
     const known = names.get(sql);
     if (known !== undefined) return known;
+    if (sql.startsWith(PLANNED_EACH_TIME)) return undefined;
     if (names.size >= PREPARED_PER_POOL || (params?.length ?? 0) > PREPARED_MAX_PARAMS) return undefined;
     const name = `kit_${names.size}`;
     names.set(sql, name);

@@ -3,7 +3,7 @@ import { Health, HealthCheckResponse_ServingStatus } from "@platform/contracts/h
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ManualClock } from "../src/clock.js";
 import { errorInterceptor, httpTransport, serveConnect } from "../src/connect.js";
-import { type Db, openPg } from "../src/db.js";
+import { type Db, openPg, PLANNED_EACH_TIME } from "../src/db.js";
 import { hashRequest, runIdempotent, runIdempotentStatement } from "../src/idempotency.js";
 import { kitMigrations, migrate } from "../src/migrate.js";
 import { ProblemError } from "../src/problems.js";
@@ -27,7 +27,7 @@ afterAll(async () => {
 });
 
 describe("on a real Postgres", () => {
-  it("prepares a repeated statement once per connection, but not a batch whose text varies", async () => {
+  it("prepares a repeated statement once per connection, but not a batch whose text varies nor one planned each time", async () => {
     const db = open("prepared", 1);
     await db.exec("CREATE SCHEMA IF NOT EXISTS prepared");
     const prepared = () =>
@@ -36,10 +36,14 @@ describe("on a real Postgres", () => {
     const many = Array.from({ length: 40 }, (_, i) => i);
     const placeholders = many.map((i) => `$${i + 1}::int`).join(" + ");
     expect(await db.query(`SELECT ${placeholders} AS n`, many)).toEqual([{ n: 780 }]);
+    for (let i = 0; i < 3; i++)
+      expect(await db.query(`${PLANNED_EACH_TIME}SELECT cardinality($1::int[]) AS n`, [[i]])).toEqual([{ n: 1 }]);
     const statements = (await prepared()).map((r) => r.statement);
-    // The repeated one once; the 40-parameter one not at all; the look-up itself once.
+    // The repeated one once; the 40-parameter one and the one planned each time not at all; the
+    // look-up itself once.
     expect(statements.filter((s) => s === "SELECT $1::int + 1 AS n")).toHaveLength(1);
     expect(statements.some((s) => s.includes("$40"))).toBe(false);
+    expect(statements.some((s) => s.includes("cardinality"))).toBe(false);
     expect(statements).toHaveLength(2);
   });
 

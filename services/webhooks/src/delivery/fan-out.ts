@@ -75,7 +75,8 @@ async function fanOut(deps: FanOutDeps, messages: ConsumedMessage[]): Promise<vo
       const store = txStore(q);
       const now = deps.clock.now();
       const receiversOf = new Map<string, SubscriptionRecord[]>();
-      const logged: { orgId: string; stored: StoredEvent }[] = [];
+      // Each org's events to log, in their order.
+      const logged = new Map<string, StoredEvent[]>();
       for (const { sourceId, orgId, ...stored } of events) {
         // An id twice in the batch runs once.
         if (!fresh.delete(sourceId)) continue;
@@ -94,17 +95,21 @@ async function fanOut(deps: FanOutDeps, messages: ConsumedMessage[]): Promise<vo
           }),
         );
         if (attempts.length > 0) queued += await store.queueEvent({ ...stored, orgId }, attempts);
-        logged.push({ orgId, stored });
+        const ofOrg = logged.get(orgId);
+        if (ofOrg) ofOrg.push(stored);
+        else logged.set(orgId, [stored]);
       }
-      // Last, and org by org in one order (each org's events in theirs): appending locks the
-      // org's log head until the commit (see EventLogStore.logEvent), and transactions that
-      // lock heads in the same order never deadlock.
-      logged.sort((a, b) => (a.orgId < b.orgId ? -1 : a.orgId > b.orgId ? 1 : 0));
-      for (const { orgId, stored } of logged) {
-        const payload = loggable(deps, stored);
-        if (payload !== undefined) {
-          await store.logEvent({ id: stored.id, orgId, type: stored.type, occurredAt: stored.occurredAt, payload });
-        }
+      // Last, and org by org in one order: appending locks the org's log head until the commit
+      // (see EventLogStore.logEvents), and transactions that lock heads in the same order never
+      // deadlock.
+      for (const orgId of [...logged.keys()].sort()) {
+        const entries = (logged.get(orgId) ?? []).flatMap((stored) => {
+          const payload = loggable(deps, stored);
+          return payload === undefined
+            ? []
+            : [{ id: stored.id, type: stored.type, occurredAt: stored.occurredAt, payload }];
+        });
+        await store.logEvents(orgId, entries);
       }
     },
   );
