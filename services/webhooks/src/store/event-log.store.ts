@@ -68,12 +68,29 @@ export interface EventLogStore {
 export function eventLogStore(q: Queryable): EventLogStore {
   return {
     async logEvents(orgId: string, events: Omit<LoggedEvent, "orgId">[]): Promise<number> {
-      if (events.length === 0) return 0;
-      // One statement for the batch (a fan-out's round trips are most of its cost): the ids not
-      // logged yet move the org's head on by their number and take the positions up to it.
+      const [only] = events;
+      if (only === undefined) return 0;
+      if (events.length === 1) {
+        // Prepared, so Postgres neither parses nor plans it again: an event at a time is what a
+        // fan-out that keeps up sees. Its look-up of one id by the unique index stays cheap
+        // whatever its plan.
+        const inserted = await q.query(
+          `WITH fresh AS (SELECT WHERE NOT EXISTS (SELECT 1 FROM webhooks.event_log WHERE id = $2)),
+           head AS (
+             INSERT INTO webhooks.event_log_heads AS h (org_id, position) SELECT $1, 1 FROM fresh
+             ON CONFLICT (org_id) DO UPDATE SET position = h.position + 1 RETURNING position)
+           INSERT INTO webhooks.event_log (org_id, position, id, type, occurred_at, payload)
+           SELECT $1, position, $2, $3, $4::timestamptz, $5 FROM head
+           ON CONFLICT (id) DO NOTHING RETURNING id`,
+          [orgId, only.id, only.type, only.occurredAt, only.payload],
+        );
+        return inserted.length;
+      }
+      // A batch (a fan-out catching up) in one statement: the ids not logged yet move the org's
+      // head on by their number and take the positions up to it. Planned each time: a generic
+      // plan made while the log was small looks the ids up with a sequential scan, which costs
+      // more with every event logged.
       const inserted = await q.query(
-        // Planned each time: a generic plan made while the log was small looks the ids up with a
-        // sequential scan, which costs more with every event logged.
         `${PLANNED_EACH_TIME}WITH fresh AS MATERIALIZED (
            SELECT e.*, row_number() OVER (ORDER BY e.ord) AS n
            FROM unnest($2::text[], $3::text[], $4::timestamptz[], $5::text[])
