@@ -21,6 +21,23 @@ import {
 } from "./context.js";
 import { deliveryEnv, insertSubscriptions, startReceivers } from "./receivers.js";
 
+/**
+ * A revenue.deal.created message of `orgId`, as revenue's relay publishes it. Its id has the
+ * public form (evt_ + 24), which the fan-out keeps as the webhook-id (others it derives a public
+ * id from: see publicEventId), so a receiver's ids are these.
+ */
+function dealCreated(orgId: string, n: number, name: string) {
+  const id = newId("evt_");
+  const envelope = {
+    id,
+    type: "revenue.deal.created",
+    source: "revenue",
+    time: new Date().toISOString(),
+    data: { orgId, deal: { id: `deal_${n}`, name, stage: "qualification" } },
+  };
+  return { id, message: toBusMessage(envelope, orgId) };
+}
+
 // ---------------------------------------------------------------- drain
 
 export async function drain(endpoints: number, cap: number): Promise<void> {
@@ -144,19 +161,9 @@ export async function restart(): Promise<void> {
   const sent = new Set<string>();
   let publishing = true;
   const event = () => {
-    // An id of the public form (evt_ + 24), which the fan-out keeps as the webhook-id (others
-    // it derives a public id from: see publicEventId), so the receiver's ids are these.
-    const id = newId("evt_");
+    const { id, message } = dealCreated(orgOf(), ++n, "Restart");
     sent.add(id);
-    n++;
-    const envelope = {
-      id,
-      type: "revenue.deal.created",
-      source: "revenue",
-      time: new Date().toISOString(),
-      data: { orgId: orgOf(), deal: { id: `deal_${n}`, name: "Restart" } },
-    };
-    return toBusMessage(envelope, orgOf());
+    return message;
   };
   // Events keep coming, 20 a second, throughout.
   const publisher = (async () => {
@@ -255,17 +262,10 @@ export async function fanOutCatchUp(): Promise<void> {
   const orgOf = (i: number) => `org_bench_fanout_${run}_${i % orgs}`;
   const bus = new KafkaBus({ brokers: KAFKA_BROKERS.split(","), clientId: "bench-fanout", logger });
   for (let i = 0; i < backlog; i += 500) {
-    const batch = Array.from({ length: Math.min(500, backlog - i) }, (_, j) => {
-      const n = i + j;
-      const envelope = {
-        id: newId("evt_"),
-        type: "revenue.deal.created",
-        source: "revenue",
-        time: new Date().toISOString(),
-        data: { orgId: orgOf(n), deal: { id: `deal_${n}`, name: `Bench deal ${n}`, stage: "qualification" } },
-      };
-      return toBusMessage(envelope, orgOf(n));
-    });
+    const batch = Array.from(
+      { length: Math.min(500, backlog - i) },
+      (_, j) => dealCreated(orgOf(i + j), i + j, `Bench deal ${i + j}`).message,
+    );
     await bus.publish("platform.revenue.v1", batch);
   }
   await bus.close();

@@ -102,8 +102,8 @@ async function fanOut(deps: FanOutDeps, messages: ConsumedMessage[]): Promise<vo
       // Last, and org by org in one order: appending locks the org's log head until the commit
       // (see EventLogStore.logEvents), and transactions that lock heads in the same order never
       // deadlock.
-      for (const orgId of [...logged.keys()].sort()) {
-        const entries = (logged.get(orgId) ?? []).flatMap((stored) => {
+      for (const [orgId, ofOrg] of [...logged].sort(([a], [b]) => (a < b ? -1 : 1))) {
+        const entries = ofOrg.flatMap((stored) => {
           const payload = loggable(deps, stored);
           return payload === undefined
             ? []
