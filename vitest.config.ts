@@ -14,6 +14,8 @@ export default defineConfig({
           exclude: ["**/node_modules/**", "**/*.infra.test.ts"],
           testTimeout: 30_000,
           hookTimeout: 60_000,
+          // One initdb for the whole run: every embedded database starts from its copy.
+          globalSetup: ["libs/kit/test-support/pglite-template.ts"],
         },
       },
       {
@@ -24,6 +26,7 @@ export default defineConfig({
           testTimeout: 120_000,
           hookTimeout: 180_000,
           fileParallelism: false,
+          globalSetup: ["libs/kit/test-support/pglite-template.ts"],
         },
       },
     ],

@@ -36,6 +36,7 @@ import * as revenue from "./routes/revenue.js";
 import * as scheduling from "./routes/scheduling.js";
 import * as webhooks from "./routes/webhooks.js";
 import { problemSchema } from "./schemas/problem.js";
+import { sharedSchemaSerializers } from "./serialization.js";
 import { contextSigner, createServiceClients, type ServiceTransports } from "./services.js";
 import { memoryStreamSlots, type StreamSlots } from "./stream-slots.js";
 import { validatorCompiler } from "./validation.js";
@@ -83,6 +84,10 @@ const ROUTE_MODULES: readonly RouteModule[] = [
   composed,
   events,
 ];
+
+/** The shared schemas, by the same order; compiled serializers over them serve every build. */
+const SHARED_SCHEMAS: readonly JsonSchema[] = [problemSchema, ...ROUTE_MODULES.flatMap((module) => module.schemas)];
+const serializerCompiler = sharedSchemaSerializers(SHARED_SCHEMAS);
 
 const CACHE_MAX_ENTRIES = 10_000;
 const ACTING_ON_RESPONSE_HEADER = "platform-acting-on";
@@ -156,6 +161,7 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
   app.addHook("onRoute", (route) => allowed.add(route.method, route.url));
   installErrorHandling(app, { docsUrl, allowed });
   app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
   installJsonBodies(app);
   app.decorateRequest("apiCall", null);
   installHttpMetrics(app);
@@ -205,8 +211,7 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
     },
   };
 
-  app.addSchema(problemSchema);
-  for (const module of ROUTE_MODULES) for (const schema of module.schemas) app.addSchema(schema);
+  for (const schema of SHARED_SCHEMAS) app.addSchema(schema);
   await registerCompression(app);
   await registerOpenApi(app, { docsUrl, serverUrl: publicUrl(config) });
   const streams = new EventStreams({

@@ -1,5 +1,5 @@
 import { type ProblemError, type ProblemName, problem } from "@platform/kit/problems";
-import { Ajv, type ErrorObject, type Options } from "ajv";
+import { Ajv, type ErrorObject, type Options, type ValidateFunction } from "ajv";
 import type { FastifySchemaCompiler } from "fastify";
 import { acceptedParameters } from "./http/strict-query.js";
 import type { RouteSpec } from "./route.js";
@@ -20,8 +20,20 @@ const common: Options = {
 const textAjv = new Ajv({ ...common, coerceTypes: "array" });
 const bodyAjv = new Ajv({ ...common, coerceTypes: false });
 
-export const validatorCompiler: FastifySchemaCompiler<Record<string, unknown>> = ({ schema, httpPart }) =>
-  (httpPart === "body" ? bodyAjv : textAjv).compile(schema);
+// Route schemas are built afresh for each gateway (parameters, queries), so ajv's own cache, by
+// object, misses; by their text one compiled check serves every route and build in the process.
+const compiled = new Map<string, ValidateFunction>();
+
+export const validatorCompiler: FastifySchemaCompiler<Record<string, unknown>> = ({ schema, httpPart }) => {
+  const body = httpPart === "body";
+  const key = `${body ? "body" : "text"} ${JSON.stringify(schema)}`;
+  let validate = compiled.get(key);
+  if (!validate) {
+    validate = (body ? bodyAjv : textAjv).compile(schema);
+    compiled.set(key, validate);
+  }
+  return validate;
+};
 
 function fieldPath(error: ErrorObject): string {
   const segments = error.instancePath

@@ -1,3 +1,5 @@
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 import { PGlite, type Transaction } from "@electric-sql/pglite";
 import { btree_gist } from "@electric-sql/pglite/contrib/btree_gist";
 import pg from "pg";
@@ -514,10 +516,22 @@ function statementNames(): (sql: string, params: readonly unknown[] | undefined)
   };
 }
 
+/**
+ * `PGLITE_TEMPLATE`: a tarball of an initialised, empty cluster (PGlite's `dumpDataDir("none")`,
+ * made by the same PGlite version). A new embedded database starts from it instead of running
+ * initdb, which takes 2–5 s on a small machine; the test suites make one per run
+ * (`libs/kit/test-support/pglite-template.ts`) because they open hundreds.
+ */
+export const PGLITE_TEMPLATE_ENV = "PGLITE_TEMPLATE";
+
 /** Opens the embedded Postgres: a directory keeps data across restarts, none keeps it in memory. */
 export async function openPglite(dataDir?: string): Promise<PGlite> {
+  const template = process.env[PGLITE_TEMPLATE_ENV];
+  // A directory that already holds a cluster opens as it is; PGlite refuses to load over one.
+  const fresh = !dataDir || !existsSync(join(dataDir, "PG_VERSION"));
   return PGlite.create({
     ...(dataDir ? { dataDir } : {}),
+    ...(template && fresh ? { loadDataDir: new Blob([readFileSync(template)]) } : {}),
     extensions: { btree_gist },
     parsers: { [INT8_OID]: (v: string) => Number(v) },
   });
