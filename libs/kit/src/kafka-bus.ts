@@ -238,7 +238,13 @@ export class KafkaBus implements EventBus {
     const admin = await this.#admin;
     try {
       // Resolves false (no error) when the topics already exist; partitions follow the broker default.
-      await admin.createTopics({ topics: missing.map((topic) => ({ topic })), waitForLeaders: true });
+      await admin.createTopics({ topics: missing.map((topic) => ({ topic })), waitForLeaders: false });
+      // Waited for here, not by kafkajs: on a KRaft broker a topic just created (by this process
+      // or another starting beside it) can be unknown to the broker's metadata for a moment, and
+      // kafkajs's own wait retries only "no leader", so a new cluster's first start failed with
+      // "This server does not host this topic-partition" (tulios/kafkajs#1563, #815). Its wait
+      // is skipped, too, when another process created the topic first.
+      await leadersElected(admin, missing);
     } catch (err) {
       const stale = this.#admin;
       this.#admin = undefined;
@@ -246,6 +252,34 @@ export class KafkaBus implements EventBus {
       throw err;
     }
     for (const t of missing) this.#knownTopics.add(t);
+  }
+}
+
+/** How long a topic another process just created may take to get leaders (a new cluster on a busy machine). */
+const LEADER_WAIT_MS = 30_000;
+
+/** Resolves once every partition of `topics` has a leader; throws after LEADER_WAIT_MS. */
+export async function leadersElected(admin: Admin, topics: string[]): Promise<void> {
+  const deadline = Date.now() + LEADER_WAIT_MS;
+  for (;;) {
+    let lastError: unknown;
+    try {
+      const { topics: found } = await admin.fetchTopicMetadata({ topics });
+      const ready = (name: string) => {
+        const partitions = found.find((t) => t.name === name)?.partitions ?? [];
+        return partitions.length > 0 && partitions.every((p) => p.leader >= 0);
+      };
+      if (topics.every(ready)) return;
+    } catch (err) {
+      // Unknown to this broker's metadata yet: retried like a partition without a leader.
+      lastError = err;
+    }
+    if (Date.now() > deadline) {
+      throw new Error(`Kafka: no leader for every partition of ${topics.join(", ")} after ${LEADER_WAIT_MS / 1000} s`, {
+        cause: lastError,
+      });
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }
 
