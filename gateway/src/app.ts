@@ -85,7 +85,7 @@ const ROUTE_MODULES: readonly RouteModule[] = [
   events,
 ];
 
-/** The shared schemas, by the same order; compiled serializers over them serve every build. */
+/** The shared schemas, problem first, then the modules' in their order; serializers compiled over them serve every build. */
 const SHARED_SCHEMAS: readonly JsonSchema[] = [problemSchema, ...ROUTE_MODULES.flatMap((module) => module.schemas)];
 const serializerCompiler = sharedSchemaSerializers(SHARED_SCHEMAS);
 
