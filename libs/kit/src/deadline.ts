@@ -15,10 +15,30 @@ import { Code, ConnectError, type Interceptor, type Transport } from "@connectrp
 interface CallDeadline {
   /** Epoch milliseconds of the deadline; Infinity when the caller set none. */
   readonly at: number;
-  /** The handler's signal: aborted at the deadline or when the caller goes away. */
-  readonly signal: AbortSignal;
+  /** Whether the handler's signal has fired: at the deadline or when the caller went away. */
+  readonly over: boolean;
   /** False once the handler returned. */
   open: boolean;
+}
+
+/**
+ * Set by kit's lean server (unary-handler.ts) on a call's request and handler context: whether
+ * the call's AbortSignal has fired, or would have, answered without making it. That server
+ * makes a call's signal (a controller, a deadline timer, a close listener) only when something
+ * reads it, and the check before every query would otherwise read it on every call.
+ */
+export const SIGNAL_FIRED = Symbol("signal fired");
+
+/** Something that carries a call's signal: a handler context or a request. */
+export interface SignalHolder {
+  readonly signal: AbortSignal;
+  readonly [SIGNAL_FIRED]?: () => boolean;
+}
+
+/** Whether `holder`'s signal has fired, read without making it where that is possible. */
+export function signalFired(holder: SignalHolder): boolean {
+  const probe = holder[SIGNAL_FIRED];
+  return probe ? probe() : holder.signal.aborted;
 }
 
 const calls = new AsyncLocalStorage<CallDeadline>();
@@ -29,13 +49,14 @@ export function deadlineExceeded(): ConnectError {
 }
 
 /**
- * Throws DeadlineExceeded when `signal` (an RPC's: its Connect deadline, or its caller gone)
- * has fired. A write checks it just before it commits: its caller has already answered its
+ * Throws DeadlineExceeded when the signal of `of` (an RPC's handler context or signal: its
+ * Connect deadline, or its caller gone) has fired. A write checks it just before it commits: its caller has already answered its
  * client with a timeout, so committing now would apply a write nobody is told about; rolled
  * back instead, the client's retry with the same Idempotency-Key applies it exactly once.
  */
-export function checkDeadline(signal: AbortSignal | undefined): void {
-  if (signal?.aborted) throw deadlineExceeded();
+export function checkDeadline(of: AbortSignal | SignalHolder | undefined): void {
+  if (of === undefined) return;
+  if (of instanceof AbortSignal ? of.aborted : signalFired(of)) throw deadlineExceeded();
 }
 
 /**
@@ -44,7 +65,7 @@ export function checkDeadline(signal: AbortSignal | undefined): void {
  */
 export function checkCallDeadline(): void {
   const call = calls.getStore();
-  if (call?.open && call.signal.aborted) throw deadlineExceeded();
+  if (call?.open && call.over) throw deadlineExceeded();
 }
 
 /**
@@ -55,7 +76,7 @@ export function callTimeLeftMs(): number | undefined {
   const call = calls.getStore();
   if (!call?.open || call.at === Number.POSITIVE_INFINITY) return undefined;
   const left = call.at - Date.now();
-  if (left <= 0 || call.signal.aborted) throw deadlineExceeded();
+  if (left <= 0 || call.over) throw deadlineExceeded();
   return left;
 }
 
@@ -85,9 +106,9 @@ export function deadlineInterceptor(): Interceptor {
     const ms = timeoutOf(req.header);
     const call: CallDeadline = {
       at: ms === undefined ? Number.POSITIVE_INFINITY : Math.floor(Date.now() + ms),
-      // Read when asked: the lean server makes a call's AbortSignal only once something reads it.
-      get signal() {
-        return req.signal;
+      // Asked before every query: the lean server answers without making the call's AbortSignal.
+      get over() {
+        return signalFired(req);
       },
       open: true,
     };

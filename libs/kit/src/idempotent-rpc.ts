@@ -64,12 +64,17 @@ export async function idempotentRpc<I extends DescMessage, O extends DescMessage
   fn: (q: Queryable) => Promise<MessageShape<O>>,
   run: typeof runIdempotent = runIdempotent,
 ): Promise<MessageShape<O>> {
+  let written: MessageShape<O> | undefined;
   const result = await run(deps.db, scopeOf(ctx, request), deps.clock, async (q) => {
-    const body = toJson(responseSchema, await fn(q));
+    written = await fn(q);
+    const body = toJson(responseSchema, written);
     // Past the call's deadline the gateway has answered 504: roll back rather than commit unseen.
-    checkDeadline(ctx.signal);
+    checkDeadline(ctx);
     return { status: 200, body };
   });
+  // The first answer is the message whose JSON was just stored: parsing that JSON back would
+  // give an equal message for a tenth of a millisecond or more of CPU per write.
+  if (!result.replayed && written) return written;
   return answer(ctx, responseSchema, result);
 }
 

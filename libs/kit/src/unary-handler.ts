@@ -11,6 +11,7 @@ import {
   type UnaryResponse,
 } from "@connectrpc/connect";
 import { codeToHttpStatus, errorToJsonBytes, parseTimeout } from "@connectrpc/connect/protocol-connect";
+import { SIGNAL_FIRED, type SignalHolder } from "./deadline.js";
 
 type NodeHandler = (req: http2.Http2ServerRequest, res: http2.Http2ServerResponse) => void;
 type Impl = (input: unknown, ctx: HandlerContext) => unknown;
@@ -120,7 +121,7 @@ function chain(
  * The context the implementation sees: the call's, with what an interceptor may have put in
  * its place on the request (Connect-ES's mergeRequest).
  */
-function handlerContext(ctx: CallContext, req: UnaryRequest): HandlerContext {
+function handlerContext(ctx: CallContext, req: UnaryRequest): HandlerContext & SignalHolder {
   if (req.header === ctx.requestHeader && req.contextValues === ctx.values && req.service === ctx.service) return ctx;
   return {
     method: ctx.method,
@@ -131,6 +132,7 @@ function handlerContext(ctx: CallContext, req: UnaryRequest): HandlerContext {
     get signal() {
       return ctx.signal;
     },
+    [SIGNAL_FIRED]: ctx[SIGNAL_FIRED],
     timeoutMs: ctx.timeoutMs,
     requestHeader: req.header,
     responseHeader: ctx.responseHeader,
@@ -173,6 +175,7 @@ async function handle(
       get signal() {
         return ctx.signal;
       },
+      [SIGNAL_FIRED]: ctx[SIGNAL_FIRED],
       [CONTEXT]: ctx,
     } as CallRequest;
     const response = await entry.run(request);
@@ -250,6 +253,20 @@ class CallContext {
 
   readonly timeoutMs = (): number | undefined =>
     this.deadlineAt === undefined ? undefined : this.deadlineAt - Date.now();
+
+  /**
+   * Whether the signal has fired, or would have had it been made: the deadline passed, the
+   * caller went away, or the call ended. The checks before every query ask this, not `signal`.
+   */
+  readonly [SIGNAL_FIRED] = (): boolean => {
+    if (this.controller) return this.controller.signal.aborted;
+    return (
+      this.ended ||
+      (this.deadlineAt !== undefined && Date.now() >= this.deadlineAt) ||
+      this.res.destroyed ||
+      this.res.stream.closed
+    );
+  };
 
   get signal(): AbortSignal {
     if (this.controller) return this.controller.signal;

@@ -52,6 +52,13 @@ const backRoutes = (router: ConnectRouter) =>
           throw err;
         }
       }
+      if (req.service === "few") {
+        seen.queries = 0;
+        for (let i = 0; i < 3; i++) {
+          await db.query("SELECT 1");
+          seen.queries++;
+        }
+      }
       if (req.service === "write") {
         await db.tx(async (q) => {
           await q.query("INSERT INTO deadline_t (v) VALUES ('late')");
@@ -164,6 +171,39 @@ describe("work inside a service past its deadline", () => {
     // after its 40 queries (≥ 800 ms).
     expect(seen.abortedAfterMs).toBeLessThan(700);
     expect(seen.queries).toBeLessThan(40);
+  });
+
+  it("stops a read when its caller goes away", async () => {
+    seen = {};
+    const gone = new AbortController();
+    setTimeout(() => gone.abort(), 150);
+    await expect(callee(30_000).check({ service: "read" }, { signal: gone.signal })).rejects.toMatchObject({
+      code: Code.Canceled,
+    });
+    await expect.poll(() => seen.error, { timeout: 2000 }).toBe("DeadlineExceeded");
+    expect(seen.abortedAfterMs).toBeLessThan(700);
+    expect(seen.queries).toBeLessThan(40);
+  });
+
+  it("checks the deadline before each query without making the call's AbortSignal", async () => {
+    // The lean server makes a call's signal (a controller, a timer, a close listener) only when
+    // something reads it; the check before each query must not, or every call pays for one.
+    const made: string[] = [];
+    const Original = globalThis.AbortController;
+    globalThis.AbortController = class extends Original {
+      constructor() {
+        super();
+        made.push(new Error().stack ?? "");
+      }
+    };
+    try {
+      seen = {};
+      await callee(5000).check({ service: "few" });
+    } finally {
+      globalThis.AbortController = Original;
+    }
+    expect(seen.queries).toBe(3);
+    expect(made.filter((stack) => stack.includes("unary-handler"))).toEqual([]);
   });
 
   it("rolls back a transaction that reaches its commit past the deadline", async () => {
