@@ -98,7 +98,7 @@ supervise() {
 wait_port() {
   local name=$1 port=$2
   for _ in $(seq 1 120); do
-    if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then return 0; fi
+    if port_open "$port"; then return 0; fi
     # A process that exits while starting would only be restarted into the same failure.
     if [ -f "$RUN_DIR/$name.restarts" ] || ! running "$name"; then
       echo "$name exited while starting; last log lines:" >&2
@@ -110,6 +110,39 @@ wait_port() {
   done
   echo "$name did not open port $port within 60 s" >&2
   return 1
+}
+
+port_open() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+
+# The ports each process listens on: its RPC or HTTP port, its admin plane, its /metrics.
+ports_of() {
+  case $1 in
+    gateway) echo "$GATEWAY_PORT $METRICS_BASE_PORT" ;;
+    identity) echo "$IDENTITY_PORT $ADMIN_PORT $((METRICS_BASE_PORT + 1))" ;;
+    scheduling) echo "$SCHEDULING_PORT $((METRICS_BASE_PORT + 2))" ;;
+    crm-data) echo "$CRM_PORT $CRM_ADMIN_PORT $((METRICS_BASE_PORT + 3))" ;;
+    revenue) echo "$REVENUE_PORT $REVENUE_ADMIN_PORT $((METRICS_BASE_PORT + 4))" ;;
+    analytics) echo "$ANALYTICS_PORT $ANALYTICS_ADMIN_PORT $((METRICS_BASE_PORT + 5))" ;;
+    webhooks) echo "$WEBHOOKS_PORT $((METRICS_BASE_PORT + 6))" ;;
+    webhooks-delivery) echo "$DELIVERY_PORT $((METRICS_BASE_PORT + 7))" ;;
+  esac
+}
+
+# A port that something else holds (another stack, another run directory, another program)
+# would pass the readiness check while our process fails to bind it and restarts in a loop:
+# the stack would say "ready" and serve another build. Refuse before starting anything.
+refuse_taken_ports() {
+  local taken="" name port
+  for name in $PROCESSES; do
+    running "$name" && continue
+    for port in $(ports_of "$name"); do
+      if port_open "$port"; then taken="$taken $port ($name)"; fi
+    done
+  done
+  [ -z "$taken" ] && return 0
+  echo "stack.sh: port(s)$taken already in use by another process (another stack, another STACK_RUN_DIR, or another program)." >&2
+  echo "Stop it, or give this stack other ports (the *_PORT variables and METRICS_BASE_PORT; see --help)." >&2
+  exit 1
 }
 
 launch() {
@@ -148,6 +181,11 @@ stop_one() {
 case "${1:-}" in
   start)
     mkdir -p "$RUN_DIR"
+    refuse_taken_ports
+    case "$STACK_RUNTIME" in
+      compiled | source) ;;
+      *) echo "STACK_RUNTIME must be compiled or source, not '$STACK_RUNTIME'" >&2; exit 2 ;;
+    esac
     bash scripts/infra.sh up
     if ! bash scripts/kafka.sh status >/dev/null 2>&1; then touch "$RUN_DIR/kafka.started-by-stack"; fi
     bash scripts/kafka.sh start
@@ -159,7 +197,6 @@ case "${1:-}" in
         # The command line that runs a process: its compiled bundle.
         entry() { echo "node $STACK_NODE_FLAGS dist/$1/main.js"; } ;;
       source) entry() { echo "node $STACK_NODE_FLAGS --import tsx $2"; } ;;
-      *) echo "STACK_RUNTIME must be compiled or source, not '$STACK_RUNTIME'" >&2; exit 2 ;;
     esac
     launch identity "$IDENTITY_PORT" PORT="$IDENTITY_PORT" ADMIN_PORT="$ADMIN_PORT" METRICS_PORT=$((METRICS_BASE_PORT + 1)) \
       DATABASE_URL="$PG_URL/${DB_PREFIX}identity" $(entry identity services/identity/src/main.ts)

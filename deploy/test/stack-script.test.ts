@@ -1,0 +1,65 @@
+// scripts/stack.sh, the distributed runtime as local processes: a port that another process
+// holds must stop `start` before anything starts. Otherwise the readiness check would be
+// answered by the other process while ours failed to bind and restarted in a loop, and the
+// stack would report itself ready while serving another build. Uses ports 34200–34229.
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { createServer, type Server } from "node:net";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
+const ROOT = resolve(import.meta.dirname, "../..");
+const PORTS = {
+  GATEWAY_PORT: 34200,
+  IDENTITY_PORT: 34201,
+  SCHEDULING_PORT: 34202,
+  CRM_PORT: 34203,
+  REVENUE_PORT: 34204,
+  ANALYTICS_PORT: 34205,
+  WEBHOOKS_PORT: 34206,
+  DELIVERY_PORT: 34207,
+  ADMIN_PORT: 34208,
+  CRM_ADMIN_PORT: 34209,
+  REVENUE_ADMIN_PORT: 34210,
+  ANALYTICS_ADMIN_PORT: 34211,
+  METRICS_BASE_PORT: 34220,
+};
+const runDir = mkdtempSync(join(tmpdir(), "platform-stack-run-"));
+const held: Server[] = [];
+
+function hold(port: number): Promise<void> {
+  const server = createServer((socket) => socket.destroy());
+  held.push(server);
+  return new Promise((done, fail) => {
+    server.once("error", fail);
+    server.listen(port, "127.0.0.1", () => done());
+  });
+}
+
+beforeAll(async () => {
+  // Another program on the gateway's port and on revenue's /metrics port (base + 4).
+  await hold(PORTS.GATEWAY_PORT);
+  await hold(PORTS.METRICS_BASE_PORT + 4);
+});
+afterAll(async () => {
+  await Promise.all(held.map((s) => new Promise((done) => s.close(done))));
+  rmSync(runDir, { recursive: true, force: true });
+});
+
+describe("scripts/stack.sh start", () => {
+  it("refuses ports another process holds, naming each, before it starts anything", () => {
+    // An unknown runtime as well: a script without the port check stops there (status 2), not
+    // after starting Postgres, Kafka and processes this test would then have to stop.
+    const env: NodeJS.ProcessEnv = { ...process.env, STACK_RUN_DIR: runDir, STACK_RUNTIME: "none" };
+    for (const [name, port] of Object.entries(PORTS)) env[name] = String(port);
+    const run = spawnSync("bash", ["scripts/stack.sh", "start"], { cwd: ROOT, env, encoding: "utf8", timeout: 30_000 });
+    expect(run.status, run.stdout + run.stderr).toBe(1);
+    expect(run.stderr).toContain(`${PORTS.GATEWAY_PORT} (gateway)`);
+    expect(run.stderr).toContain(`${PORTS.METRICS_BASE_PORT + 4} (revenue)`);
+    expect(run.stderr).not.toContain(`${PORTS.IDENTITY_PORT} (identity)`);
+    // Nothing started: no Postgres or Kafka step ran, no process has a pid file.
+    expect(run.stdout).toBe("");
+    expect(readdirSync(runDir)).toEqual([]);
+  });
+});
