@@ -16,7 +16,9 @@ export const values = suiteArgs(
   }),
   `usage: npm run bench -- --suite distributed [--duration SECONDS] [--rates 500,1000,1500]
     [--connections 10,50] [--tokens 1000] [--rounds 1] [--skip closed,open,deals]
-Uses the stack on GATEWAY_PORT (default 8080) or starts one with scripts/stack.sh (and stops what it started).
+Uses the stack on GATEWAY_PORT (default 8080) or starts one with scripts/stack.sh (and stops what it started);
+a gateway that answers without a running gateway in STACK_RUN_DIR (default .run) is another stack's, and
+the bench refuses it (its CPU columns come from that directory's pid files).
 Rows: a bare fastify route, identity called directly, the floor proxy (the gateway's unavoidable hops
 on bare node:http: bench-distributed/floor-proxy.ts) and the gateway, closed loop and at even rates
 (open loop); POST /deals. --rounds N alternates the closed-loop rows N times (median round, ratios
@@ -62,6 +64,14 @@ if (!(await portOpen(GATEWAY))) {
   log(`no gateway on ${GATEWAY}; starting the stack (scripts/stack.sh start, run dir ${RUN_DIR})…`);
   execFileSync("bash", ["scripts/stack.sh", "start"], { stdio: ["ignore", "inherit", "inherit"] });
   startedStack = true;
+} else if (stackPid(RUN_DIR, "gateway") === undefined) {
+  // The CPU columns come from the run directory's pid files: a gateway of another stack would be
+  // measured against processes that serve none of the requests.
+  log(
+    `a gateway answers on ${GATEWAY}, but ${RUN_DIR} has no running gateway: it is another stack's. ` +
+      "Set STACK_RUN_DIR (and the ports) to that stack's, or stop it.",
+  );
+  process.exit(1);
 }
 
 export async function stopWhatWeStarted(): Promise<void> {
