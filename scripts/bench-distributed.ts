@@ -13,7 +13,10 @@
  *    each request's latency measured from the moment it was scheduled, so a stalled server
  *    shows as latency rather than as fewer requests sent (no coordinated omission);
  *  - POST /deals at 1 and 10 connections;
- *  - CPU per request of each process (utime + stime from /proc/<pid>/stat before and after).
+ *  - CPU per request of each process (utime + stime from /proc/<pid>/stat before and after):
+ *    the stack's eight, the Postgres backends serving its databases, a local Redis and the
+ *    Kafka broker of scripts/kafka.sh, the bench's own servers and the load generator. A
+ *    write's event costs the fan-out and Kafka as much as the write costs revenue.
  *
  * On a shared machine the load of others swings within seconds: `--rounds N` runs the closed
  * loop's four targets N times in turn (bare, direct, floor, gateway, bare, …) and reports the median
@@ -407,7 +410,23 @@ try {
   await stopWhatWeStarted();
 }
 
-const cpuCols = ["gateway", "identity", "crm-data", "revenue", "postgres", "bare", "floor", "load generator"];
+// Every process sampled, in this order; a column no row used is left out.
+const cpuCols = [
+  "gateway",
+  "identity",
+  "crm-data",
+  "revenue",
+  "scheduling",
+  "analytics",
+  "webhooks",
+  "webhooks-delivery",
+  "postgres",
+  "redis",
+  "kafka",
+  "bare",
+  "floor",
+  "load generator",
+].filter((c) => [...rows, ...openRows].some((r) => (r.cpu[c] ?? 0) > 0.0005));
 const cpuCells = (cpu: Record<string, number>) =>
   cpuCols.map((c) => (cpu[c] === undefined || cpu[c] === 0 ? "–" : cpu[c].toFixed(3))).join(" | ");
 console.log(`\n| closed loop | req/s | p50 ms | p99 ms | requests | errors | CPU ms/req: ${cpuCols.join(" | ")} |`);
