@@ -50,9 +50,10 @@ export function deadlineExceeded(): ConnectError {
 
 /**
  * Throws DeadlineExceeded when the signal of `of` (an RPC's handler context or signal: its
- * Connect deadline, or its caller gone) has fired. A write checks it just before it commits: its caller has already answered its
- * client with a timeout, so committing now would apply a write nobody is told about; rolled
- * back instead, the client's retry with the same Idempotency-Key applies it exactly once.
+ * Connect deadline, or its caller gone) has fired. A write checks it just before it commits:
+ * its caller has already answered its client with a timeout, so committing now would apply a
+ * write nobody is told about; rolled back instead, the client's retry with the same
+ * Idempotency-Key applies it exactly once.
  */
 export function checkDeadline(of: AbortSignal | SignalHolder | undefined): void {
   if (of === undefined) return;

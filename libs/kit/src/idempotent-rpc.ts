@@ -73,7 +73,7 @@ export async function idempotentRpc<I extends DescMessage, O extends DescMessage
     return { status: 200, body };
   });
   // The first answer is the message whose JSON was just stored: parsing that JSON back would
-  // give an equal message for a tenth of a millisecond or more of CPU per write.
+  // give an equal message for 20–30 µs of CPU per write (docs/benchmarks.md).
   if (!result.replayed && written) return written;
   return answer(ctx, responseSchema, result);
 }
