@@ -14,8 +14,17 @@ for setting in GATEWAY_PORT=8080 IDENTITY_PORT=7101 SCHEDULING_PORT=7102 CRM_POR
   printf -v "$name" '%s' "${!name:-${setting#*=}}"
 done
 unset setting name
-# Prometheus /metrics of each process: METRICS_BASE_PORT + its index (gateway 0, identity 1, …).
+# Prometheus /metrics of each process: METRICS_BASE_PORT + its place in METRICS_ORDER.
 METRICS_BASE_PORT=${METRICS_BASE_PORT:-9460}
+METRICS_ORDER="gateway identity scheduling crm-data revenue analytics webhooks webhooks-delivery"
+metrics_port() {
+  local i=0 n
+  for n in $METRICS_ORDER; do
+    if [ "$n" = "$1" ]; then echo $((METRICS_BASE_PORT + i)); return 0; fi
+    i=$((i + 1))
+  done
+  return 1
+}
 PG_URL=${PG_URL:-postgres://postgres@127.0.0.1:5432}
 # Database names are DB_PREFIX + the service (platform_identity, ...): another prefix gives a
 # second stack on the same Postgres its own data (with its own ports, KAFKA_PORT, STACK_RUN_DIR).
@@ -116,16 +125,18 @@ port_open() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
 
 # The ports each process listens on: its RPC or HTTP port, its admin plane, its /metrics.
 ports_of() {
+  local own
   case $1 in
-    gateway) echo "$GATEWAY_PORT $METRICS_BASE_PORT" ;;
-    identity) echo "$IDENTITY_PORT $ADMIN_PORT $((METRICS_BASE_PORT + 1))" ;;
-    scheduling) echo "$SCHEDULING_PORT $((METRICS_BASE_PORT + 2))" ;;
-    crm-data) echo "$CRM_PORT $CRM_ADMIN_PORT $((METRICS_BASE_PORT + 3))" ;;
-    revenue) echo "$REVENUE_PORT $REVENUE_ADMIN_PORT $((METRICS_BASE_PORT + 4))" ;;
-    analytics) echo "$ANALYTICS_PORT $ANALYTICS_ADMIN_PORT $((METRICS_BASE_PORT + 5))" ;;
-    webhooks) echo "$WEBHOOKS_PORT $((METRICS_BASE_PORT + 6))" ;;
-    webhooks-delivery) echo "$DELIVERY_PORT $((METRICS_BASE_PORT + 7))" ;;
+    gateway) own="$GATEWAY_PORT" ;;
+    identity) own="$IDENTITY_PORT $ADMIN_PORT" ;;
+    scheduling) own="$SCHEDULING_PORT" ;;
+    crm-data) own="$CRM_PORT $CRM_ADMIN_PORT" ;;
+    revenue) own="$REVENUE_PORT $REVENUE_ADMIN_PORT" ;;
+    analytics) own="$ANALYTICS_PORT $ANALYTICS_ADMIN_PORT" ;;
+    webhooks) own="$WEBHOOKS_PORT" ;;
+    webhooks-delivery) own="$DELIVERY_PORT" ;;
   esac
+  echo "$own $(metrics_port "$1")"
 }
 
 # A port that something else holds (another stack, another run directory, another program)
@@ -198,23 +209,23 @@ case "${1:-}" in
         entry() { echo "node $STACK_NODE_FLAGS dist/$1/main.js"; } ;;
       source) entry() { echo "node $STACK_NODE_FLAGS --import tsx $2"; } ;;
     esac
-    launch identity "$IDENTITY_PORT" PORT="$IDENTITY_PORT" ADMIN_PORT="$ADMIN_PORT" METRICS_PORT=$((METRICS_BASE_PORT + 1)) \
+    launch identity "$IDENTITY_PORT" PORT="$IDENTITY_PORT" ADMIN_PORT="$ADMIN_PORT" METRICS_PORT="$(metrics_port identity)" \
       DATABASE_URL="$PG_URL/${DB_PREFIX}identity" $(entry identity services/identity/src/main.ts)
-    launch scheduling "$SCHEDULING_PORT" PORT="$SCHEDULING_PORT" METRICS_PORT=$((METRICS_BASE_PORT + 2)) \
+    launch scheduling "$SCHEDULING_PORT" PORT="$SCHEDULING_PORT" METRICS_PORT="$(metrics_port scheduling)" \
       DATABASE_URL="$PG_URL/${DB_PREFIX}scheduling" $(entry scheduling services/scheduling/src/main.ts)
-    launch crm-data "$CRM_PORT" PORT="$CRM_PORT" ADMIN_PORT="$CRM_ADMIN_PORT" METRICS_PORT=$((METRICS_BASE_PORT + 3)) \
+    launch crm-data "$CRM_PORT" PORT="$CRM_PORT" ADMIN_PORT="$CRM_ADMIN_PORT" METRICS_PORT="$(metrics_port crm-data)" \
       DATABASE_URL="$PG_URL/${DB_PREFIX}crm" $(entry crm-data services/crm-data/src/main.ts)
-    launch revenue "$REVENUE_PORT" PORT="$REVENUE_PORT" ADMIN_PORT="$REVENUE_ADMIN_PORT" METRICS_PORT=$((METRICS_BASE_PORT + 4)) \
+    launch revenue "$REVENUE_PORT" PORT="$REVENUE_PORT" ADMIN_PORT="$REVENUE_ADMIN_PORT" METRICS_PORT="$(metrics_port revenue)" \
       DATABASE_URL="$PG_URL/${DB_PREFIX}revenue" CRM_URL="$(local_url "$CRM_PORT")" \
       IDENTITY_URL="$(local_url "$IDENTITY_PORT")" $(entry revenue services/revenue/src/main.ts)
     launch analytics "$ANALYTICS_PORT" PORT="$ANALYTICS_PORT" ADMIN_PORT="$ANALYTICS_ADMIN_PORT" \
-      METRICS_PORT=$((METRICS_BASE_PORT + 5)) DATABASE_URL="$PG_URL/${DB_PREFIX}analytics" \
+      METRICS_PORT="$(metrics_port analytics)" DATABASE_URL="$PG_URL/${DB_PREFIX}analytics" \
       CRM_URL="$(local_url "$CRM_PORT")" $(entry analytics services/analytics/src/main.ts)
-    launch webhooks "$WEBHOOKS_PORT" PORT="$WEBHOOKS_PORT" METRICS_PORT=$((METRICS_BASE_PORT + 6)) \
+    launch webhooks "$WEBHOOKS_PORT" PORT="$WEBHOOKS_PORT" METRICS_PORT="$(metrics_port webhooks)" \
       DATABASE_URL="$PG_URL/${DB_PREFIX}webhooks" $(entry webhooks services/webhooks/src/main.ts)
-    launch webhooks-delivery "$DELIVERY_PORT" DELIVERY_PORT="$DELIVERY_PORT" METRICS_PORT=$((METRICS_BASE_PORT + 7)) \
+    launch webhooks-delivery "$DELIVERY_PORT" DELIVERY_PORT="$DELIVERY_PORT" METRICS_PORT="$(metrics_port webhooks-delivery)" \
       DATABASE_URL="$PG_URL/${DB_PREFIX}webhooks" $(entry webhooks-delivery services/webhooks/src/delivery-main.ts)
-    launch gateway "$GATEWAY_PORT" PORT="$GATEWAY_PORT" METRICS_PORT="$METRICS_BASE_PORT" \
+    launch gateway "$GATEWAY_PORT" PORT="$GATEWAY_PORT" METRICS_PORT="$(metrics_port gateway)" \
       IDENTITY_URL="$(local_url "$IDENTITY_PORT")" SCHEDULING_URL="$(local_url "$SCHEDULING_PORT")" \
       CRM_URL="$(local_url "$CRM_PORT")" REVENUE_URL="$(local_url "$REVENUE_PORT")" \
       ANALYTICS_URL="$(local_url "$ANALYTICS_PORT")" WEBHOOKS_URL="$(local_url "$WEBHOOKS_PORT")" \

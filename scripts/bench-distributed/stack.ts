@@ -1,12 +1,9 @@
 // The distributed bench's settings, the stack it measures (started by scripts/stack.sh when
 // none answers; only what it started is stopped) and the CPU of that stack's processes.
 import { execFileSync } from "node:child_process";
-import { readFileSync } from "node:fs";
-import { homedir } from "node:os";
-import { join } from "node:path";
 import pg from "pg";
 
-import { cpuMs, portOpen, stackPid, stringFlags, suiteArgs } from "../bench-support.js";
+import { cpuMs, pidsNamed, portOpen, stackPid, stringFlags, suiteArgs } from "../bench-support.js";
 
 export const values = suiteArgs(
   stringFlags({
@@ -141,33 +138,6 @@ export function sampleServer(name: string, pid: number | undefined): void {
   if (pid !== undefined) ownServers.set(name, pid);
 }
 
-/** Redis's pid when it runs on this machine (its INFO says which process it is). */
-function localRedisPid(): number | undefined {
-  if (!["127.0.0.1", "localhost"].includes(new URL(REDIS_URL).hostname)) return undefined;
-  try {
-    const info = execFileSync("redis-cli", ["-u", REDIS_URL, "info", "server"], { encoding: "utf8" });
-    const match = /process_id:(\d+)/.exec(info);
-    return match ? Number(match[1]) : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-/** The pid of the broker scripts/kafka.sh runs (its pid file), if it runs. */
-function localKafkaPid(): number | undefined {
-  const dir = env.KAFKA_DATA_DIR ?? join(homedir(), ".cache/platform-kafka/brokers", env.KAFKA_PORT ?? "19092");
-  try {
-    const pid = Number(readFileSync(join(dir, "kafka.pid"), "utf8").trim());
-    return pid > 0 ? pid : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-// Every process a request may cost CPU in: the stack's own, Redis and Kafka. Looked up once,
-// when first sampled (the stack is up by then).
-let infraPids: Map<string, number> | undefined;
-
 export async function sampleCpu(): Promise<CpuSample> {
   const sample: CpuSample = new Map();
   for (const name of PROCESSES) {
@@ -175,14 +145,15 @@ export async function sampleCpu(): Promise<CpuSample> {
     const ms = pid === undefined ? undefined : cpuMs(pid);
     if (ms !== undefined) sample.set(name, ms);
   }
-  infraPids ??= new Map(
-    Object.entries({ redis: localRedisPid(), kafka: localKafkaPid() }).filter(
-      (e): e is [string, number] => e[1] !== undefined,
-    ),
-  );
-  for (const [name, pid] of infraPids) {
-    const ms = cpuMs(pid);
-    if (ms !== undefined) sample.set(name, ms);
+  // Redis and the Kafka broker (this machine's only JVM), counted as the events bench counts them.
+  for (const [name, comm] of [
+    ["redis", "redis-server"],
+    ["kafka", "java"],
+  ] as const) {
+    sample.set(
+      name,
+      pidsNamed(comm).reduce((sum, pid) => sum + (cpuMs(pid) ?? 0), 0),
+    );
   }
   for (const pid of await postgresPids()) sample.set(`postgres:${pid}`, cpuMs(pid) ?? 0);
   for (const [name, pid] of ownServers) sample.set(name, cpuMs(pid) ?? 0);
