@@ -1,7 +1,6 @@
 import { metrics } from "@opentelemetry/api";
 import {
   type Admin,
-  type Consumer,
   type IHeaders,
   Kafka,
   type KafkaMessage,
@@ -19,6 +18,7 @@ import {
   type Subscription,
 } from "./bus.js";
 import "./kafkajs-idle-fix.js";
+import { COMMIT_INTERVAL_MS, offsetCommits } from "./kafka-offset-commits.js";
 import { setGroupInstanceId } from "./kafkajs-static-membership.js";
 import type { Logger } from "./logger.js";
 import { type QuietLog, quietLog } from "./quiet-log.js";
@@ -33,6 +33,8 @@ export interface KafkaBusOptions {
    * member's place at once instead of waiting for its session to time out.
    */
   groupInstanceId?: string;
+  /** How often consumers commit handled offsets (COMMIT_INTERVAL_MS by default; kafka-offset-commits.ts). */
+  commitIntervalMs?: number;
 }
 
 /** How long `subscribe` waits for the group to be joined before returning anyway. */
@@ -75,14 +77,16 @@ export class KafkaBus implements EventBus {
   readonly #kafka: Kafka;
   readonly #logger: Logger;
   readonly #groupInstanceId: string | undefined;
+  readonly #commitIntervalMs: number;
   readonly #knownTopics = new Set<string>();
-  readonly #consumers = new Set<Consumer>();
+  readonly #subscriptions = new Set<Subscription>();
   #producer: Promise<Producer> | undefined;
   #admin: Promise<Admin> | undefined;
 
   constructor(options: KafkaBusOptions) {
     this.#logger = options.logger.child({ component: "kafka" });
     this.#groupInstanceId = options.groupInstanceId || undefined;
+    this.#commitIntervalMs = options.commitIntervalMs ?? COMMIT_INTERVAL_MS;
     const quiet = quietLog(this.#logger);
     this.#kafka = new Kafka({
       brokers: options.brokers,
@@ -139,58 +143,85 @@ export class KafkaBus implements EventBus {
         resolve(true);
       });
     });
+    const commits = offsetCommits(
+      (err) => this.#logger.debug({ err, groupId: options.groupId }, "offset commit failed"),
+      this.#commitIntervalMs,
+    );
+    // kafkajs commits before it rejoins only with its auto commit on: this is that commit.
+    // Best effort: the handled messages it misses are delivered again and skipped by event id.
+    consumer.on(consumer.events.REBALANCING, () => {
+      commits.flush().catch((err: unknown) => this.#logger.debug({ err }, "offset commit before rebalance failed"));
+    });
+    let closing = false;
     try {
       await consumer.connect();
       await consumer.subscribe({ topics: options.topics, fromBeginning: options.fromBeginning ?? false });
-      // Offsets are committed only for messages whose handler resolved (kafkajs autoCommit).
-      const { batchHandler } = options;
-      await consumer.run(
-        batchHandler
-          ? {
-              eachBatchAutoResolve: false,
-              eachBatch: async ({ batch, resolveOffset, heartbeat, isRunning, isStale }) => {
-                for (let from = 0; from < batch.messages.length; from += BATCH_LIMIT) {
-                  // Stopping, or the partition went to another member in a rebalance.
-                  if (!isRunning() || isStale()) return;
-                  const slice = batch.messages.slice(from, from + BATCH_LIMIT);
-                  await batchHandler(slice.map((m) => consumed(batch.topic, batch.partition, m)));
-                  const last = slice.at(-1);
-                  if (last) resolveOffset(last.offset);
-                  await heartbeat();
-                }
-              },
+      // Offsets are resolved only for messages whose handler resolved, and committed on a
+      // cadence (kafka-offset-commits.ts), not by kafkajs after every batch.
+      const { batchHandler, handler } = options;
+      await consumer.run({
+        autoCommit: false,
+        eachBatchAutoResolve: false,
+        eachBatch: async (payload) => {
+          const { batch, resolveOffset, heartbeat, isRunning, isStale } = payload;
+          // Stopping, or the partition went to another member in a rebalance.
+          const goOn = () => isRunning() && !isStale();
+          try {
+            if (batchHandler) {
+              for (let from = 0; from < batch.messages.length && goOn(); from += BATCH_LIMIT) {
+                const slice = batch.messages.slice(from, from + BATCH_LIMIT);
+                await batchHandler(slice.map((m) => consumed(batch.topic, batch.partition, m)));
+                const last = slice.at(-1);
+                if (last) resolveOffset(last.offset);
+                await heartbeat();
+              }
+            } else {
+              for (const message of batch.messages) {
+                if (!goOn()) break;
+                await handler(consumed(batch.topic, batch.partition, message));
+                resolveOffset(message.offset);
+                await heartbeat();
+              }
             }
-          : {
-              eachMessage: async ({ topic, partition, message }) =>
-                options.handler(consumed(topic, partition, message)),
-            },
-      );
+          } catch (err) {
+            // What was handled before the failure is kept; the failed message comes again.
+            await commits.flush(payload).catch(() => {});
+            throw err;
+          }
+          await (closing || !isRunning() ? commits.flush(payload) : commits.handled(payload));
+        },
+      });
     } catch (err) {
+      commits.stop();
       await consumer.disconnect().catch(() => {});
       throw err;
     }
-    this.#consumers.add(consumer);
+    const subscription: Subscription = {
+      close: async () => {
+        this.#subscriptions.delete(subscription);
+        // A batch that ends from now on commits itself; what earlier ones handled goes now.
+        closing = true;
+        await commits.flush().catch((err: unknown) => this.#logger.warn({ err }, "offset commit on close failed"));
+        await consumer.disconnect();
+        commits.stop();
+      },
+    };
+    this.#subscriptions.add(subscription);
     // Without this, a message published right after subscribe could predate the group's start offset.
     if (!(await joined)) {
       this.#logger.warn({ groupId: options.groupId }, "consumer has not joined its group yet; continuing");
     }
-    return {
-      close: async () => {
-        this.#consumers.delete(consumer);
-        await consumer.disconnect();
-      },
-    };
+    return subscription;
   }
 
   async close(): Promise<void> {
-    const consumers = [...this.#consumers];
-    this.#consumers.clear();
+    const subscriptions = [...this.#subscriptions];
     const producer = this.#producer;
     const admin = this.#admin;
     this.#producer = undefined;
     this.#admin = undefined;
     await Promise.allSettled([
-      ...consumers.map((c) => c.disconnect()),
+      ...subscriptions.map((sub) => sub.close()),
       producer?.then((p) => p.disconnect()),
       admin?.then((a) => a.disconnect()),
     ]);

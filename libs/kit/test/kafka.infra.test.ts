@@ -5,6 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
+import { type Admin, Kafka, logLevel } from "kafkajs";
 import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ConsumedMessage, EventBus } from "../src/bus.js";
@@ -174,6 +175,100 @@ describe("outbox to Kafka", () => {
     // The failed slice came again from its first message.
     expect(batches[1]?.slice(0, batches[0]?.length)).toEqual(batches[0]);
     expect(batches.some((b) => b.length > 1)).toBe(true);
+  });
+});
+
+describe("offset commits", () => {
+  let admin: Admin;
+  const buses: EventBus[] = [];
+
+  beforeAll(async () => {
+    admin = new Kafka({ brokers: BROKERS, clientId: `kit-it-${runId}-offsets`, logLevel: logLevel.NOTHING }).admin();
+    await admin.connect();
+  });
+
+  afterAll(async () => {
+    await Promise.all(buses.map((b) => b.close()));
+    await admin?.disconnect();
+  });
+
+  /** The group's committed offset, summed over the topic's partitions (all of them: one key). */
+  const committed = async (groupId: string, topic: string) => {
+    const [offsets] = await admin.fetchOffsets({ groupId, topics: [topic] });
+    return (offsets?.partitions ?? []).reduce((sum, p) => sum + Math.max(0, Number(p.offset)), 0);
+  };
+
+  /** Publishes `count` messages one at a time, each waiting until the consumer has handled it: a batch each. */
+  async function oneByOne(publisher: EventBus, topic: string, handled: string[], count: number) {
+    for (let i = 0; i < count; i++) {
+      const value = `m${handled.length}`;
+      await publisher.publish(topic, [{ key: "k", value: Buffer.from(value), headers: {} }]);
+      await eventually(`${value} handled`, () => (handled.includes(value) ? true : undefined), 30_000);
+    }
+  }
+
+  it("commits on a cadence, not after every batch, and everything handled when the subscription closes", async () => {
+    const topic = `kit-it-${runId}-cadence`;
+    const groupId = `kit-it-${runId}-cadence`;
+    const publisher = new KafkaBus({ brokers: BROKERS, clientId: `kit-it-${runId}-cadence-pub`, logger });
+    // An interval longer than the test: only the first batch and the close commit.
+    const consumer = new KafkaBus({
+      brokers: BROKERS,
+      clientId: `kit-it-${runId}-cadence`,
+      logger,
+      commitIntervalMs: 600_000,
+    });
+    buses.push(publisher, consumer);
+    const handled: string[] = [];
+    const subscription = await consumer.subscribe({
+      groupId,
+      topics: [topic],
+      fromBeginning: true,
+      handler: async (m) => {
+        handled.push(m.value.toString());
+      },
+    });
+    await oneByOne(publisher, topic, handled, 1);
+    await eventually(
+      "the first batch committed at once",
+      async () => ((await committed(groupId, topic)) === 1 ? true : undefined),
+      10_000,
+    );
+    await oneByOne(publisher, topic, handled, 4);
+    // kafkajs's auto commit would have committed each of these batches by now.
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    expect(await committed(groupId, topic)).toBe(1);
+    await subscription.close();
+    expect(await committed(groupId, topic)).toBe(5);
+  });
+
+  it("commits what was handled within the interval once it ends, with no further batch", async () => {
+    const topic = `kit-it-${runId}-trailing`;
+    const groupId = `kit-it-${runId}-trailing`;
+    const publisher = new KafkaBus({ brokers: BROKERS, clientId: `kit-it-${runId}-trailing-pub`, logger });
+    const consumer = new KafkaBus({
+      brokers: BROKERS,
+      clientId: `kit-it-${runId}-trailing`,
+      logger,
+      commitIntervalMs: 2_000,
+    });
+    buses.push(publisher, consumer);
+    const handled: string[] = [];
+    await consumer.subscribe({
+      groupId,
+      topics: [topic],
+      fromBeginning: true,
+      handler: async (m) => {
+        handled.push(m.value.toString());
+      },
+    });
+    await oneByOne(publisher, topic, handled, 3);
+    await eventually(
+      "all three committed",
+      async () => ((await committed(groupId, topic)) === 3 ? true : undefined),
+      20_000,
+    );
+    expect(handled).toEqual(["m0", "m1", "m2"]);
   });
 });
 
