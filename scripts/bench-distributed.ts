@@ -58,6 +58,8 @@ import {
   REDIS_URL,
   rates,
   rounds,
+  STACK_NODE,
+  STACK_NODE_VERSION,
   sampleCpu,
   sampleServer,
   skip,
@@ -104,7 +106,7 @@ const dealBody = (n: number) =>
 // ---------------------------------------------------------------- the bare route, its own process
 
 const bareServer: ChildProcess = spawn(
-  process.execPath,
+  STACK_NODE,
   [
     "--input-type=module",
     "-e",
@@ -124,7 +126,7 @@ sampleServer("bare", bareServer.pid);
 // The gateway's unavoidable hops and nothing else (floor-proxy.ts): the row the gateway's own
 // features are measured against.
 const floorServer: ChildProcess = spawn(
-  process.execPath,
+  STACK_NODE,
   ["--import", "tsx", new URL("./bench-distributed/floor-proxy.ts", import.meta.url).pathname],
   {
     env: {
@@ -449,7 +451,7 @@ if (openRows.length) {
 }
 console.log(`\n${ratios.join("\n")}`);
 console.log(
-  `node ${process.version}, ${duration}s per target, ${rounds} round(s), ${tokenCount} tokens, rate limits on, load average ${readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ")}\n`,
+  `the stack, the bare route and the floor proxy on node ${STACK_NODE_VERSION}, the load generator on ${process.version}; ${duration}s per target, ${rounds} round(s), ${tokenCount} tokens, rate limits on, load average ${readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ")}\n`,
 );
 const failed = [...rows, ...openRows].filter((r) => r.errors > 0);
 if (failed.length) {

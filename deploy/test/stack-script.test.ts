@@ -1,7 +1,7 @@
 // scripts/stack.sh, the distributed runtime as local processes: a port that another process
 // holds must stop `start` before anything starts. Otherwise the readiness check would be
 // answered by the other process while ours failed to bind and restarted in a loop, and the
-// stack would report itself ready while serving another build. Uses ports 34200–34229.
+// stack would report itself ready while serving another build. Uses ports 34200–34269.
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { createServer, type Server } from "node:net";
@@ -60,6 +60,38 @@ describe("scripts/stack.sh start", () => {
     expect(run.stderr).not.toContain(`${PORTS.IDENTITY_PORT} (identity)`);
     // Nothing started: no Postgres or Kafka step ran, no process has a pid file.
     expect(run.stdout).toBe("");
+    expect(readdirSync(runDir)).toEqual([]);
+  });
+
+  it("refuses a STACK_NODE that is no node binary, before it starts anything", () => {
+    // Ports of its own, all free; the unknown runtime again stops a script without the check.
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      STACK_RUN_DIR: runDir,
+      STACK_RUNTIME: "none",
+      STACK_NODE: "/no/such/node",
+    };
+    for (const [name, port] of Object.entries(PORTS)) env[name] = String(port + 40);
+    const run = spawnSync("bash", ["scripts/stack.sh", "start"], { cwd: ROOT, env, encoding: "utf8", timeout: 30_000 });
+    expect(run.status, run.stdout + run.stderr).toBe(2);
+    expect(run.stderr).toContain("STACK_NODE=/no/such/node: no such node binary");
+    expect(run.stdout).toBe("");
+    expect(readdirSync(runDir)).toEqual([]);
+  });
+
+  it("runs on the node STACK_NODE names, and says so", () => {
+    // The check comes before the runtime's, so the unknown runtime stops the start right after it.
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      STACK_RUN_DIR: runDir,
+      STACK_RUNTIME: "none",
+      STACK_NODE: process.execPath,
+    };
+    for (const [name, port] of Object.entries(PORTS)) env[name] = String(port + 40);
+    const run = spawnSync("bash", ["scripts/stack.sh", "start"], { cwd: ROOT, env, encoding: "utf8", timeout: 30_000 });
+    expect(run.status, run.stdout + run.stderr).toBe(2);
+    expect(run.stderr).toContain(`processes run on Node ${process.version} (${process.execPath})`);
+    expect(run.stderr).toContain("STACK_RUNTIME must be compiled or source");
     expect(readdirSync(runDir)).toEqual([]);
   });
 });

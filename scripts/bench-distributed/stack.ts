@@ -1,6 +1,7 @@
 // The distributed bench's settings, the stack it measures (started by scripts/stack.sh when
 // none answers; only what it started is stopped) and the CPU of that stack's processes.
 import { execFileSync } from "node:child_process";
+import { readlinkSync } from "node:fs";
 import pg from "pg";
 
 import { cpuMs, pidsNamed, portOpen, stackPid, stringFlags, suiteArgs } from "../bench-support.js";
@@ -73,6 +74,21 @@ if (!(await portOpen(GATEWAY))) {
   );
   process.exit(1);
 }
+
+/**
+ * The node binary the stack's gateway runs on (scripts/stack.sh picks the images' major): the
+ * bench's own servers (the bare route, the floor proxy) run on it too, so that the rows they are
+ * compared with differ in what they do, not in their Node.
+ */
+export const STACK_NODE = (() => {
+  const pid = stackPid(RUN_DIR, "gateway");
+  try {
+    return pid === undefined ? process.execPath : readlinkSync(`/proc/${pid}/exe`);
+  } catch {
+    return process.execPath;
+  }
+})();
+export const STACK_NODE_VERSION = execFileSync(STACK_NODE, ["-v"], { encoding: "utf8" }).trim();
 
 export async function stopWhatWeStarted(): Promise<void> {
   if (!startedStack) return;
