@@ -36,6 +36,7 @@ import { analytics } from "./bench-events/analytics.js";
 import {
   dropDatabases,
   KAFKA_BROKERS,
+  PROCESS_NODE_VERSION,
   phases,
   procs,
   report,
@@ -51,7 +52,9 @@ import { loadAverage } from "./bench-support.js";
 
 // ---------------------------------------------------------------- main
 
-report(`node ${process.version}, Kafka ${KAFKA_BROKERS}, load average at start ${loadAverage()}`);
+report(
+  `processes on node ${PROCESS_NODE_VERSION}, the bench on ${process.version}, Kafka ${KAFKA_BROKERS}, load average at start ${loadAverage()}`,
+);
 try {
   await startGroupAtEnd(`bench-events-${run}`, [TOPICS.scheduling, TOPICS.revenue]);
   if (phases.has("drain") || phases.has("drain1")) await drain(1, Number(values.cap));

@@ -36,13 +36,6 @@ export PLATFORM_ADMIN_SECRET=${PLATFORM_ADMIN_SECRET:-dev-admin-secret-change-me
 # compiled: `npm run build` first, then each process runs its dist/<process>/main.js, as the
 # images do; source: straight from the TypeScript sources through tsx (no build step).
 STACK_RUNTIME=${STACK_RUNTIME:-compiled}
-# The Node the processes run on: the images' major (Node 22, the Dockerfile's NODE_IMAGE), which
-# package.json's engines require. STACK_NODE names another binary (STACK_NODE=node: the one on
-# PATH, whatever its version). When the machine's node is older, Node 22 comes from the npm
-# registry (scripts/node-from-registry.sh, cached under ~/.cache/platform/node), as CI does for
-# the unit suite: on Node 20 every process cost a quarter more CPU per request (docs/benchmarks.md).
-STACK_NODE=${STACK_NODE:-}
-STACK_NODE_MAJOR=22
 # Extra node flags for every process, e.g. STACK_NODE_FLAGS="--cpu-prof --cpu-prof-dir=/tmp/prof"
 # (node refuses --cpu-prof in NODE_OPTIONS).
 STACK_NODE_FLAGS=${STACK_NODE_FLAGS:-}
@@ -69,7 +62,7 @@ $REVENUE_ADMIN_PORT, analytics $ANALYTICS_ADMIN_PORT; Prometheus /metrics on $ME
 Settings come from the environment (the *_PORT variables above, PG_URL, REDIS_URL, KAFKA_BROKERS,
 PLATFORM_CONTEXT_SECRET, PLATFORM_ADMIN_SECRET, SANDBOX_SEED, STACK_DB_PREFIX, STACK_RUN_DIR,
 STACK_NODE_FLAGS: extra node flags for every process, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof").
-The processes run on Node $STACK_NODE_MAJOR, as the images do: the node on PATH when it is that new, else one
+The processes run on Node 22, as the images do: the node on PATH when it is that new, else one
 fetched from the npm registry and cached (scripts/node-from-registry.sh); STACK_NODE=<binary> picks
 another (STACK_NODE=node: the one on PATH).
 STACK_RUNTIME=compiled (the default) builds dist/ with esbuild first and runs it, as the images
@@ -166,25 +159,6 @@ refuse_taken_ports() {
   exit 1
 }
 
-# The node binary the processes run on (see STACK_NODE above); says which on stderr.
-resolve_node() {
-  local bin machine
-  if [ -n "$STACK_NODE" ]; then
-    bin=$(command -v "$STACK_NODE") || { echo "STACK_NODE=$STACK_NODE: no such node binary" >&2; exit 2; }
-  elif [ "$(node -p 'process.versions.node.split(".")[0]')" -ge "$STACK_NODE_MAJOR" ]; then
-    bin=$(command -v node)
-  else
-    machine=$(node -v)
-    echo "the machine's node is $machine, older than the images' $STACK_NODE_MAJOR: fetching Node $STACK_NODE_MAJOR from the npm registry (cached; STACK_NODE=node runs $machine)…" >&2
-    bin=$(bash scripts/node-from-registry.sh "$STACK_NODE_MAJOR") || {
-      echo "no Node $STACK_NODE_MAJOR to be had (offline, nothing cached): running on $machine" >&2
-      bin=$(command -v node)
-    }
-  fi
-  echo "processes run on Node $("$bin" -v) ($bin)" >&2
-  echo "$bin"
-}
-
 launch() {
   local name=$1 port=$2; shift 2
   if running "$name"; then echo "$name: already running (pid $(cat "$RUN_DIR/$name.child" 2>/dev/null || echo '?'))"; return 0; fi
@@ -222,7 +196,8 @@ case "${1:-}" in
   start)
     mkdir -p "$RUN_DIR"
     refuse_taken_ports
-    node_bin=$(resolve_node)
+    # Node 22, as the images run (scripts/stack-node.sh; STACK_NODE picks another).
+    node_bin=$(bash scripts/stack-node.sh)
     case "$STACK_RUNTIME" in
       compiled | source) ;;
       *) echo "STACK_RUNTIME must be compiled or source, not '$STACK_RUNTIME'" >&2; exit 2 ;;

@@ -1,6 +1,6 @@
 // The events bench's settings, its report, and the databases and processes it creates
 // (scripts/bench-events.ts runs the phases).
-import { type ChildProcess, spawn, spawnSync } from "node:child_process";
+import { type ChildProcess, execFileSync, spawn, spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { createLogger } from "@platform/kit/logger";
 import { type Admin, Kafka, logLevel } from "kafkajs";
@@ -118,11 +118,18 @@ function commandOf(entry: string): string[] {
   return [main];
 }
 
+/** The node the processes run on: Node 22, as the images and `npm run stack` (scripts/stack-node.sh). */
+export const PROCESS_NODE = execFileSync("bash", ["scripts/stack-node.sh"], {
+  encoding: "utf8",
+  stdio: ["ignore", "pipe", "inherit"],
+}).trim();
+export const PROCESS_NODE_VERSION = execFileSync(PROCESS_NODE, ["-v"], { encoding: "utf8" }).trim();
+
 /** Starts the process of `entry` (compiled or through tsx) and waits until it listens on `port`. */
 export async function startProc(name: string, entry: string, env: Record<string, string>, port: number): Promise<Proc> {
   const profile = values["cpu-prof"] ? ["--cpu-prof", `--cpu-prof-dir=${values["cpu-prof"]}`] : [];
   const startedAt = performance.now();
-  const child = spawn(process.execPath, [...profile, ...commandOf(entry)], {
+  const child = spawn(PROCESS_NODE, [...profile, ...commandOf(entry)], {
     env: { ...process.env, LOG_LEVEL: "warn", PLATFORM_CONTEXT_SECRET: CONTEXT_SECRET, KAFKA_BROKERS, ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
