@@ -138,9 +138,11 @@ describe("deadlines across service calls", () => {
     seen = {};
     const started = Date.now();
     await expect(client(2000).check({ service: "wait" })).rejects.toMatchObject({ code: Code.DeadlineExceeded });
-    // The front spent ≥ 100 ms before calling: the back was given the rest, not its 5 s default.
+    // The front spent 100 ms before calling: the back was given the rest, not its 5 s default.
+    // (A 100 ms timer can fire a millisecond early against the wall clock, and the rest is
+    // rounded up: CI once saw 1901.)
     expect(seen.timeoutMs).toBeGreaterThan(0);
-    expect(seen.timeoutMs).toBeLessThanOrEqual(1900);
+    expect(seen.timeoutMs).toBeLessThanOrEqual(1910);
     // And its handler was told to stop at the front's deadline.
     await expect.poll(() => seen.abortedAfterMs, { timeout: 3000 }).toBeDefined();
     expect(Date.now() - started).toBeLessThan(4000);
