@@ -4,7 +4,7 @@
 # and the one package.json's engines asks for. STACK_NODE names another binary (STACK_NODE=node:
 # the one on PATH, whatever its version). When the machine's node is older, Node 22 comes from
 # the npm registry (scripts/node-from-registry.sh, cached under ~/.cache/platform/node), as CI
-# does for the unit suite: on Node 20 every process cost a quarter more CPU per request
+# does for the unit suite: on Node 20 the services cost a fifth to a third more CPU per write
 # (docs/benchmarks.md). Exits 2 when STACK_NODE is no binary.
 set -euo pipefail
 cd "$(dirname "$0")/.."
