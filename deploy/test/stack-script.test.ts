@@ -47,6 +47,13 @@ afterAll(async () => {
   rmSync(runDir, { recursive: true, force: true });
 });
 
+/** `stack.sh start` with an unknown runtime, `settings` and ports of its own (all free). */
+function startWithFreePorts(settings: NodeJS.ProcessEnv) {
+  const env: NodeJS.ProcessEnv = { ...process.env, STACK_RUN_DIR: runDir, STACK_RUNTIME: "none", ...settings };
+  for (const [name, port] of Object.entries(PORTS)) env[name] = String(port + 40);
+  return spawnSync("bash", ["scripts/stack.sh", "start"], { cwd: ROOT, env, encoding: "utf8", timeout: 30_000 });
+}
+
 describe("scripts/stack.sh start", () => {
   it("refuses ports another process holds, naming each, before it starts anything", () => {
     // An unknown runtime as well: a script without the port check stops there (status 2), not
@@ -64,15 +71,8 @@ describe("scripts/stack.sh start", () => {
   });
 
   it("refuses a STACK_NODE that is no node binary, before it starts anything", () => {
-    // Ports of its own, all free; the unknown runtime again stops a script without the check.
-    const env: NodeJS.ProcessEnv = {
-      ...process.env,
-      STACK_RUN_DIR: runDir,
-      STACK_RUNTIME: "none",
-      STACK_NODE: "/no/such/node",
-    };
-    for (const [name, port] of Object.entries(PORTS)) env[name] = String(port + 40);
-    const run = spawnSync("bash", ["scripts/stack.sh", "start"], { cwd: ROOT, env, encoding: "utf8", timeout: 30_000 });
+    // The unknown runtime again stops a script without the check.
+    const run = startWithFreePorts({ STACK_NODE: "/no/such/node" });
     expect(run.status, run.stdout + run.stderr).toBe(2);
     expect(run.stderr).toContain("STACK_NODE=/no/such/node: no such node binary");
     expect(run.stdout).toBe("");
@@ -81,14 +81,7 @@ describe("scripts/stack.sh start", () => {
 
   it("runs on the node STACK_NODE names, and says so", () => {
     // The check comes before the runtime's, so the unknown runtime stops the start right after it.
-    const env: NodeJS.ProcessEnv = {
-      ...process.env,
-      STACK_RUN_DIR: runDir,
-      STACK_RUNTIME: "none",
-      STACK_NODE: process.execPath,
-    };
-    for (const [name, port] of Object.entries(PORTS)) env[name] = String(port + 40);
-    const run = spawnSync("bash", ["scripts/stack.sh", "start"], { cwd: ROOT, env, encoding: "utf8", timeout: 30_000 });
+    const run = startWithFreePorts({ STACK_NODE: process.execPath });
     expect(run.status, run.stdout + run.stderr).toBe(2);
     expect(run.stderr).toContain(`processes run on Node ${process.version} (${process.execPath})`);
     expect(run.stderr).toContain("STACK_RUNTIME must be compiled or source");

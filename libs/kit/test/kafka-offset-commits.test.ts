@@ -26,6 +26,17 @@ function group() {
   };
 }
 
+/** A cadence that committed a first batch (1) at once and holds a second (2) for the interval. */
+async function twoBatches(onTimerError: (err: unknown) => void = () => {}) {
+  const g = group();
+  const commits = offsetCommits(onTimerError);
+  g.resolve(1);
+  await commits.handled(g.committer);
+  g.resolve(2);
+  await commits.handled(g.committer);
+  return { g, commits };
+}
+
 describe("offsetCommits: the consumer's commit cadence", () => {
   beforeEach(() => {
     vi.useFakeTimers();
@@ -59,12 +70,7 @@ describe("offsetCommits: the consumer's commit cadence", () => {
   });
 
   it("flush commits what was resolved now, and the pending timer commits nothing more", async () => {
-    const g = group();
-    const commits = offsetCommits(() => {});
-    g.resolve(1);
-    await commits.handled(g.committer);
-    g.resolve(2);
-    await commits.handled(g.committer);
+    const { g, commits } = await twoBatches();
     expect(g.commits).toEqual([1]);
     g.resolve(3);
     await commits.flush();
@@ -104,12 +110,7 @@ describe("offsetCommits: the consumer's commit cadence", () => {
   });
 
   it("stop drops the pending commit", async () => {
-    const g = group();
-    const commits = offsetCommits(() => {});
-    g.resolve(1);
-    await commits.handled(g.committer);
-    g.resolve(2);
-    await commits.handled(g.committer);
+    const { g, commits } = await twoBatches();
     commits.stop();
     await vi.advanceTimersByTimeAsync(2 * COMMIT_INTERVAL_MS);
     expect(g.commits).toEqual([1]);

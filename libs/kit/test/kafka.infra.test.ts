@@ -207,17 +207,12 @@ describe("offset commits", () => {
     }
   }
 
-  it("commits on a cadence, not after every batch, and everything handled when the subscription closes", async () => {
-    const topic = `kit-it-${runId}-cadence`;
-    const groupId = `kit-it-${runId}-cadence`;
-    const publisher = new KafkaBus({ brokers: BROKERS, clientId: `kit-it-${runId}-cadence-pub`, logger });
-    // An interval longer than the test: only the first batch and the close commit.
-    const consumer = new KafkaBus({
-      brokers: BROKERS,
-      clientId: `kit-it-${runId}-cadence`,
-      logger,
-      commitIntervalMs: 600_000,
-    });
+  /** A publisher, and a consumer with `commitIntervalMs` recording what it handled, on a topic and group named `name`. */
+  async function consuming(name: string, commitIntervalMs: number) {
+    const topic = `kit-it-${runId}-${name}`;
+    const groupId = topic;
+    const publisher = new KafkaBus({ brokers: BROKERS, clientId: `${topic}-pub`, logger });
+    const consumer = new KafkaBus({ brokers: BROKERS, clientId: topic, logger, commitIntervalMs });
     buses.push(publisher, consumer);
     const handled: string[] = [];
     const subscription = await consumer.subscribe({
@@ -228,6 +223,12 @@ describe("offset commits", () => {
         handled.push(m.value.toString());
       },
     });
+    return { topic, groupId, publisher, handled, subscription };
+  }
+
+  it("commits on a cadence, not after every batch, and everything handled when the subscription closes", async () => {
+    // An interval longer than the test: only the first batch and the close commit.
+    const { topic, groupId, publisher, handled, subscription } = await consuming("cadence", 600_000);
     await oneByOne(publisher, topic, handled, 1);
     await eventually(
       "the first batch committed at once",
@@ -243,25 +244,7 @@ describe("offset commits", () => {
   });
 
   it("commits what was handled within the interval once it ends, with no further batch", async () => {
-    const topic = `kit-it-${runId}-trailing`;
-    const groupId = `kit-it-${runId}-trailing`;
-    const publisher = new KafkaBus({ brokers: BROKERS, clientId: `kit-it-${runId}-trailing-pub`, logger });
-    const consumer = new KafkaBus({
-      brokers: BROKERS,
-      clientId: `kit-it-${runId}-trailing`,
-      logger,
-      commitIntervalMs: 2_000,
-    });
-    buses.push(publisher, consumer);
-    const handled: string[] = [];
-    await consumer.subscribe({
-      groupId,
-      topics: [topic],
-      fromBeginning: true,
-      handler: async (m) => {
-        handled.push(m.value.toString());
-      },
-    });
+    const { topic, groupId, publisher, handled } = await consuming("trailing", 2_000);
     await oneByOne(publisher, topic, handled, 3);
     await eventually(
       "all three committed",
