@@ -25,8 +25,6 @@ export interface EmbeddedContext {
    * unless the embedding caller (a test) passes its own.
    */
   env: NodeJS.ProcessEnv;
-  /** Tells the outbox relay a write committed, so it publishes at once. */
-  onCommit: () => void;
   /**
    * Transports of the services started before this one (signing and verifying the request
    * context exactly as over the network); the start order is fixed in platform.ts.

@@ -133,7 +133,6 @@ export async function createEmbeddedPlatform(opts: EmbeddedOptions): Promise<Emb
       contextSecret: opts.gateway.PLATFORM_CONTEXT_SECRET,
       sandboxSeed: opts.sandboxSeed,
       env: opts.env ?? process.env,
-      onCommit: () => relay.notify(),
       transports: { ...transports },
     });
     transports[service.name] = inProcessTransport(parts.routes, serverInterceptors);

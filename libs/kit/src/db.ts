@@ -31,6 +31,11 @@ export interface Queryable {
    * undefined) had its say.
    */
   defer(sql: string, params?: unknown[], mapError?: (err: unknown) => unknown): void;
+  /**
+   * In a transaction (`tx`, `writeOnly`): runs `fn` once the transaction has committed, never
+   * when it rolls back. `fn` must not throw. Outside one there is no commit to wait for.
+   */
+  afterCommit?(fn: () => void): void;
 }
 
 /**
@@ -57,17 +62,8 @@ export interface Db extends Queryable {
    * own: one round trip where `tx(fn, { lazyCommit: true })` of one statement takes three.
    */
   readonly lazy: Queryable;
-  /**
-   * LISTENs on `channel` (lower-case identifier): `signal("notify")` for each NOTIFY, delivered
-   * once the notifying transaction committed; `"ready"` when listening starts or resumes after
-   * a lost connection (notifications meanwhile are lost: catch up then); `"lost"` when the
-   * connection drops (it is re-established in the background). Resolves to a stop function.
-   */
-  listen(channel: string, signal: (event: ListenEvent) => void): Promise<() => Promise<void>>;
   close(): Promise<void>;
 }
-
-export type ListenEvent = "notify" | "ready" | "lost";
 
 export interface TxOptions {
   /**
@@ -79,12 +75,6 @@ export interface TxOptions {
    * Never for a write an API call reports done, nor one that consumes a Kafka message.
    */
   lazyCommit?: boolean;
-}
-
-const CHANNEL_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
-function checkChannel(channel: string): string {
-  if (!CHANNEL_NAME.test(channel)) throw new Error(`invalid channel name '${channel}'`);
-  return channel;
 }
 
 /** What a driver (a pool, a client, a PGlite or its transaction) runs: a query's rows, a script. */
@@ -178,8 +168,9 @@ function combinable(writes: readonly DeferredWrite[]): DeferredWrite[][] {
  * other statement, and `flush()` sends the rest before COMMIT. On this kind of machine a round
  * trip to Postgres costs more CPU on both sides than the statement it carries.
  */
-function deferring(q: Queryable, combined: Queryable = q): Queryable & { flush(): Promise<void> } {
+function deferring(q: Queryable, combined: Queryable = q): Queryable & { flush(): Promise<void> } & CommitHooks {
   let pending: DeferredWrite[] = [];
+  const hooks = commitHooks();
   async function flush(): Promise<void> {
     if (pending.length === 0) return;
     const writes = pending;
@@ -198,7 +189,26 @@ function deferring(q: Queryable, combined: Queryable = q): Queryable & { flush()
     defer: (sql, params, mapError) => {
       pending.push({ sql, params: params ?? [], mapError });
     },
+    ...hooks,
     flush,
+  };
+}
+
+interface CommitHooks {
+  afterCommit(fn: () => void): void;
+  /** Runs what `afterCommit` was given: call once the transaction committed. */
+  committed(): void;
+}
+
+function commitHooks(): CommitHooks {
+  const hooks: (() => void)[] = [];
+  return {
+    afterCommit: (fn) => {
+      hooks.push(fn);
+    },
+    committed: () => {
+      for (const fn of hooks) fn();
+    },
   };
 }
 
@@ -222,7 +232,7 @@ async function sendWrites(target: Queryable, runs: readonly DeferredWrite[][]): 
 }
 
 /** A Queryable that only collects deferred writes: what `writeOnly` gives its `fn`. */
-function collecting(): Queryable & { writes: DeferredWrite[] } {
+function collecting(): Queryable & { writes: DeferredWrite[] } & CommitHooks {
   const writes: DeferredWrite[] = [];
   const readsBefore = () => {
     throw new Error("a writeOnly transaction cannot read: read before it, or use tx()");
@@ -234,6 +244,7 @@ function collecting(): Queryable & { writes: DeferredWrite[] } {
     defer: (sql, params, mapError) => {
       writes.push({ sql, params: params ?? [], mapError });
     },
+    ...commitHooks(),
   };
 }
 
@@ -245,64 +256,9 @@ function writeOnlyOver(single: Queryable, tx: Db["tx"]): Db["writeOnly"] {
     const runs = combinable(q.writes);
     if (runs.length === 1) await sendWrites(single, runs);
     else if (runs.length > 1) await tx((t) => sendWrites(t, runs));
+    q.committed();
     return result;
   };
-}
-
-/** How long a lost LISTEN connection waits before reconnecting. */
-const RELISTEN_MS = 1000;
-
-/**
- * LISTEN on a connection of its own, outside the pool (a pooled client would be handed to
- * queries): reconnects after losing it, and never keeps the process alive by itself.
- */
-function pgListen(url: string, types: unknown, channel: string, signal: (event: ListenEvent) => void) {
-  let client: pg.Client | undefined;
-  let stopped = false;
-  let retry: NodeJS.Timeout | undefined;
-  const again = () => {
-    if (stopped) return;
-    clearTimeout(retry);
-    retry = setTimeout(() => void connect(), RELISTEN_MS);
-    retry.unref();
-  };
-  const connect = async (): Promise<void> => {
-    const c = new pg.Client({ connectionString: url, types: types as pg.CustomTypesConfig });
-    c.on("notification", (m) => {
-      if (m.channel === channel) signal("notify");
-    });
-    // Losing the connection (server restart) costs notifications, never the process.
-    c.on("error", () => {});
-    c.on("end", () => {
-      if (client !== c) return;
-      client = undefined;
-      signal("lost");
-      again();
-    });
-    try {
-      await c.connect();
-      await c.query(`LISTEN ${channel}`);
-    } catch {
-      await c.end().catch(() => {});
-      again();
-      return;
-    }
-    if (stopped) {
-      await c.end().catch(() => {});
-      return;
-    }
-    // The socket alone must not keep a process alive that is otherwise done.
-    (c as unknown as { connection?: { stream?: { unref?: () => void } } }).connection?.stream?.unref?.();
-    client = c;
-    signal("ready");
-  };
-  return connect().then(() => async () => {
-    stopped = true;
-    clearTimeout(retry);
-    const c = client;
-    client = undefined;
-    await c?.end().catch(() => {});
-  });
 }
 
 const SCHEMA_NAME = /^[a-z][a-z0-9_]{0,62}$/;
@@ -461,6 +417,7 @@ export function openPg({ url, schema, max = 10, logger, connectTimeoutMs = 5000 
         // A write past its deadline rolls back: its caller answered 504, so a retry must find nothing done.
         checkCallDeadline();
         await client.query("COMMIT");
+        q.committed();
         return result;
       } catch (err) {
         await client.query("ROLLBACK").catch((rollbackErr: unknown) => {
@@ -473,7 +430,6 @@ export function openPg({ url, schema, max = 10, logger, connectTimeoutMs = 5000 
         client.release((lost ?? broken) as Error | undefined);
       }
     },
-    listen: (channel, signal) => pgListen(url, types, checkChannel(channel), signal),
     close: async () => {
       await Promise.all([pool.end(), lazyPool?.end()]);
     },
@@ -556,18 +512,17 @@ export function pgliteDb(instance: PGlite, schema: string): Db {
     // PGlite has no disk flush worth sparing.
     lazy: root,
     writeOnly: writeOnlyOver(root, (fn) => db.tx(fn)),
-    tx: (fn) =>
-      instance.transaction(async (t) => {
-        const q = deferring(on(t));
-        const result = await fn(q);
+    async tx(fn) {
+      let q: ReturnType<typeof deferring> | undefined;
+      const result = await instance.transaction(async (t) => {
+        q = deferring(on(t));
+        const value = await fn(q);
         await q.flush();
         checkCallDeadline();
-        return result;
-      }),
-    async listen(channel, signal) {
-      const unsubscribe = await instance.listen(checkChannel(channel), () => signal("notify"));
-      signal("ready");
-      return unsubscribe;
+        return value;
+      });
+      q?.committed();
+      return result;
     },
     close: async () => {},
   };

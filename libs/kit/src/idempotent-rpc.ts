@@ -96,7 +96,7 @@ export async function replayOf<I extends DescMessage, O extends DescMessage>(
 export interface WriteDeps {
   db: Db;
   clock: Clock;
-  /** Called after the transaction committed, so the outbox relay publishes at once. */
+  /** Called after the transaction committed (identity empties its organization cache). */
   committed: () => void;
 }
 

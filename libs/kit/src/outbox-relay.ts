@@ -14,21 +14,19 @@ import { outsideCall } from "./deadline.js";
 import type { EventEnvelope } from "./events.js";
 import { purgeExpired } from "./housekeeping.js";
 import type { Logger } from "./logger.js";
-import { toBusMessage } from "./outbox.js";
+import { onOutboxCommit, toBusMessage } from "./outbox.js";
 import { tracing } from "./tracing.js";
 
 export interface OutboxRelayOptions {
   db: Db;
   bus: EventBus;
   logger: Logger;
-  /**
-   * Polling period while the database cannot wake the relay (no LISTEN connection) or rows are
-   * backing off; `notify()` after a commit publishes sooner.
-   */
+  /** Polling period while rows are backing off or the database or the bus is unreachable. */
   intervalMs?: number;
   /**
-   * Polling period while LISTEN/NOTIFY wakes the relay on every committed outbox row (kit
-   * migration 003): only a safety net then, so an idle relay costs next to nothing.
+   * Polling period otherwise. Every commit of this process's outbox rows wakes the relay at once
+   * (`onOutboxCommit`), so this is a safety net: for rows another process committed and did not
+   * publish (a replica stopped right after its commit).
    */
   idleIntervalMs?: number;
   /** Rows per round (one transaction). */
@@ -50,7 +48,7 @@ export interface OutboxRelayOptions {
 export interface OutboxRelay {
   /** Publishes until nothing is publishable now; resolves to how many rows were published. */
   drain(): Promise<number>;
-  /** Asks for a round right away (call after committing outbox rows). */
+  /** Asks for a round right away (commits through `enqueueEvent` ask by themselves). */
   notify(): void;
   /** Stops polling and waits for the round in progress. */
   stop(): Promise<void>;
@@ -73,7 +71,15 @@ interface RoundResult {
   failed: number;
   /** The round claimed a whole batch, so more rows may be due. */
   full: boolean;
+  /** Another process's relay held the schema's lock: rows it did not see wait for a retry. */
+  busy: boolean;
 }
+
+/**
+ * How soon a relay tries again after another replica's relay held the lock. That relay claimed
+ * only the rows committed before its claim, so a row this process committed meanwhile is ours.
+ */
+const LOCK_BUSY_RETRY_MS = 20;
 
 const PURGE_EVERY_MS = 60 * 60 * 1000;
 
@@ -87,7 +93,7 @@ export function startOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
   const { db, bus, logger } = options;
   const clock = options.clock ?? systemClock;
   const intervalMs = options.intervalMs ?? 250;
-  const idleIntervalMs = options.idleIntervalMs ?? 10_000;
+  const idleIntervalMs = options.idleIntervalMs ?? 1000;
   const batchSize = options.batchSize ?? 100;
   const lingerMs = options.lingerMs ?? 10;
   const minBackoffMs = options.minBackoffMs ?? 250;
@@ -120,9 +126,8 @@ export function startOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
   let notified = false;
   // When the last round that published several rows ended: the next waits until lingerMs after it.
   let lastBusyAt = Number.NEGATIVE_INFINITY;
-  // True while a LISTEN connection wakes the relay on each committed outbox row.
-  let listening = false;
-  let unlisten: Promise<(() => Promise<void>) | undefined> = Promise.resolve(undefined);
+  // The last round found another replica's relay holding the lock.
+  let lockBusy = false;
   // Rounds never overlap inside one process; the advisory lock keeps replicas apart.
   let queue: Promise<unknown> = Promise.resolve();
 
@@ -180,7 +185,8 @@ export function startOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
           // this transaction: a publish that fails takes the mark back (publishTopic) and a crash
           // rolls it back, so the round costs BEGIN, this, and COMMIT. A row waits while an
           // older unpublished row of its topic is backing off.
-          const claimed = await q.query<OutboxRow & { seq: number }>(
+          // When the lock is taken, the statement returns one row with busy = true instead.
+          const claimed = await q.query<OutboxRow & { seq: number; busy: boolean }>(
             `WITH relay AS MATERIALIZED (SELECT pg_try_advisory_xact_lock(hashtext($2)) AS locked),
          due AS (
            SELECT o.id FROM ${s}.outbox o, relay
@@ -190,20 +196,25 @@ export function startOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
                WHERE b.published_at IS NULL AND b.topic = o.topic AND b.seq < o.seq AND b.next_attempt_at > now())
            ORDER BY o.seq
            LIMIT $1
-           FOR UPDATE OF o SKIP LOCKED)
-         UPDATE ${s}.outbox o SET published_at = now(), last_error = NULL FROM due WHERE o.id = due.id
-         RETURNING o.seq, o.id, o.topic, o.key, o.type, o.source, o.subject, o.time, o.traceparent, o.data`,
+           FOR UPDATE OF o SKIP LOCKED),
+         claimed AS (
+           UPDATE ${s}.outbox o SET published_at = now(), last_error = NULL FROM due WHERE o.id = due.id
+           RETURNING o.seq, o.id, o.topic, o.key, o.type, o.source, o.subject, o.time, o.traceparent, o.data)
+         SELECT false AS busy, claimed.* FROM claimed
+         UNION ALL
+         SELECT true, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL FROM relay WHERE NOT relay.locked`,
             [batchSize, `outbox-relay:${s}`],
           );
+          const busy = claimed.length === 1 && claimed[0]?.busy === true;
           // RETURNING has no order: published in the order they were written.
-          const rows = claimed.sort((a, b) => Number(a.seq) - Number(b.seq));
+          const rows = busy ? [] : claimed.sort((a, b) => Number(a.seq) - Number(b.seq));
           const byTopic = new Map<string, OutboxRow[]>();
           for (const row of rows) {
             const list = byTopic.get(row.topic);
             if (list) list.push(row);
             else byTopic.set(row.topic, [row]);
           }
-          const result: RoundResult = { published: 0, failed: 0, full: rows.length >= batchSize };
+          const result: RoundResult = { published: 0, failed: 0, full: rows.length >= batchSize, busy };
           for (const [topic, list] of byTopic) {
             const published = await publishTopic(q, topic, list);
             result.published += published;
@@ -229,9 +240,10 @@ export function startOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
     for (;;) {
       const r = await serial(round);
       total += r.published;
+      lockBusy = r.busy;
       // Failed rows now back off, so another round would find nothing due. A round that claimed
       // less than a batch saw every row committed before it: a later commit wakes the relay
-      // again (NOTIFY, or notify()), so an extra round to find nothing is not needed.
+      // again (onOutboxCommit, or notify()), so an extra round to find nothing is not needed.
       if (r.published === 0 || r.failed > 0 || !r.full) return total;
     }
   }
@@ -272,8 +284,10 @@ export function startOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
       )
       .finally(() => {
         running = undefined;
-        // Rows backing off and an unreachable database are polled for; otherwise NOTIFY wakes us.
-        schedule(notified ? lingered() : listening && !busDown && !dbDown ? idleIntervalMs : intervalMs);
+        // Rows backing off and an unreachable database are polled for; otherwise commits wake us.
+        schedule(
+          notified ? lingered() : lockBusy ? LOCK_BUSY_RETRY_MS : busDown || dbDown ? intervalMs : idleIntervalMs,
+        );
       });
   }
 
@@ -287,31 +301,15 @@ export function startOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
     else schedule(lingered());
   }
 
-  // While LISTEN works, the database's NOTIFY at each commit wakes the relay (for this
-  // process's commits and every other's); the committing code's notify() would only add a
-  // second round that finds nothing, so it counts only while the relay polls.
-  function notify(): void {
-    if (!listening) wake();
-  }
-
   schedule(0);
-  unlisten = db
-    .listen(`outbox_${s}`, (event) => {
-      listening = event !== "lost";
-      // "ready" too: what was committed while the connection was down is published now.
-      wake();
-    })
-    .catch((err: unknown) => {
-      logger.warn({ err }, "outbox: cannot LISTEN; polling instead");
-      return undefined;
-    });
+  const stopWaking = onOutboxCommit(s, wake);
 
   return {
     drain,
-    notify,
+    notify: wake,
     async stop() {
       stopped = true;
-      await (await unlisten)?.();
+      stopWaking();
       meter.removeBatchObservableCallback(observeLag, [pendingGauge, lagGauge]);
       clearTimeout(timer);
       await running;

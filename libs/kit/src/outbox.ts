@@ -20,6 +20,35 @@ export interface OutboxEvent {
 
 const SCHEMA_NAME = /^[a-z][a-z0-9_]{0,62}$/;
 
+/** The relays of this process, by schema: woken when a transaction that wrote outbox rows commits. */
+const relaysBySchema = new Map<string, Set<() => void>>();
+/** Transactions that already wake the relays when they commit (one wake per transaction). */
+const waking = new WeakSet<Queryable>();
+
+/**
+ * Calls `wake` each time a transaction of this process commits outbox rows of `schema`
+ * (written with `enqueueEvent`). Returns the function that stops it.
+ *
+ * This replaces a NOTIFY at commit (kit migration 004 says why): a relay learns of its own
+ * process's rows at once, and of other processes' rows (another replica's) at its next poll,
+ * unless that replica's relay publishes them first.
+ */
+export function onOutboxCommit(schema: string, wake: () => void): () => void {
+  let relays = relaysBySchema.get(schema);
+  if (!relays) {
+    relays = new Set();
+    relaysBySchema.set(schema, relays);
+  }
+  relays.add(wake);
+  return () => {
+    relays.delete(wake);
+  };
+}
+
+function wakeRelays(schema: string): void {
+  for (const wake of relaysBySchema.get(schema) ?? []) wake();
+}
+
 /**
  * Writes one outbox row with the caller's queryable, so the event commits or rolls back
  * with the state change it describes. The active trace context rides along, so the
@@ -48,6 +77,10 @@ export async function enqueueEvent(q: Queryable, schema: string, e: OutboxEvent)
       JSON.stringify(e.data ?? null),
     ],
   );
+  if (q.afterCommit && !waking.has(q)) {
+    waking.add(q);
+    q.afterCommit(() => wakeRelays(schema));
+  }
   return id;
 }
 

@@ -55,8 +55,6 @@ export interface ServiceParts {
 export interface WireContext extends ServiceDeps {
   bus: EventBus;
   logger: Logger;
-  /** Tells the outbox relay a write committed, so it publishes at once instead of at its next poll. */
-  onCommit: () => void;
 }
 
 /** The admin plane of a service whose config has adminPlaneConfig and an ADMIN_PORT. */
@@ -162,7 +160,6 @@ export async function startService(
       clock,
       logger,
       cursorSecret: config.PLATFORM_CURSOR_SECRET,
-      onCommit: () => relay.notify(),
     });
     consumers.push(...(parts.consumers ?? []));
     const serve = async (routes: Routes, interceptors: Interceptor[], port: number) => {

@@ -75,3 +75,48 @@ describe("Queryable.defer", () => {
     expect(() => db.defer(`INSERT INTO ${db.schema}.a (id, v) VALUES ($1, $2)`, [1, "x"])).toThrow(/transaction/);
   });
 });
+
+describe("Queryable.afterCommit", () => {
+  let db: Db;
+  freshKitDbEachTest((fresh) => {
+    db = fresh;
+  });
+  beforeEach(async () => {
+    await db.exec(`CREATE TABLE ${db.schema}.a (id int PRIMARY KEY, v text)`);
+  });
+
+  it("runs once the transaction committed, after what it wrote is visible", async () => {
+    const seen: number[] = [];
+    const visible = () => db.query<{ c: number }>(`SELECT count(*)::int AS c FROM ${db.schema}.a`);
+    await db.tx(async (q) => {
+      q.defer(`INSERT INTO ${db.schema}.a (id, v) VALUES ($1, $2)`, [1, "one"]);
+      q.afterCommit?.(() => seen.push(1));
+      expect(seen).toEqual([]);
+    });
+    expect(seen).toEqual([1]);
+    expect(await visible()).toEqual([{ c: 1 }]);
+    await db.writeOnly(async (q) => {
+      q.defer(`INSERT INTO ${db.schema}.a (id, v) VALUES ($1, $2)`, [2, "two"]);
+      q.afterCommit?.(() => seen.push(2));
+    });
+    expect(seen).toEqual([1, 2]);
+  });
+
+  it("never runs when the transaction rolls back or its one statement fails", async () => {
+    const seen: string[] = [];
+    await expect(
+      db.tx(async (q) => {
+        q.afterCommit?.(() => seen.push("tx"));
+        throw new Error("no");
+      }),
+    ).rejects.toThrow("no");
+    await expect(
+      db.writeOnly(async (q) => {
+        q.defer(`INSERT INTO ${db.schema}.a (id, v) VALUES ($1, $2)`, [1, null]);
+        q.defer(`INSERT INTO ${db.schema}.missing (id) VALUES ($1)`, [1]);
+        q.afterCommit?.(() => seen.push("writeOnly"));
+      }),
+    ).rejects.toThrow();
+    expect(seen).toEqual([]);
+  });
+});

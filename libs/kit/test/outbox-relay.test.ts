@@ -160,6 +160,31 @@ describe("startOutboxRelay", () => {
     await eventually("notified delivery", () => (seen.length === 1 ? true : undefined), 5_000);
   });
 
+  it("publishes a row as soon as its transaction commits, without notify() and without a poll", async () => {
+    const bus = new FlakyBus();
+    const seen = await collect(bus, ["a"]);
+    relay = startOutboxRelay({ db, bus, logger: silentLogger, intervalMs: 60_000, idleIntervalMs: 60_000 });
+    await relay.drain();
+    await write("a", [1, 2]);
+    await eventually("delivery after the commit", () => (seen.length === 2 ? true : undefined), 5_000);
+    // A transaction that rolls back wakes nothing and leaves nothing to publish.
+    await expect(
+      db.tx(async (q) => {
+        await enqueueEvent(q, db.schema, {
+          topic: "a",
+          key: "org_1",
+          type: "x.Happened",
+          source: "test",
+          data: { n: 3 },
+        });
+        throw new Error("rolled back");
+      }),
+    ).rejects.toThrow("rolled back");
+    await write("a", [4]);
+    await eventually("the next commit", () => (seen.length === 3 ? true : undefined), 5_000);
+    expect(seen.map((e) => e.n)).toEqual([1, 2, 4]);
+  });
+
   it("after a round of several rows, sends rows committed within lingerMs together", async () => {
     const bus = new FlakyBus();
     const seen = await collect(bus, ["a"]);

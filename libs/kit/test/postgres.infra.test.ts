@@ -1,13 +1,17 @@
 import { Code, createClient } from "@connectrpc/connect";
 import { Health, HealthCheckResponse_ServingStatus } from "@platform/contracts/health";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { BusMessage, EventBus } from "../src/bus.js";
 import { ManualClock } from "../src/clock.js";
 import { errorInterceptor, httpTransport, serveConnect } from "../src/connect.js";
 import { type Db, openPg, PLANNED_EACH_TIME } from "../src/db.js";
 import { hashRequest, runIdempotent, runIdempotentStatement } from "../src/idempotency.js";
+import { InProcessBus } from "../src/in-process-bus.js";
 import { kitMigrations, migrate } from "../src/migrate.js";
+import { enqueueEvent } from "../src/outbox.js";
+import { type OutboxRelay, startOutboxRelay } from "../src/outbox-relay.js";
 import { ProblemError } from "../src/problems.js";
-import { eventually, silentLogger, throwawayDatabase } from "./helpers.js";
+import { eventually, silentLogger, throwawayDatabase, within } from "./helpers.js";
 
 // Concurrency where only a real Postgres shows it: PGlite serialises every transaction.
 let database: Awaited<ReturnType<typeof throwawayDatabase>>;
@@ -86,6 +90,64 @@ describe("on a real Postgres", () => {
     await db.lazy.query("INSERT INTO lazy.leases VALUES ($1, $2)", [1, 10]);
     // Committed on its own: visible to every other connection at once.
     expect(await db.query("SELECT until FROM lazy.leases WHERE id = 1")).toEqual([{ until: 10 }]);
+  });
+
+  it("an outbox relay that finds another replica's relay publishing tries again soon, and publishes what it left", async () => {
+    const [dbA, dbB] = [open("relays", 2), open("relays", 2)] as [Db, Db];
+    await migrate(dbA, [kitMigrations]);
+    // Replica A's broker answers only when the test lets it: its relay holds the lock meanwhile.
+    let release = () => {};
+    const released = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let publishing = () => {};
+    const publishingA = new Promise<void>((resolve) => {
+      publishing = resolve;
+    });
+    const busA: EventBus = {
+      publish: async () => {
+        publishing();
+        await released;
+      },
+      subscribe: () => Promise.reject(new Error("not used")),
+      close: async () => {},
+    };
+    const busB = new InProcessBus();
+    const seenByB: string[] = [];
+    await busB.subscribe({
+      groupId: "b",
+      topics: ["a"],
+      handler: async (m: BusMessage) => {
+        seenByB.push(m.headers.ce_id ?? "");
+      },
+    });
+    // Polls far apart: only the commit's wake and the retry after a busy lock can publish.
+    const slow = { logger: silentLogger, intervalMs: 60_000, idleIntervalMs: 60_000 };
+    const relays: OutboxRelay[] = [];
+    try {
+      relays.push(startOutboxRelay({ db: dbA, bus: busA, ...slow }));
+      await dbA.tx((q) => enqueueEvent(q, "relays", { topic: "a", key: "k", type: "x", source: "test", data: {} }));
+      await within("replica A's publish", publishingA);
+      // Replica B starts while A holds the lock, and a row is committed that A's claim did not see
+      // (written as another process would: nothing in this process is woken by it).
+      relays.push(startOutboxRelay({ db: dbB, bus: busB, ...slow }));
+      const [row] = await dbB.query<{ id: string }>(
+        `INSERT INTO relays.outbox (id, topic, key, type, source, time, data)
+         VALUES (gen_random_uuid(), 'a', 'k', 'x', 'test', now(), '{}') RETURNING id`,
+      );
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      expect(seenByB).toEqual([]);
+      release();
+      await eventually(
+        "B publishes the row once A's round is over",
+        () => (seenByB.length === 1 ? true : undefined),
+        5_000,
+      );
+      expect(seenByB).toEqual([row?.id]);
+    } finally {
+      release();
+      await Promise.all(relays.map((r) => r.stop()));
+    }
   });
 
   it("applies migrations once when several replicas start together", async () => {

@@ -32,7 +32,7 @@ export interface IdentityDeps extends ServiceDeps {
   logger: Logger;
   /** Seed of the sandbox, to derive its keys for ListSandboxKeys. */
   sandboxSeed: string;
-  /** Called after each committed write, so the outbox relay publishes at once instead of at its next poll. */
+  /** Called after each committed write (the tests count writes with it; outbox rows wake the relay by themselves). */
   onCommit?: () => void;
   /** How long a read organization is reused (organization-cache.ts); 0 reads it every time. */
   organizationCacheMs?: number;

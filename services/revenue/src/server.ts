@@ -28,7 +28,7 @@ export interface RevenueDeps extends ServiceDeps {
   crm: CrmReferences;
   /** identity's users, for deal owners. */
   directory: Directory;
-  /** Called after each committed write, so the outbox relay publishes at once. */
+  /** Called after each committed write (the tests count writes with it; outbox rows wake the relay by themselves). */
   onCommit?: () => void;
 }
 

@@ -52,7 +52,7 @@ export interface SchedulingDeps extends ServiceDeps {
   conferencing?: ConferencingProvider;
   /** Threads that sign large availability answers' tokens; without it they are signed on the loop. */
   signingPool?: SigningPool;
-  /** Called after each committed write, so the outbox relay publishes at once instead of at its next poll. */
+  /** Called after each committed write (the tests count writes with it; outbox rows wake the relay by themselves). */
   onCommit?: () => void;
 }
 
