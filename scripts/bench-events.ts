@@ -1,6 +1,7 @@
 /**
  * npm run bench -- --suite events — the event pipeline at line rate, on the machine's real
- * Postgres and a Kafka broker (KAFKA_PORT, default 19092), every service a process of its own:
+ * Postgres and a Kafka broker (KAFKA_PORT, default 19092; started with scripts/kafka.sh when it
+ * is not running, and then stopped at the end), every service a process of its own:
  *
  *   drain     a backlog of pending webhook attempts sent by the real delivery process to local
  *             receivers: one endpoint with its cap at 32, then 20 endpoints; drain rate, the
@@ -31,6 +32,7 @@
  *   (drain1 and drain20 pick one of the two drains)
  */
 
+import { spawnSync } from "node:child_process";
 import { TOPICS } from "@platform/kit/events";
 import { analytics } from "./bench-events/analytics.js";
 import {
@@ -52,6 +54,26 @@ import { loadAverage } from "./bench-support.js";
 
 // ---------------------------------------------------------------- main
 
+/**
+ * The broker of `scripts/kafka.sh` (on KAFKA_PORT), started when it is not running and stopped
+ * at the end only then, as `npm run stack -- start` does. With KAFKA_BROKERS set the bench uses
+ * that broker as it is.
+ */
+function kafkaScript(command: "status" | "start" | "stop"): boolean {
+  const result = spawnSync("bash", ["scripts/kafka.sh", command], {
+    stdio: command === "status" ? "ignore" : ["ignore", "inherit", "inherit"],
+  });
+  return result.status === 0;
+}
+const startsKafka = process.env.KAFKA_BROKERS === undefined && !kafkaScript("status");
+if (startsKafka) {
+  report("Kafka is not running: starting it with scripts/kafka.sh (stopped again at the end)…");
+  if (!kafkaScript("start")) {
+    console.error("could not start Kafka (bash scripts/kafka.sh start); see its output above");
+    process.exit(1);
+  }
+}
+
 report(
   `processes on node ${PROCESS_NODE_VERSION}, the bench on ${process.version}, Kafka ${KAFKA_BROKERS}, load average at start ${loadAverage()}`,
 );
@@ -72,6 +94,7 @@ try {
 } finally {
   for (const proc of [...procs]) await proc.stop();
   await dropDatabases();
+  if (startsKafka) kafkaScript("stop");
 }
 report(`load average at end ${loadAverage()}`);
 console.log(`\n${results.map((r) => `- ${r}`).join("\n")}\n`);
