@@ -258,7 +258,7 @@ export function startOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
   function schedule(ms: number): void {
     if (stopped) return;
     clearTimeout(timer);
-    // notify() runs inside the RPC that committed: its rounds must not inherit that RPC's deadline.
+    // A commit's wake-up runs inside the RPC that committed: its rounds must not inherit that RPC's deadline.
     timer = outsideCall(() => setTimeout(tick, ms));
     // Polling alone must not keep a process alive that is otherwise done.
     timer.unref();
