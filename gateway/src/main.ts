@@ -48,7 +48,8 @@ const app = await buildGateway({
     webhooks: httpTransport(config.WEBHOOKS_URL, [], upstream),
   },
   rateLimitStore: redis
-    ? redisRateLimitStore({ client: redis, prefix: config.RATE_LIMIT_PREFIX })
+    ? // The store times its hits itself (redis-store.ts), without node-redis's per-command timer.
+      redisRateLimitStore({ client: redis.withCommandOptions({ timeout: 0 }), prefix: config.RATE_LIMIT_PREFIX })
     : memoryRateLimitStore(),
   ...(bus ? { bus } : {}),
   ...(redis ? { streamSlots: redisStreamSlots({ client: redis, prefix: config.RATE_LIMIT_PREFIX }) } : {}),

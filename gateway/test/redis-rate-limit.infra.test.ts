@@ -70,4 +70,23 @@ describe("redis rate-limit store", () => {
     const again = await s.hit([{ key: "{tok_flush}:read", limit: 5, windowMs: 60_000 }], now + 1);
     expect(again.buckets[0]?.remaining).toBe(3);
   });
+
+  it("fails a hit that Redis holds past the store's own timeout, on a client without node-redis's timer", async () => {
+    // As gateway/src/main.ts gives it: no per-command timeout of node-redis's own.
+    const other = await createClient({ url: process.env.REDIS_URL ?? "redis://127.0.0.1:6379" }).connect();
+    try {
+      const s = redisRateLimitStore({ client: other.withCommandOptions({ timeout: 0 }), prefix, timeoutMs: 100 });
+      const bucket = [{ key: "{tok_paused}:read", limit: 5, windowMs: 60_000 }];
+      await s.hit(bucket, now);
+      // Redis holds every write command (the script is one) until CLIENT UNPAUSE.
+      await redis.sendCommand(["CLIENT", "PAUSE", "5000", "WRITE"]);
+      try {
+        await expect(s.hit(bucket, now + 1)).rejects.toThrow("Redis did not answer the rate-limit hit within 100 ms");
+      } finally {
+        await redis.sendCommand(["CLIENT", "UNPAUSE"]);
+      }
+    } finally {
+      await other.close();
+    }
+  });
 });

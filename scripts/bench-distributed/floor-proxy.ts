@@ -31,7 +31,8 @@ const secret = env.PLATFORM_CONTEXT_SECRET ?? "";
 const orgId = env.ORG_ID ?? "";
 const redis = createRedisClient({ url: env.REDIS_URL });
 await redis.connect();
-const store = redisRateLimitStore({ client: redis, prefix: "bench-floor:" });
+// As the gateway's main.ts gives it: the store times each hit itself.
+const store = redisRateLimitStore({ client: redis.withCommandOptions({ timeout: 0 }), prefix: "bench-floor:" });
 const organizations = createClient(OrganizationService, httpTransport(env.IDENTITY_URL ?? ""));
 const nextId = idSequence("req_");
 

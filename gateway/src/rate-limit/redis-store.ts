@@ -79,17 +79,54 @@ export interface RedisScriptClient {
 }
 
 export interface RedisRateLimitStoreOptions {
-  /** A connected node-redis client; its owner connects and closes it. */
+  /**
+   * A connected node-redis client; its owner connects and closes it. Give it without
+   * node-redis's own command timeout (`client.withCommandOptions({ timeout: 0 })`): the store
+   * times each hit itself, more cheaply (see `answeredWithin`).
+   */
   client: RedisScriptClient;
   /** Prepended to every key, e.g. "platform:rl:". */
   prefix: string;
+  /** How long a hit waits for Redis before it fails (and the limiter lets the request through). */
+  timeoutMs?: number;
+}
+
+/** node-redis's own default command timeout, kept as the store's. */
+export const HIT_TIMEOUT_MS = 5000;
+
+/**
+ * `answer`, or a rejection once `ms` have passed without one: a plain timer, cleared when the
+ * answer comes. Why not node-redis's command timeout: it makes an `AbortSignal.timeout` per
+ * command, whose timer outlives the command (a weak one, fired or finalised seconds later),
+ * with an EventTarget listener added and removed and a DOMException when it fires. On every
+ * proxied request that cost the gateway about a tenth of its CPU per read and kept thousands
+ * of timers alive into the old generation (docs/benchmarks.md, "The rate-limit hit's timer").
+ */
+function answeredWithin<T>(answer: Promise<T>, ms: number): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`Redis did not answer the rate-limit hit within ${ms} ms`)), ms);
+    answer.then(
+      (value) => {
+        clearTimeout(timer);
+        resolve(value);
+      },
+      (err: unknown) => {
+        clearTimeout(timer);
+        reject(err);
+      },
+    );
+  });
 }
 
 /**
  * Buckets in Redis, shared by every gateway instance. Time is the gateway's clock, not
  * Redis's, so tests can move it; instances should run NTP-synchronised clocks.
  */
-export function redisRateLimitStore({ client, prefix }: RedisRateLimitStoreOptions): RateLimitStore {
+export function redisRateLimitStore({
+  client,
+  prefix,
+  timeoutMs = HIT_TIMEOUT_MS,
+}: RedisRateLimitStoreOptions): RateLimitStore {
   // Sorted-set members must be unique across instances and hits: a per-store random prefix and a counter.
   const nextMember = idSequence("");
   async function run(keys: string[], args: string[]): Promise<unknown> {
@@ -109,7 +146,7 @@ export function redisRateLimitStore({ client, prefix }: RedisRateLimitStoreOptio
       );
       const args = [String(nowMs), `${nowMs}:${nextMember()}`];
       for (const b of buckets) args.push(String(b.limit), String(b.windowMs), b.kind ?? "sliding");
-      const reply = (await run(keys, args)) as number[];
+      const reply = (await answeredWithin(run(keys, args), timeoutMs)) as number[];
       const states: BucketState[] = buckets.map((b, i) => ({
         key: b.key,
         limit: b.limit,
