@@ -1,5 +1,5 @@
 import type http2 from "node:http2";
-import { create, type DescMethod, type DescService, fromBinary, isMessage, toBinary } from "@bufbuild/protobuf";
+import { create, type DescMethod, type DescService, fromBinary, isMessage } from "@bufbuild/protobuf";
 import {
   Code,
   ConnectError,
@@ -12,6 +12,7 @@ import {
 } from "@connectrpc/connect";
 import { codeToHttpStatus, errorToJsonBytes, parseTimeout } from "@connectrpc/connect/protocol-connect";
 import { SIGNAL_FIRED, type SignalHolder } from "./deadline.js";
+import { encodeResponse } from "./reusable-response.js";
 
 type NodeHandler = (req: http2.Http2ServerRequest, res: http2.Http2ServerResponse) => void;
 type Impl = (input: unknown, ctx: HandlerContext) => unknown;
@@ -181,7 +182,7 @@ async function handle(
     const response = await entry.run(request);
     copyHeaders(response.header, ctx.responseHeader);
     copyHeaders(response.trailer, ctx.responseTrailer);
-    out = toBinary(entry.method.output, response.message);
+    out = encodeResponse(entry.method.output, response.message);
   } catch (e) {
     failure =
       e instanceof ConnectError ? e : new ConnectError("internal error", Code.Internal, undefined, undefined, e);

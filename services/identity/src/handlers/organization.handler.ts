@@ -1,7 +1,13 @@
+import { create } from "@bufbuild/protobuf";
 import type { ServiceImpl } from "@connectrpc/connect";
-import { OrganizationService } from "@platform/contracts/identity";
+import {
+  type GetOrganizationResponse,
+  GetOrganizationResponseSchema,
+  OrganizationService,
+} from "@platform/contracts/identity";
 import { apiContext } from "@platform/kit/connect";
 import { problem } from "@platform/kit/problems";
+import { reusableResponse } from "@platform/kit/reusable-response";
 import { idempotentWrite, type WriteDeps } from "../application/write.js";
 import { shapeEntitlements } from "../domain/entitlements.js";
 import { applyOrganizationPatch, validateOrganizationPatch } from "../domain/organizations.js";
@@ -9,7 +15,7 @@ import { pendingInvitationCutoff } from "../domain/seats.js";
 import { checkExpectedVersion } from "../domain/versions.js";
 import { visibleOrgId } from "../domain/visibility.js";
 import { organizationUpdatedEvent } from "../events/outbox-events.js";
-import type { OrganizationStore, Store } from "../store/index.js";
+import type { OrganizationStore, OrganizationView, Store } from "../store/index.js";
 import { entitlementsMessage, organizationMessage } from "./proto.js";
 
 const notFound = (id: string) => problem("organization-not-found", `Organization ${id} was not found.`);
@@ -22,10 +28,18 @@ export function organizationHandlers(deps: WriteDeps & { store: Store }): Servic
     if (!org) throw notFound(id);
     return org;
   };
+  // One response per organization the cache holds (the store's cache hands out the same view
+  // until it reads again): built and encoded once, not on every GET /organizations/me.
+  const responses = new WeakMap<OrganizationView, GetOrganizationResponse>();
   return {
     async getOrganization(req, ctx) {
       const org = await loadOrg(store, visibleOrgId(req.orgId, apiContext(ctx).orgId));
-      return { organization: organizationMessage(org) };
+      let response = responses.get(org);
+      if (!response) {
+        response = reusableResponse(create(GetOrganizationResponseSchema, { organization: organizationMessage(org) }));
+        responses.set(org, response);
+      }
+      return response;
     },
     async getEntitlements(_req, ctx) {
       const org = await loadOrg(store, apiContext(ctx).orgId);
