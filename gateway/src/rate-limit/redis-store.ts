@@ -99,8 +99,9 @@ export const HIT_TIMEOUT_MS = 5000;
  * answer comes. Why not node-redis's command timeout: it makes an `AbortSignal.timeout` per
  * command, whose timer outlives the command (a weak one, fired or finalised seconds later),
  * with an EventTarget listener added and removed and a DOMException when it fires. On every
- * proxied request that cost the gateway about a tenth of its CPU per read and kept thousands
- * of timers alive into the old generation (docs/benchmarks.md, "The rate-limit hit's timer").
+ * proxied request that cost the gateway up to a tenth of its CPU per read and kept thousands
+ * of timers alive into the old generation (docs/benchmarks.md, "Encoded once, and the
+ * rate-limit hit's timer").
  */
 function answeredWithin<T>(answer: Promise<T>, ms: number): Promise<T> {
   return new Promise<T>((resolve, reject) => {
