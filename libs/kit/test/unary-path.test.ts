@@ -175,6 +175,28 @@ describe("lean unary client and server", () => {
     }
   });
 
+  it("survives a caller that resets its stream with an error code, and stops that call's handler", async () => {
+    signalReason = undefined;
+    const session = http2.connect(`http://127.0.0.1:${lean.port}`);
+    try {
+      const s = session.request({
+        ":method": "POST",
+        ":path": "/grpc.health.v1.Health/Check",
+        "content-type": "application/proto",
+      });
+      s.on("error", () => {});
+      s.end(Buffer.from(toBinary(HealthCheckRequestSchema, create(HealthCheckRequestSchema, { service: "wait" }))));
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      // Not CANCEL: a reset with an error code is an 'error' on the server's stream.
+      s.close(http2.constants.NGHTTP2_INTERNAL_ERROR);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(codeOf(signalReason)).toBe("Canceled");
+      expect((await leanClient().check({})).status).toBe(HealthCheckResponse_ServingStatus.SERVING);
+    } finally {
+      session.close();
+    }
+  });
+
   it("cancels a call its caller aborts", async () => {
     const controller = new AbortController();
     setTimeout(() => controller.abort(), 50);
