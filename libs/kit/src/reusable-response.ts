@@ -19,6 +19,22 @@ export function reusableResponse<T extends object>(message: T): T {
   return message;
 }
 
+/**
+ * One reusable response per key, built on first use: for a handler that answers from a cache,
+ * keyed by the cached value (held weakly), so a new fill of the cache builds and encodes anew.
+ */
+export function reusableResponses<K extends object, R extends object>(build: (key: K) => R): (key: K) => R {
+  const responses = new WeakMap<K, R>();
+  return (key) => {
+    let response = responses.get(key);
+    if (response === undefined) {
+      response = reusableResponse(build(key));
+      responses.set(key, response);
+    }
+    return response;
+  };
+}
+
 /** The binary encoding of a response: made once for a reusable message, every time else. */
 export function encodeResponse<Desc extends DescMessage>(schema: Desc, message: MessageShape<Desc>): Uint8Array {
   const known = encodings.get(message);

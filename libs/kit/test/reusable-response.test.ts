@@ -8,7 +8,7 @@ import {
 } from "@platform/contracts/health";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { httpTransport, type RunningServer, serveConnect } from "../src/connect.js";
-import { encodeResponse, reusableResponse } from "../src/reusable-response.js";
+import { encodeResponse, reusableResponse, reusableResponses } from "../src/reusable-response.js";
 
 const serving = () => create(HealthCheckResponseSchema, { status: HealthCheckResponse_ServingStatus.SERVING });
 
@@ -28,6 +28,22 @@ describe("reusable responses", () => {
     const second = encodeResponse(HealthCheckResponseSchema, message);
     expect(second).not.toBe(first);
     expect(fromBinary(HealthCheckResponseSchema, second).status).toBe(HealthCheckResponse_ServingStatus.NOT_SERVING);
+  });
+
+  it("one per key: built once for a key, again for a new key, each encoded once", () => {
+    let built = 0;
+    const responseFor = reusableResponses((key: { status: HealthCheckResponse_ServingStatus }) => {
+      built++;
+      return create(HealthCheckResponseSchema, key);
+    });
+    const serving = { status: HealthCheckResponse_ServingStatus.SERVING };
+    const first = responseFor(serving);
+    expect(responseFor(serving)).toBe(first);
+    expect(encodeResponse(HealthCheckResponseSchema, first)).toBe(encodeResponse(HealthCheckResponseSchema, first));
+    const other = responseFor({ status: HealthCheckResponse_ServingStatus.NOT_SERVING });
+    expect(other).not.toBe(first);
+    expect(other.status).toBe(HealthCheckResponse_ServingStatus.NOT_SERVING);
+    expect(built).toBe(2);
   });
 
   describe("over kit's server", () => {

@@ -1,13 +1,9 @@
 import { create } from "@bufbuild/protobuf";
 import type { ServiceImpl } from "@connectrpc/connect";
-import {
-  type GetOrganizationResponse,
-  GetOrganizationResponseSchema,
-  OrganizationService,
-} from "@platform/contracts/identity";
+import { GetOrganizationResponseSchema, OrganizationService } from "@platform/contracts/identity";
 import { apiContext } from "@platform/kit/connect";
 import { problem } from "@platform/kit/problems";
-import { reusableResponse } from "@platform/kit/reusable-response";
+import { reusableResponses } from "@platform/kit/reusable-response";
 import { idempotentWrite, type WriteDeps } from "../application/write.js";
 import { shapeEntitlements } from "../domain/entitlements.js";
 import { applyOrganizationPatch, validateOrganizationPatch } from "../domain/organizations.js";
@@ -30,16 +26,13 @@ export function organizationHandlers(deps: WriteDeps & { store: Store }): Servic
   };
   // One response per organization the cache holds (the store's cache hands out the same view
   // until it reads again): built and encoded once, not on every GET /organizations/me.
-  const responses = new WeakMap<OrganizationView, GetOrganizationResponse>();
+  const organizationResponse = reusableResponses((org: OrganizationView) =>
+    create(GetOrganizationResponseSchema, { organization: organizationMessage(org) }),
+  );
   return {
     async getOrganization(req, ctx) {
       const org = await loadOrg(store, visibleOrgId(req.orgId, apiContext(ctx).orgId));
-      let response = responses.get(org);
-      if (!response) {
-        response = reusableResponse(create(GetOrganizationResponseSchema, { organization: organizationMessage(org) }));
-        responses.set(org, response);
-      }
-      return response;
+      return organizationResponse(org);
     },
     async getEntitlements(_req, ctx) {
       const org = await loadOrg(store, apiContext(ctx).orgId);
