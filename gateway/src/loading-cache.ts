@@ -6,6 +6,8 @@ export interface LoadingCacheOptions {
   ttlMs: number;
   /** The clock the TTL is measured on (the gateway's Clock, so tests can move it). */
   now: () => number;
+  /** Where in an entry's life a read starts its refresh: a fraction in [0, 1). Random by default. */
+  refreshPoint?: () => number;
 }
 
 /** What a loader returns: the value, and optionally a shorter life for it (negative answers). */
@@ -19,19 +21,44 @@ interface Flight<V> {
   purged: boolean;
 }
 
+interface Entry<V> {
+  value: V;
+  /** From this time on, a read answers from the entry and reloads it in the background. */
+  refreshAt: number;
+}
+
+/**
+ * Entries are refreshed somewhere between half and four fifths of their life, at a point
+ * drawn per entry: keys that were loaded together (a deploy, a burst of new tokens) would
+ * otherwise all expire in the same second, and every request in that second would wait for
+ * a look-up (docs/benchmarks.md, "A refreshed token cache").
+ */
+const randomRefreshPoint = () => 0.5 + Math.random() * 0.3;
+
+/** How long a failed background refresh waits before a read tries again (the entry still serves). */
+const REFRESH_RETRY_MS = 1000;
+
 /**
  * A TTL cache that loads missing entries once however many requests ask at the same time,
  * and whose purge also wins against a load already in flight: the answer of a look-up that
  * started before a revocation is never stored.
+ *
+ * An entry still in use is reloaded in the background before it expires (refresh-ahead), so
+ * a request waits for a look-up only for a key it has not used within one TTL. The TTL stays
+ * the bound on how old an answer can be: a refresh that fails leaves the entry to expire.
  */
 export class LoadingCache<V extends {}> {
-  readonly #lru: LRUCache<string, V>;
+  readonly #lru: LRUCache<string, Entry<V>>;
   readonly #flights = new Map<string, Flight<V>>();
   readonly #ttlMs: number;
+  readonly #now: () => number;
+  readonly #refreshPoint: () => number;
 
   constructor(options: LoadingCacheOptions) {
     this.#ttlMs = options.ttlMs;
-    this.#lru = new LRUCache<string, V>({
+    this.#now = options.now;
+    this.#refreshPoint = options.refreshPoint ?? randomRefreshPoint;
+    this.#lru = new LRUCache<string, Entry<V>>({
       max: options.max,
       ttl: Math.max(options.ttlMs, 1),
       // The clock is read on every check: a cached "now" would ignore a test clock's jumps.
@@ -42,16 +69,39 @@ export class LoadingCache<V extends {}> {
 
   get(key: string, load: () => Promise<Loaded<V>>): Promise<V> {
     const hit = this.#lru.get(key);
-    if (hit !== undefined) return Promise.resolve(hit);
-    const pending = this.#flights.get(key);
-    if (pending) return pending.promise;
+    if (hit !== undefined) {
+      if (this.#now() >= hit.refreshAt && !this.#flights.has(key)) this.#refresh(key, hit, load);
+      return Promise.resolve(hit.value);
+    }
+    return this.#flights.get(key)?.promise ?? this.#load(key, load);
+  }
+
+  delete(key: string): void {
+    this.#lru.delete(key);
+    const flight = this.#flights.get(key);
+    if (flight) {
+      flight.purged = true;
+      this.#flights.delete(key);
+    }
+  }
+
+  #refresh(key: string, entry: Entry<V>, load: () => Promise<Loaded<V>>): void {
+    this.#load(key, load).catch(() => {
+      // The entry serves on until it expires; the next read past this point tries again.
+      entry.refreshAt = this.#now() + REFRESH_RETRY_MS;
+    });
+  }
+
+  #load(key: string, load: () => Promise<Loaded<V>>): Promise<V> {
     const flight: Flight<V> = {
       purged: false,
       promise: load().then(
         ({ value, ttlMs }) => {
           if (this.#flights.get(key) === flight) this.#flights.delete(key);
           const ttl = Math.min(ttlMs ?? this.#ttlMs, this.#ttlMs);
-          if (!flight.purged && ttl > 0) this.#lru.set(key, value, { ttl });
+          if (!flight.purged && ttl > 0) {
+            this.#lru.set(key, { value, refreshAt: this.#now() + ttl * this.#refreshPoint() }, { ttl });
+          }
           return value;
         },
         (err: unknown) => {
@@ -62,14 +112,5 @@ export class LoadingCache<V extends {}> {
     };
     this.#flights.set(key, flight);
     return flight.promise;
-  }
-
-  delete(key: string): void {
-    this.#lru.delete(key);
-    const flight = this.#flights.get(key);
-    if (flight) {
-      flight.purged = true;
-      this.#flights.delete(key);
-    }
   }
 }

@@ -6,7 +6,7 @@ import { hashApiKey, seededApiKey } from "@platform/kit/api-keys";
 import { EVENT_TYPES, TOPICS } from "@platform/kit/events";
 import { InProcessBus } from "@platform/kit/in-process-bus";
 import { toBusMessage } from "@platform/kit/outbox";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { API, buildTestGateway, expectProblem, get, ORG, type TestGateway } from "./harness.js";
 
 const ME = `${API}/organizations/me`;
@@ -67,6 +67,20 @@ describe("API key authentication", () => {
     expect(identity.calls.resolveApiKey).toBe(3);
     clock.advance(5_001);
     expect((await get(app, ME, unknown)).statusCode).toBe(200);
+  });
+
+  it("reloads a key in use before its TTL ends, without the request waiting for identity", async () => {
+    const { app, identity, clock } = await gateway({ config: { TOKEN_CACHE_TTL_MS: 30_000 } });
+    const key = identity.addToken({ orgId: ORG, scopes: ["organizations:read"] });
+    await get(app, ME, key);
+    identity.tokenOf(key).revokeTime = clock.now();
+    // Past four fifths of its life the entry still answers, and is reloaded behind the request.
+    clock.advance(24_000);
+    expect((await get(app, ME, key)).statusCode).toBe(200);
+    expect(identity.calls.resolveApiKey).toBe(2);
+    // The reload saw the revocation before the TTL would have (it lands behind that request).
+    await vi.waitFor(async () => expectProblem(await get(app, ME, key), "unknown-subscription"));
+    expect(identity.calls.resolveApiKey).toBe(2);
   });
 
   it("resolves a key once for concurrent first requests", async () => {

@@ -14,16 +14,19 @@ export const values = suiteArgs(
     tokens: "1000",
     rounds: "1",
     skip: "",
+    soak: "0",
+    "soak-rate": "1000",
   }),
   `usage: npm run bench -- --suite distributed [--duration SECONDS] [--rates 500,1000,1500]
-    [--connections 10,50] [--tokens 1000] [--rounds 1] [--skip closed,open,deals]
+    [--connections 10,50] [--tokens 1000] [--rounds 1] [--skip closed,open,deals] [--soak SECONDS] [--soak-rate 1000]
 Uses the stack on GATEWAY_PORT (default 8080) or starts one with scripts/stack.sh (and stops what it started);
 a gateway that answers without a running gateway in STACK_RUN_DIR (default .run) is another stack's, and
 the bench refuses it (its CPU columns come from that directory's pid files).
 Rows: a bare fastify route, identity called directly, the floor proxy (the gateway's unavoidable hops
 on bare node:http: bench-distributed/floor-proxy.ts) and the gateway, closed loop and at even rates
 (open loop); POST /deals. --rounds N alternates the closed-loop rows N times (median round, ratios
-per round). When the Postgres has autovacuum off, the stack's databases are VACUUMed first.`,
+per round). --soak S first sends --soak-rate req/s (1,000) through the gateway for S seconds: past the token cache's
+30 s TTL when S > 30, so the row shows what key look-ups cost a long run. When the Postgres has autovacuum off, the stack's databases are VACUUMed first.`,
 );
 export const duration = Number(values.duration);
 export const rates = values.rates.split(",").map(Number);
@@ -31,6 +34,8 @@ export const connectionCounts = values.connections.split(",").map(Number);
 export const tokenCount = Number(values.tokens);
 export const rounds = Math.max(1, Number(values.rounds));
 export const skip = new Set(values.skip.split(",").filter(Boolean));
+export const soakSeconds = Number(values.soak);
+export const soakRate = Number(values["soak-rate"]);
 
 export const env = process.env;
 export const port = (name: string, fallback: number) => Number(env[name] ?? fallback);

@@ -1,0 +1,144 @@
+import { describe, expect, it } from "vitest";
+import { type Loaded, LoadingCache } from "../src/loading-cache.js";
+
+/** A loader whose answers the test hands out one by one, counting its calls. */
+function loader() {
+  const pending: { resolve: (v: Loaded<string>) => void; reject: (e: Error) => void }[] = [];
+  return {
+    calls: 0,
+    pending,
+    load() {
+      this.calls++;
+      return new Promise<Loaded<string>>((resolve, reject) => pending.push({ resolve, reject }));
+    },
+    answer(value: string, ttlMs?: number) {
+      pending.shift()?.resolve(ttlMs === undefined ? { value } : { value, ttlMs });
+    },
+    fail() {
+      pending.shift()?.reject(new Error("identity unavailable"));
+    },
+  };
+}
+
+const settle = () => new Promise((r) => setImmediate(r));
+
+function cache(opts: { ttlMs?: number; refreshPoint?: () => number } = {}) {
+  let t = 1_000_000;
+  const c = new LoadingCache<string>({ max: 100, ttlMs: opts.ttlMs ?? 1000, now: () => t, ...opts });
+  return { c, advance: (ms: number) => (t += ms) };
+}
+
+/** A cache with key "k" loaded as "v1" (and its life ahead of it) and the loader that did it. */
+async function loadedCache(opts: Parameters<typeof cache>[0] = {}) {
+  const made = cache(opts);
+  const l = loader();
+  const first = made.c.get("k", () => l.load());
+  l.answer("v1");
+  await first;
+  return { ...made, l };
+}
+
+describe("LoadingCache", () => {
+  it("loads a missing key once for concurrent reads", async () => {
+    const { c } = cache();
+    const l = loader();
+    const reads = [c.get("k", () => l.load()), c.get("k", () => l.load())];
+    l.answer("v1");
+    expect(await Promise.all(reads)).toEqual(["v1", "v1"]);
+    expect(l.calls).toBe(1);
+  });
+
+  it("answers from the entry before its refresh point without loading", async () => {
+    const { c, advance, l } = await loadedCache({ refreshPoint: () => 0.5 });
+    advance(499);
+    expect(await c.get("k", () => l.load())).toBe("v1");
+    expect(l.calls).toBe(1);
+  });
+
+  it("past the refresh point answers at once from the entry and reloads it once in the background", async () => {
+    const { c, advance, l } = await loadedCache({ refreshPoint: () => 0.5 });
+    advance(500);
+    // Answered without waiting for the reload, which is still pending.
+    expect(await c.get("k", () => l.load())).toBe("v1");
+    expect(await c.get("k", () => l.load())).toBe("v1");
+    expect(l.calls).toBe(2);
+    l.answer("v2");
+    await settle();
+    expect(await c.get("k", () => l.load())).toBe("v2");
+    expect(l.calls).toBe(2);
+    // The reloaded entry lives a whole TTL from its reload: past the first load's expiry, no wait.
+    advance(600);
+    expect(await c.get("k", () => l.load())).toBe("v2");
+  });
+
+  it("keeps serving after a failed refresh until the entry expires, retrying a second later", async () => {
+    const { c, advance, l } = await loadedCache({ ttlMs: 10_000, refreshPoint: () => 0.5 });
+    advance(5_000);
+    expect(await c.get("k", () => l.load())).toBe("v1");
+    l.fail();
+    await settle();
+    expect(await c.get("k", () => l.load())).toBe("v1");
+    expect(l.calls).toBe(2);
+    advance(1_000);
+    expect(await c.get("k", () => l.load())).toBe("v1");
+    expect(l.calls).toBe(3);
+    l.fail();
+    await settle();
+    // Past the TTL the entry is gone: the read waits for a load, and its failure is the caller's.
+    advance(4_001);
+    const late = c.get("k", () => l.load());
+    l.fail();
+    await expect(late).rejects.toThrow("identity unavailable");
+  });
+
+  it("does not store a refresh that a purge overtook", async () => {
+    const { c, advance, l } = await loadedCache({ refreshPoint: () => 0.5 });
+    advance(500);
+    await c.get("k", () => l.load());
+    c.delete("k");
+    l.answer("stale");
+    await settle();
+    const next = c.get("k", () => l.load());
+    l.answer("fresh");
+    expect(await next).toBe("fresh");
+    expect(l.calls).toBe(3);
+  });
+
+  it("refreshes a short-lived (negative) answer within its own life", async () => {
+    const { c, advance } = cache({ ttlMs: 30_000, refreshPoint: () => 0.5 });
+    const l = loader();
+    const first = c.get("k", () => l.load());
+    l.answer("not found", 5_000);
+    await first;
+    advance(2_499);
+    await c.get("k", () => l.load());
+    expect(l.calls).toBe(1);
+    advance(1);
+    await c.get("k", () => l.load());
+    expect(l.calls).toBe(2);
+  });
+
+  it("by default refreshes between half and four fifths of an entry's life", async () => {
+    for (let i = 0; i < 20; i++) {
+      const { c, advance, l } = await loadedCache({ ttlMs: 1000 });
+      advance(499);
+      await c.get("k", () => l.load());
+      expect(l.calls).toBe(1);
+      advance(301);
+      await c.get("k", () => l.load());
+      expect(l.calls).toBe(2);
+    }
+  });
+
+  it("caches nothing with a TTL of 0", async () => {
+    const { c } = cache({ ttlMs: 0 });
+    const l = loader();
+    const a = c.get("k", () => l.load());
+    l.answer("v1");
+    await a;
+    const b = c.get("k", () => l.load());
+    l.answer("v2");
+    expect(await b).toBe("v2");
+    expect(l.calls).toBe(2);
+  });
+});
