@@ -425,7 +425,7 @@ try {
   bareServer.kill();
   floorServer.kill();
   await pgPool.end();
-  await stopWhatWeStarted();
+  stopWhatWeStarted();
 }
 
 // Every process sampled, in this order; a column no row used is left out.

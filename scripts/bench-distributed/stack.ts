@@ -36,6 +36,20 @@ export const rounds = Math.max(1, Number(values.rounds));
 export const skip = new Set(values.skip.split(",").filter(Boolean));
 export const soakSeconds = Number(values.soak);
 export const soakRate = Number(values["soak-rate"]);
+// Checked before anything starts: a bad number would otherwise surface as a 401 or a NaN row.
+for (const [flag, value, least] of [
+  ["--duration", duration, 1],
+  ["--tokens", tokenCount, 1],
+  ["--soak", soakSeconds, 0],
+  ["--soak-rate", soakRate, 1],
+  ...rates.map((r) => ["--rates", r, 1] as const),
+  ...connectionCounts.map((c) => ["--connections", c, 1] as const),
+] as const) {
+  if (!Number.isInteger(value) || value < least) {
+    console.error(`${flag} takes whole numbers of at least ${least}, not ${value} (--help for the options)`);
+    process.exit(2);
+  }
+}
 
 export const env = process.env;
 export const port = (name: string, fallback: number) => Number(env[name] ?? fallback);
@@ -68,8 +82,11 @@ export const alreadyRunning = new Map(PROCESSES.map((n) => [n, stackPid(RUN_DIR,
 export let startedStack = false;
 if (!(await portOpen(GATEWAY))) {
   log(`no gateway on ${GATEWAY}; starting the stack (scripts/stack.sh start, run dir ${RUN_DIR})…`);
-  execFileSync("bash", ["scripts/stack.sh", "start"], { stdio: ["ignore", "inherit", "inherit"] });
   startedStack = true;
+  // A run that fails before its own `finally` (a half-started stack, the fixtures) still stops
+  // what it started: the monitor sees the error that is about to end the process.
+  process.once("uncaughtExceptionMonitor", stopWhatWeStarted);
+  execFileSync("bash", ["scripts/stack.sh", "start"], { stdio: ["ignore", "inherit", "inherit"] });
 } else if (stackPid(RUN_DIR, "gateway") === undefined) {
   // The CPU columns come from the run directory's pid files: a gateway of another stack would be
   // measured against processes that serve none of the requests.
@@ -95,8 +112,10 @@ export const STACK_NODE = (() => {
 })();
 export const STACK_NODE_VERSION = execFileSync(STACK_NODE, ["-v"], { encoding: "utf8" }).trim();
 
-export async function stopWhatWeStarted(): Promise<void> {
+/** Synchronous, so that it also runs from the uncaught-exception monitor before the process ends. */
+export function stopWhatWeStarted(): void {
   if (!startedStack) return;
+  startedStack = false;
   if ([...alreadyRunning.values()].every((pid) => pid === undefined)) {
     execFileSync("bash", ["scripts/stack.sh", "stop"], { stdio: ["ignore", "inherit", "inherit"] });
     return;
