@@ -12,6 +12,8 @@ import {
 } from "@connectrpc/connect";
 import { errorFromJsonBytes, requestHeader, validateResponse } from "@connectrpc/connect/protocol-connect";
 import { Http2SessionManager } from "@connectrpc/connect-node";
+// Every node:http2 request binds an AsyncResource: without this, each one is promoted whole.
+import "./async-resource-bind-fix.js";
 
 /**
  * Connect-RPC (the Connect protocol, binary, over HTTP/2) for unary calls, without the
