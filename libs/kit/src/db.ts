@@ -1,7 +1,6 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { PGlite, type Transaction } from "@electric-sql/pglite";
-import { btree_gist } from "@electric-sql/pglite/contrib/btree_gist";
+import type { PGlite, Transaction } from "@electric-sql/pglite";
 import pg from "pg";
 import { callTimeLeftMs, checkCallDeadline } from "./deadline.js";
 import type { Logger } from "./logger.js";
@@ -485,6 +484,14 @@ export async function openPglite(dataDir?: string): Promise<PGlite> {
   const template = process.env[PGLITE_TEMPLATE_ENV];
   // A directory that already holds a cluster opens as it is; PGlite refuses to load over one.
   const fresh = !dataDir || !existsSync(join(dataDir, "PG_VERSION"));
+  // Loaded here, when a process opens the embedded database, not when it loads kit: a service
+  // on Postgres never needs it, and merely loading PGlite's module made a distributed service
+  // allocate more and promote more of it on every RPC (identity: … → …, docs/benchmarks.md,
+  // "What loading PGlite cost a service on Postgres").
+  const [{ PGlite }, { btree_gist }] = await Promise.all([
+    import("@electric-sql/pglite"),
+    import("@electric-sql/pglite/contrib/btree_gist"),
+  ]);
   return PGlite.create({
     ...(dataDir ? { dataDir } : {}),
     ...(template && fresh ? { loadDataDir: new Blob([readFileSync(template)]) } : {}),

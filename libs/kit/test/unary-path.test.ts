@@ -94,6 +94,22 @@ afterAll(async () => {
 
 const leanClient = () => createClient(Health, httpTransport(`http://127.0.0.1:${lean.port}`));
 
+/** A "wait" call with a 100 ms deadline, sent on a bare session that never resets it: its status. */
+function waitPastDeadline(session: http2.ClientHttp2Session): Promise<number> {
+  return new Promise<number>((resolve, reject) => {
+    const s = session.request({
+      ":method": "POST",
+      ":path": "/grpc.health.v1.Health/Check",
+      "content-type": "application/proto",
+      "connect-timeout-ms": "100",
+    });
+    s.on("response", (h) => resolve(Number(h[":status"])));
+    s.on("error", reject);
+    s.resume();
+    s.end(Buffer.from(toBinary(HealthCheckRequestSchema, create(HealthCheckRequestSchema, { service: "wait" }))));
+  });
+}
+
 describe("lean unary client and server", () => {
   it("carries request headers, response headers and trailers both ways", async () => {
     let header: Headers | undefined;
@@ -156,22 +172,32 @@ describe("lean unary client and server", () => {
     signalReason = undefined;
     const session = http2.connect(`http://127.0.0.1:${lean.port}`);
     try {
-      const status = await new Promise<number>((resolve, reject) => {
-        const s = session.request({
-          ":method": "POST",
-          ":path": "/grpc.health.v1.Health/Check",
-          "content-type": "application/proto",
-          "connect-timeout-ms": "100",
-        });
-        s.on("response", (h) => resolve(Number(h[":status"])));
-        s.on("error", reject);
-        s.resume();
-        s.end(Buffer.from(toBinary(HealthCheckRequestSchema, create(HealthCheckRequestSchema, { service: "wait" }))));
-      });
+      const status = await waitPastDeadline(session);
       expect(status).toBe(200);
       expect(codeOf(signalReason)).toBe("DeadlineExceeded");
     } finally {
       session.close();
+    }
+  });
+
+  it("gives interceptors the call's signal as an own property, which a request they spread keeps", async () => {
+    const seen: unknown[] = [];
+    // A new header makes the server rebuild the handler's context from the request.
+    const spread: Interceptor = (next) => (req) => {
+      seen.push(req.signal instanceof AbortSignal, Object.keys(req).includes("signal"));
+      return next({ ...req, header: new Headers(req.header) });
+    };
+    const server = await serveConnect({ routes, interceptors: [spread], port: 0, host: "127.0.0.1" });
+    const session = http2.connect(`http://127.0.0.1:${server.port}`);
+    try {
+      signalReason = undefined;
+      const status = await waitPastDeadline(session);
+      expect(status).toBe(200);
+      expect(codeOf(signalReason)).toBe("DeadlineExceeded");
+      expect(seen).toEqual([true, true]);
+    } finally {
+      session.close();
+      await server.close();
     }
   });
 
