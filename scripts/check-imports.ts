@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, relative, resolve, sep } from "node:path";
 import ts from "typescript";
+import { PROCESSES } from "./build.js";
 
 // Fails (exit 1) on any import that couples deployable units (issue #16; ARCHITECTURE.md):
 //  - a service (services/<A>, sources and tests) importing another service, the gateway,
@@ -11,7 +12,9 @@ import ts from "typescript";
 //  - anything outside a service importing it other than through its public entry points
 //    (the `exports` of its package.json: what its process and the composing code need);
 //    only the runtime, the CLI's tests, the root tests and scripts may do that;
-//  - production code (any src/ folder) importing @platform/kit/testing, the test helpers.
+//  - production code (any src/ folder) importing @platform/kit/testing, the test helpers;
+//  - a process of the distributed runtime whose main module does not import
+//    @platform/kit/v8-flags first (libs/kit/src/v8-flags.ts says why).
 // Usage: node --import tsx scripts/check-imports.ts   (run by `npm run lint`)
 
 const ROOT = resolve(dirname(new URL(import.meta.url).pathname), "..");
@@ -102,6 +105,15 @@ for (const top of ["services", "libs", "gateway", "runtime", "cli", "test", "scr
       const why = violation(file, from, target, subpath);
       if (why) problems.push(`${relative(ROOT, file)}: "${spec}": ${why}`);
     }
+  }
+}
+
+// The embedded runtime is one process for development, left with V8's defaults.
+for (const [name, entry] of Object.entries(PROCESSES)) {
+  if (name === "embedded") continue;
+  const { importedFiles } = ts.preProcessFile(readFileSync(join(ROOT, entry), "utf8"), true, true);
+  if (importedFiles[0]?.fileName !== "@platform/kit/v8-flags") {
+    problems.push(`${entry}: the main module of the ${name} process must import "@platform/kit/v8-flags" first`);
   }
 }
 

@@ -1,3 +1,5 @@
+// First, before any work: no allocation-site pretenuring (libs/kit/src/v8-flags.ts says why).
+import "@platform/kit/v8-flags";
 import { startTelemetry } from "@platform/kit/telemetry";
 
 // Telemetry first, so instrumentation sees every module that loads after it.
