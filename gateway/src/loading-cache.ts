@@ -8,6 +8,8 @@ export interface LoadingCacheOptions {
   now: () => number;
   /** Where in an entry's life a read starts its refresh: a fraction in [0, 1). Random by default. */
   refreshPoint?: () => number;
+  /** How many background refreshes may be in flight at once (MAX_REFRESHING by default). */
+  maxRefreshing?: number;
 }
 
 /** What a loader returns: the value, and optionally a shorter life for it (negative answers). */
@@ -39,6 +41,17 @@ const randomRefreshPoint = () => 0.5 + Math.random() * 0.3;
 const REFRESH_RETRY_MS = 1000;
 
 /**
+ * Background refreshes in flight at once. Entries past their refresh point wait for a read,
+ * so after a lull every key read again reaches it in the same second: with 1,000 keys the
+ * gateway sent identity ~1,000 ResolveApiKey calls in the first second of traffic, and that
+ * second's p99 was the run's worst (docs/benchmarks.md, "Refreshes in step"). A read that finds
+ * the refreshes busy answers from the entry as before and leaves its refresh to a later read;
+ * between the refresh point and the TTL there are at least a fifth of the TTL (6 s by default)
+ * for it, while two refreshes at a time renew hundreds of keys a second.
+ */
+export const MAX_REFRESHING = 2;
+
+/**
  * A TTL cache that loads missing entries once however many requests ask at the same time,
  * and whose purge also wins against a load already in flight: the answer of a look-up that
  * started before a revocation is never stored.
@@ -53,11 +66,14 @@ export class LoadingCache<V extends {}> {
   readonly #ttlMs: number;
   readonly #now: () => number;
   readonly #refreshPoint: () => number;
+  readonly #maxRefreshing: number;
+  #refreshing = 0;
 
   constructor(options: LoadingCacheOptions) {
     this.#ttlMs = options.ttlMs;
     this.#now = options.now;
     this.#refreshPoint = options.refreshPoint ?? randomRefreshPoint;
+    this.#maxRefreshing = options.maxRefreshing ?? MAX_REFRESHING;
     this.#lru = new LRUCache<string, Entry<V>>({
       max: options.max,
       ttl: Math.max(options.ttlMs, 1),
@@ -70,7 +86,9 @@ export class LoadingCache<V extends {}> {
   get(key: string, load: () => Promise<Loaded<V>>): Promise<V> {
     const hit = this.#lru.get(key);
     if (hit !== undefined) {
-      if (this.#now() >= hit.refreshAt && !this.#flights.has(key)) this.#refresh(key, hit, load);
+      if (this.#refreshing < this.#maxRefreshing && this.#now() >= hit.refreshAt && !this.#flights.has(key)) {
+        this.#refresh(key, hit, load);
+      }
       return Promise.resolve(hit.value);
     }
     return this.#flights.get(key)?.promise ?? this.#load(key, load);
@@ -86,10 +104,15 @@ export class LoadingCache<V extends {}> {
   }
 
   #refresh(key: string, entry: Entry<V>, load: () => Promise<Loaded<V>>): void {
-    this.#load(key, load).catch(() => {
-      // The entry serves on until it expires; the next read past this point tries again.
-      entry.refreshAt = this.#now() + REFRESH_RETRY_MS;
-    });
+    this.#refreshing++;
+    this.#load(key, load)
+      .catch(() => {
+        // The entry serves on until it expires; the next read past this point tries again.
+        entry.refreshAt = this.#now() + REFRESH_RETRY_MS;
+      })
+      .finally(() => {
+        this.#refreshing--;
+      });
   }
 
   #load(key: string, load: () => Promise<Loaded<V>>): Promise<V> {

@@ -22,7 +22,7 @@ function loader() {
 
 const settle = () => new Promise((r) => setImmediate(r));
 
-function cache(opts: { ttlMs?: number; refreshPoint?: () => number } = {}) {
+function cache(opts: { ttlMs?: number; refreshPoint?: () => number; maxRefreshing?: number } = {}) {
   let t = 1_000_000;
   const c = new LoadingCache<string>({ max: 100, ttlMs: opts.ttlMs ?? 1000, now: () => t, ...opts });
   return { c, advance: (ms: number) => (t += ms) };
@@ -36,6 +36,18 @@ async function loadedCache(opts: Parameters<typeof cache>[0] = {}) {
   l.answer("v1");
   await first;
   return { ...made, l };
+}
+
+/** A cache with keys "a" and "b" loaded as "a1" and "b1", and the loader of each. */
+async function twoLoadedKeys(opts: Parameters<typeof cache>[0]) {
+  const made = cache(opts);
+  const a = loader();
+  const b = loader();
+  const loads = [made.c.get("a", () => a.load()), made.c.get("b", () => b.load())];
+  a.answer("a1");
+  b.answer("b1");
+  await Promise.all(loads);
+  return { ...made, a, b };
 }
 
 describe("LoadingCache", () => {
@@ -116,6 +128,40 @@ describe("LoadingCache", () => {
     advance(1);
     await c.get("k", () => l.load());
     expect(l.calls).toBe(2);
+  });
+
+  it("runs at most maxRefreshing refreshes at once; a busy read answers from its entry and a later read refreshes it", async () => {
+    const { c, advance, a, b } = await twoLoadedKeys({ refreshPoint: () => 0.5, maxRefreshing: 1 });
+    advance(500);
+    expect(await c.get("a", () => a.load())).toBe("a1");
+    expect(await c.get("b", () => b.load())).toBe("b1");
+    expect([a.calls, b.calls]).toEqual([2, 1]);
+    a.answer("a2");
+    await settle();
+    expect(await c.get("b", () => b.load())).toBe("b1");
+    expect(b.calls).toBe(2);
+    b.answer("b2");
+    await settle();
+    expect([await c.get("a", () => a.load()), await c.get("b", () => b.load())]).toEqual(["a2", "b2"]);
+  });
+
+  it("frees a refresh's place when it fails or a purge overtakes it", async () => {
+    const { c, advance, a, b } = await twoLoadedKeys({ ttlMs: 10_000, refreshPoint: () => 0.5, maxRefreshing: 1 });
+    advance(5000);
+    await c.get("a", () => a.load());
+    a.fail();
+    await settle();
+    await c.get("b", () => b.load());
+    expect(b.calls).toBe(2);
+    c.delete("b");
+    b.answer("b2");
+    await settle();
+    advance(1000);
+    expect(await c.get("a", () => a.load())).toBe("a1");
+    expect(a.calls).toBe(3);
+    a.answer("a2");
+    await settle();
+    expect(await c.get("a", () => a.load())).toBe("a2");
   });
 
   it("by default refreshes between half and four fifths of an entry's life", async () => {
