@@ -341,10 +341,9 @@ async function openLoopRow(
     requests: total,
     errors,
     late,
-    worstSecond: perSecond.reduce(
-      (worst, h, at) => (h.count && h.percentile(99) / 1000 > worst.p99 ? { p99: h.percentile(99) / 1000, at } : worst),
-      { p99: 0, at: 0 },
-    ),
+    worstSecond: perSecond
+      .map((h, at) => ({ p99: h.count ? h.percentile(99) / 1000 : 0, at }))
+      .reduce((worst, second) => (second.p99 > worst.p99 ? second : worst), { p99: 0, at: 0 }),
     cpu: cpuPerRequest(before, after, total),
   };
 }
