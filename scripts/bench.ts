@@ -13,6 +13,7 @@
  *   npm run bench -- --suite compression (brotli and gzip against identity, same run)
  *   npm run bench -- --suite events      (webhook delivery, outbox relay, restarts: scripts/bench-events.ts)
  *   npm run bench -- --suite rpc         (one unary Connect call: Connect-ES against kit's lean path)
+ *   npm run bench -- --suite ratelimit   (the gateway's rate-limit stores on Redis: every hit checked, or local-first)
  */
 import { parseArgs } from "node:util";
 import { systemClock } from "@platform/kit/clock";
@@ -24,7 +25,7 @@ import { benchPlatform } from "./bench-embedded.js";
 // `--suite <name>` runs another benchmark instead: analytics (scripts/bench-analytics.ts),
 // distributed (scripts/bench-distributed.ts), availability (scripts/bench-availability.ts),
 // compression (scripts/bench-compression.ts), events (scripts/bench-events.ts), rpc
-// (scripts/bench-rpc.ts).
+// (scripts/bench-rpc.ts), ratelimit (scripts/bench-ratelimit.ts).
 const SUITES: Record<string, () => Promise<unknown>> = {
   analytics: () => import("./bench-analytics.js"),
   distributed: () => import("./bench-distributed.js"),
@@ -32,6 +33,7 @@ const SUITES: Record<string, () => Promise<unknown>> = {
   compression: () => import("./bench-compression.js"),
   events: () => import("./bench-events.js"),
   rpc: () => import("./bench-rpc.js"),
+  ratelimit: () => import("./bench-ratelimit.js"),
 };
 const suiteAt = process.argv.indexOf("--suite");
 if (suiteAt !== -1) {

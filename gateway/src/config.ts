@@ -30,6 +30,12 @@ export const gatewayConfigSpec = {
     default: "platform:rl:",
     parse: parse.string,
   },
+  RATE_LIMIT_SYNC_MS: {
+    description:
+      "With REDIS_URL: how long a hit allowed by this instance (far from its limit) waits before it is sent to Redis with the others; 0 checks every hit in Redis",
+    default: 10,
+    parse: parse.int(0, 1000),
+  },
   KAFKA_BROKERS: {
     description: "Comma-separated Kafka brokers; token revocations and grant changes purge the caches when set",
     default: undefined,

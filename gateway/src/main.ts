@@ -14,7 +14,8 @@ const { stopTelemetry } = await import("@platform/kit/telemetry");
 const { exitOnSignals } = await import("@platform/kit/shutdown");
 const { quietLog } = await import("@platform/kit/quiet-log");
 const { createClient } = await import("redis");
-const { buildGateway, memoryRateLimitStore, redisRateLimitStore, redisStreamSlots } = await import("./app.js");
+const { buildGateway, localFirstRateLimitStore, memoryRateLimitStore, redisRateLimitStore, redisStreamSlots } =
+  await import("./app.js");
 const { gatewayConfigSpec } = await import("./config.js");
 
 const config = loadConfigOrExit(gatewayConfigSpec);
@@ -24,12 +25,26 @@ const logger = createLogger("gateway", config.LOG_LEVEL);
 // Without an offline queue a Redis outage fails the rate-limit check at once (and the
 // limiter lets the request through) instead of holding every request until Redis returns.
 const redis = config.REDIS_URL ? createClient({ url: config.REDIS_URL, disableOfflineQueue: true }) : undefined;
+const quiet = quietLog(logger);
 if (redis) {
   // The client reconnects by itself; while Redis is down each attempt fails, logged once a minute.
-  const quiet = quietLog(logger);
   redis.on("error", (err: unknown) => quiet.failure("redis", err, "redis unreachable", "error"));
   redis.on("ready", () => quiet.recovered("redis", "redis reachable again"));
   await redis.connect();
+}
+const rateLimitStore = redis ? redisStore(redis) : memoryRateLimitStore();
+
+/** Rate-limit buckets in Redis: most hits decided here and sent in batches, unless RATE_LIMIT_SYNC_MS is 0. */
+function redisStore(client: NonNullable<typeof redis>) {
+  // The store times its hits itself (redis-store.ts), without node-redis's per-command timer.
+  const options = { client: client.withCommandOptions({ timeout: 0 }), prefix: config.RATE_LIMIT_PREFIX };
+  if (config.RATE_LIMIT_SYNC_MS === 0) return redisRateLimitStore(options);
+  return localFirstRateLimitStore({
+    ...options,
+    syncMs: config.RATE_LIMIT_SYNC_MS,
+    onFlushError: (err) =>
+      quiet.failure("rate-limit-flush", err, "rate-limit hits not sent to Redis; not counted", "error"),
+  });
 }
 const bus = config.KAFKA_BROKERS?.length
   ? new KafkaBus({ brokers: config.KAFKA_BROKERS, clientId: `gateway-${config.GATEWAY_INSTANCE_ID}`, logger })
@@ -49,10 +64,7 @@ const app = await buildGateway({
     analytics: httpTransport(config.ANALYTICS_URL, [], upstream),
     webhooks: httpTransport(config.WEBHOOKS_URL, [], upstream),
   },
-  rateLimitStore: redis
-    ? // The store times its hits itself (redis-store.ts), without node-redis's per-command timer.
-      redisRateLimitStore({ client: redis.withCommandOptions({ timeout: 0 }), prefix: config.RATE_LIMIT_PREFIX })
-    : memoryRateLimitStore(),
+  rateLimitStore,
   ...(bus ? { bus } : {}),
   ...(redis ? { streamSlots: redisStreamSlots({ client: redis, prefix: config.RATE_LIMIT_PREFIX }) } : {}),
 });
@@ -66,6 +78,8 @@ exitOnSignals({
     // Stop accepting requests and finish the ones in flight before closing what they use.
     await app.close();
     await bus?.close();
+    // Hits allowed here in the last moment are sent to Redis before it closes.
+    await rateLimitStore.close?.();
     await redis?.close();
     await stopTelemetry();
   },

@@ -1,23 +1,11 @@
-import { randomBytes } from "node:crypto";
 import { createClient } from "redis";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { redisRateLimitStore } from "../src/rate-limit/redis-store.js";
 import { describeRateLimitStore } from "./rate-limit-store-contract.js";
+import { REDIS_URL, redisForTests } from "./redis-for-tests.js";
 
-const redis = createClient({ url: process.env.REDIS_URL ?? "redis://127.0.0.1:6379" });
-// A prefix of its own per run, so runs never share buckets and cleaning up touches only ours.
-const prefix = `platform:rl:test-${randomBytes(6).toString("hex")}:`;
+const { redis, prefix } = redisForTests("redis");
 const store = () => redisRateLimitStore({ client: redis, prefix });
-
-beforeAll(async () => {
-  await redis.connect();
-});
-afterAll(async () => {
-  for await (const keys of redis.scanIterator({ MATCH: `${prefix}*`, COUNT: 500 })) {
-    if (keys.length > 0) await redis.del(keys);
-  }
-  await redis.close();
-});
 
 describeRateLimitStore("redis", store);
 
@@ -28,11 +16,7 @@ describe("redis rate-limit store", () => {
     const bucket = { key: "{tok_concurrent}:write", limit: 20, windowMs: 60_000 };
     const daily = { key: "{tok_concurrent}:daily", limit: 50_000, windowMs: 86_400_000, kind: "fixed" as const };
     // Separate clients, so the hits really race on the server rather than queue on one socket.
-    const clients = await Promise.all(
-      Array.from({ length: 5 }, () =>
-        createClient({ url: process.env.REDIS_URL ?? "redis://127.0.0.1:6379" }).connect(),
-      ),
-    );
+    const clients = await Promise.all(Array.from({ length: 5 }, () => createClient({ url: REDIS_URL }).connect()));
     try {
       const results = await Promise.all(
         Array.from({ length: 50 }, (_, i) =>
@@ -73,7 +57,7 @@ describe("redis rate-limit store", () => {
 
   it("fails a hit that Redis holds past the store's own timeout, on a client without node-redis's timer", async () => {
     // As gateway/src/main.ts gives it: no per-command timeout of node-redis's own.
-    const other = await createClient({ url: process.env.REDIS_URL ?? "redis://127.0.0.1:6379" }).connect();
+    const other = await createClient({ url: REDIS_URL }).connect();
     try {
       const s = redisRateLimitStore({ client: other.withCommandOptions({ timeout: 0 }), prefix, timeoutMs: 100 });
       const bucket = [{ key: "{tok_paused}:read", limit: 5, windowMs: 60_000 }];

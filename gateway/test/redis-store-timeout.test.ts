@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { type RedisScriptClient, redisRateLimitStore } from "../src/rate-limit/redis-store.js";
 
 const buckets = [{ key: "{tok_t}:read", limit: 300, windowMs: 60_000 }];
-const answer = [1, 0, 299, 60_000];
+const answer = [1, 0, 1, 60_000, ["0"]];
 
 /** A client whose answers the test hands out itself. */
 function clientAnswering(reply: () => Promise<unknown>): RedisScriptClient {

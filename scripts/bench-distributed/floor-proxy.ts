@@ -1,8 +1,9 @@
 /**
  * The floor of a proxied read on this machine: the hops the gateway cannot do without, and
  * nothing else. For `GET /organizations/me` it hashes the API key (the gateway's cache key),
- * counts the request in Redis with the gateway's own rate-limit script and buckets (one
- * EVALSHA round trip), signs a request context, makes the one Connect call to identity on
+ * counts the request with the gateway's own rate-limit store, script and buckets (the
+ * local-first store, or one EVALSHA round trip per request when RATE_LIMIT_SYNC_MS is 0, as
+ * the gateway), signs a request context, makes the one Connect call to identity on
  * kit's transport (HTTP/2), and writes the organization as JSON on a bare `node:http`
  * server. No framework, no token look-up, no validation, no access log, no metrics.
  *
@@ -11,13 +12,14 @@
  * logs, metrics, the response mapping), and the floor row is the least any proxy of these
  * hops costs here.
  *
- * Env: REDIS_URL, IDENTITY_URL, PLATFORM_CONTEXT_SECRET, ORG_ID. Prints its URL on stdout.
+ * Env: REDIS_URL, IDENTITY_URL, PLATFORM_CONTEXT_SECRET, ORG_ID, RATE_LIMIT_SYNC_MS (10). Prints
+ * its URL on stdout.
  */
 import http from "node:http";
 import { toJsonString } from "@bufbuild/protobuf";
 import { createClient } from "@connectrpc/connect";
 import { OrganizationSchema, OrganizationService } from "@platform/contracts/identity";
-import { redisRateLimitStore } from "@platform/gateway";
+import { localFirstRateLimitStore, redisRateLimitStore } from "@platform/gateway";
 import { bucketsFor } from "@platform/gateway/rate-limit/limiter";
 import { hashApiKey } from "@platform/kit/api-keys";
 import { systemClock } from "@platform/kit/clock";
@@ -32,7 +34,9 @@ const orgId = env.ORG_ID ?? "";
 const redis = createRedisClient({ url: env.REDIS_URL });
 await redis.connect();
 // As the gateway's main.ts gives it: the store times each hit itself.
-const store = redisRateLimitStore({ client: redis.withCommandOptions({ timeout: 0 }), prefix: "bench-floor:" });
+const storeOptions = { client: redis.withCommandOptions({ timeout: 0 }), prefix: "bench-floor:" };
+const syncMs = Number(env.RATE_LIMIT_SYNC_MS ?? 10);
+const store = syncMs === 0 ? redisRateLimitStore(storeOptions) : localFirstRateLimitStore({ ...storeOptions, syncMs });
 const organizations = createClient(OrganizationService, httpTransport(env.IDENTITY_URL ?? ""));
 const nextId = idSequence("req_");
 

@@ -32,4 +32,6 @@ export interface RateLimitResult {
  */
 export interface RateLimitStore {
   hit(buckets: RateLimitBucket[], nowMs: number): Promise<RateLimitResult>;
+  /** Records what it still holds, for a clean shutdown (a store that holds nothing has none). */
+  close?(): Promise<void>;
 }
