@@ -33,6 +33,9 @@
  */
 
 import { spawnSync } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
 import { TOPICS } from "@platform/kit/events";
 import { analytics } from "./bench-events/analytics.js";
 import {
@@ -56,22 +59,17 @@ import { loadAverage } from "./bench-support.js";
 
 /**
  * The broker of `scripts/kafka.sh` (on KAFKA_PORT), started when it is not running and stopped
- * at the end only then, as `npm run stack -- start` does. With KAFKA_BROKERS set the bench uses
- * that broker as it is.
+ * at the end only then (the script's `--mark` / `--if-marked`, as `npm run stack` and CI use it).
+ * With KAFKA_BROKERS set the bench uses that broker as it is.
  */
-function kafkaScript(command: "status" | "start" | "stop"): boolean {
-  const result = spawnSync("bash", ["scripts/kafka.sh", command], {
-    stdio: command === "status" ? "ignore" : ["ignore", "inherit", "inherit"],
-  });
-  return result.status === 0;
+const kafkaMark = join(mkdtempSync(join(tmpdir(), "bench-events-")), "kafka.started");
+function kafkaScript(...args: string[]): boolean {
+  return spawnSync("bash", ["scripts/kafka.sh", ...args], { stdio: ["ignore", "inherit", "inherit"] }).status === 0;
 }
-const startsKafka = process.env.KAFKA_BROKERS === undefined && !kafkaScript("status");
-if (startsKafka) {
-  report("Kafka is not running: starting it with scripts/kafka.sh (stopped again at the end)…");
-  if (!kafkaScript("start")) {
-    console.error("could not start Kafka (bash scripts/kafka.sh start); see its output above");
-    process.exit(1);
-  }
+const ownKafka = process.env.KAFKA_BROKERS === undefined;
+if (ownKafka && !kafkaScript("start", "--mark", kafkaMark)) {
+  console.error("could not start Kafka (bash scripts/kafka.sh start); see its output above");
+  process.exit(1);
 }
 
 report(
@@ -94,7 +92,8 @@ try {
 } finally {
   for (const proc of [...procs]) await proc.stop();
   await dropDatabases();
-  if (startsKafka) kafkaScript("stop");
+  if (ownKafka) kafkaScript("stop", "--if-marked", kafkaMark);
+  rmSync(dirname(kafkaMark), { recursive: true, force: true });
 }
 report(`load average at end ${loadAverage()}`);
 console.log(`\n${results.map((r) => `- ${r}`).join("\n")}\n`);

@@ -21,13 +21,16 @@ START_TIMEOUT="${KAFKA_START_TIMEOUT:-90}"
 
 usage() {
   cat <<EOF
-Usage: scripts/kafka.sh start|stop|status|logs|--help
+Usage: scripts/kafka.sh start [--mark FILE]|stop [--if-marked FILE]|status|logs|--help
 
 Runs Apache Kafka ${KAFKA_VERSION} (single-node KRaft) on 127.0.0.1 without Docker.
 
   start    fetch the jars (once), format storage (once), start in the background and
            wait until the broker is ready; does nothing if it is already running
+           --mark FILE: creates FILE when this call starts the broker (not when it was running)
   stop     stop the broker started from this data dir (by its pid file)
+           --if-marked FILE: only when FILE exists (then removes it), so a caller stops
+           only a broker it started itself (npm run stack, the events bench, CI)
   status   exit 0 when the broker is running, 1 otherwise
   logs     print the broker log (tail -f when standard output is a terminal)
 
@@ -181,6 +184,8 @@ cmd_start() {
     -cp "${LIB_DIR}/*" kafka.Kafka "${CONFIG_FILE}" >>"${LOG_FILE}" 2>&1 </dev/null &
   pid=$!
   echo "${pid}" >"${PID_FILE}"
+  # Marked as soon as it runs: a start that times out still leaves a broker for the caller to stop.
+  if [[ -n "${MARK}" ]]; then : >"${MARK}"; fi
   local waited=0
   while ! grep -q 'Kafka Server started' "${LOG_FILE}" 2>/dev/null; do
     if ! alive "${pid}"; then
@@ -237,9 +242,27 @@ cmd_logs() {
   if [[ -t 1 ]]; then tail -n 100 -f "${LOG_FILE}"; else cat "${LOG_FILE}"; fi
 }
 
+# The one home of "stop Kafka only if you started it": start --mark FILE, stop --if-marked FILE.
+MARK=""
+if [[ $# -ge 3 && ( "$1 $2" == "start --mark" || "$1 $2" == "stop --if-marked" ) ]]; then MARK="$3"; fi
+if [[ $# -gt 1 && -z "${MARK}" ]]; then
+  usage >&2
+  exit 2
+fi
+
 case "${1:-}" in
 start) resolve_paths && cmd_start ;;
-stop) resolve_paths && cmd_stop ;;
+stop)
+  resolve_paths
+  if [[ -z "${MARK}" ]]; then
+    cmd_stop
+  elif [[ -f "${MARK}" ]]; then
+    cmd_stop
+    rm -f "${MARK}"
+  else
+    log "left running: not started by this caller (no ${MARK})"
+  fi
+  ;;
 status) resolve_paths && cmd_status ;;
 logs) resolve_paths && cmd_logs ;;
 -h | --help | help) usage ;;

@@ -203,8 +203,7 @@ case "${1:-}" in
       *) echo "STACK_RUNTIME must be compiled or source, not '$STACK_RUNTIME'" >&2; exit 2 ;;
     esac
     bash scripts/infra.sh up
-    if ! bash scripts/kafka.sh status >/dev/null 2>&1; then touch "$RUN_DIR/kafka.started-by-stack"; fi
-    bash scripts/kafka.sh start
+    bash scripts/kafka.sh start --mark "$RUN_DIR/kafka.started-by-stack"
     local_url() { echo "http://127.0.0.1:$1"; }
     case "$STACK_RUNTIME" in
       compiled)
@@ -241,7 +240,7 @@ case "${1:-}" in
     ;;
   stop)
     for n in gateway webhooks-delivery webhooks analytics revenue crm-data scheduling identity; do stop_one "$n"; done
-    if [ -f "$RUN_DIR/kafka.started-by-stack" ]; then bash scripts/kafka.sh stop; rm -f "$RUN_DIR/kafka.started-by-stack"; fi
+    bash scripts/kafka.sh stop --if-marked "$RUN_DIR/kafka.started-by-stack"
     ;;
   status)
     for n in $PROCESSES; do
