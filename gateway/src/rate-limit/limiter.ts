@@ -20,7 +20,7 @@ export interface RateLimitSubject {
 }
 
 export function bucketsFor(tier: Tier, subject: RateLimitSubject): RateLimitBucket[] {
-  // The hash tag keeps one subject's keys in one Redis Cluster slot, as the script needs.
+  // The hash tag keeps one subject's keys in one Redis Cluster slot, as a checked hit's script needs.
   const tag = subject.actingOn ? `{${subject.tokenId}:${subject.actingOn}}` : `{${subject.tokenId}}`;
   return [
     { key: `${tag}:${tier}`, limit: TIER_LIMITS[tier], windowMs: MINUTE_MS },

@@ -24,7 +24,11 @@ export const MAX_UNCONFIRMED = 10;
  * Redis a fifth more CPU per hit than 1 (docs/benchmarks.md, "Rate limits decided locally").
  */
 export const OLDEST_WANTED = 8;
-/** Keys sent in one run of the script, so a long flush does not hold Redis for long. */
+/**
+ * Keys sent in one run of the script, so a long flush does not hold Redis for long. A batch
+ * mixes tokens, so its keys span Redis Cluster slots: fine on the single Redis the gateway's
+ * client talks to; on a Cluster each batch would have to be one slot's.
+ */
 const KEYS_PER_RUN = 200;
 /** A bucket untouched this long is forgotten here; its next hit is checked in Redis again. */
 const IDLE_MS = 60_000;
