@@ -42,7 +42,7 @@ import { memoryStreamSlots, type StreamSlots } from "./stream-slots.js";
 import { validatorCompiler } from "./validation.js";
 
 export type { GatewayConfig } from "./config.js";
-export { localFirstRateLimitStore } from "./rate-limit/local-first-store.js";
+export { localFirstRateLimitStore, redisRateLimitStoreSyncedEvery } from "./rate-limit/local-first-store.js";
 export { memoryRateLimitStore } from "./rate-limit/memory-store.js";
 export { redisRateLimitStore } from "./rate-limit/redis-store.js";
 export type { RateLimitStore } from "./rate-limit/store.js";

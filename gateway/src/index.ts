@@ -1,6 +1,6 @@
 export { buildGateway, type GatewayDeps } from "./app.js";
 export { type GatewayConfig, gatewayConfigSpec } from "./config.js";
-export { localFirstRateLimitStore } from "./rate-limit/local-first-store.js";
+export { localFirstRateLimitStore, redisRateLimitStoreSyncedEvery } from "./rate-limit/local-first-store.js";
 export { memoryRateLimitStore } from "./rate-limit/memory-store.js";
 export {
   type RedisRateLimitStoreOptions,

@@ -14,8 +14,9 @@ const { stopTelemetry } = await import("@platform/kit/telemetry");
 const { exitOnSignals } = await import("@platform/kit/shutdown");
 const { quietLog } = await import("@platform/kit/quiet-log");
 const { createClient } = await import("redis");
-const { buildGateway, localFirstRateLimitStore, memoryRateLimitStore, redisRateLimitStore, redisStreamSlots } =
-  await import("./app.js");
+const { buildGateway, memoryRateLimitStore, redisRateLimitStoreSyncedEvery, redisStreamSlots } = await import(
+  "./app.js"
+);
 const { gatewayConfigSpec } = await import("./config.js");
 
 const config = loadConfigOrExit(gatewayConfigSpec);
@@ -36,11 +37,10 @@ const rateLimitStore = redis ? redisStore(redis) : memoryRateLimitStore();
 
 /** Rate-limit buckets in Redis: most hits decided here and sent in batches, unless RATE_LIMIT_SYNC_MS is 0. */
 function redisStore(client: NonNullable<typeof redis>) {
-  // The store times its hits itself (redis-store.ts), without node-redis's per-command timer.
-  const options = { client: client.withCommandOptions({ timeout: 0 }), prefix: config.RATE_LIMIT_PREFIX };
-  if (config.RATE_LIMIT_SYNC_MS === 0) return redisRateLimitStore(options);
-  return localFirstRateLimitStore({
-    ...options,
+  return redisRateLimitStoreSyncedEvery({
+    // The store times its hits itself (redis-store.ts), without node-redis's per-command timer.
+    client: client.withCommandOptions({ timeout: 0 }),
+    prefix: config.RATE_LIMIT_PREFIX,
     syncMs: config.RATE_LIMIT_SYNC_MS,
     onFlushError: (err) =>
       quiet.failure("rate-limit-flush", err, "rate-limit hits not sent to Redis; not counted", "error"),

@@ -19,7 +19,7 @@ import http from "node:http";
 import { toJsonString } from "@bufbuild/protobuf";
 import { createClient } from "@connectrpc/connect";
 import { OrganizationSchema, OrganizationService } from "@platform/contracts/identity";
-import { localFirstRateLimitStore, redisRateLimitStore } from "@platform/gateway";
+import { redisRateLimitStoreSyncedEvery } from "@platform/gateway";
 import { bucketsFor } from "@platform/gateway/rate-limit/limiter";
 import { hashApiKey } from "@platform/kit/api-keys";
 import { systemClock } from "@platform/kit/clock";
@@ -33,10 +33,12 @@ const secret = env.PLATFORM_CONTEXT_SECRET ?? "";
 const orgId = env.ORG_ID ?? "";
 const redis = createRedisClient({ url: env.REDIS_URL });
 await redis.connect();
-// As the gateway's main.ts gives it: the store times each hit itself.
-const storeOptions = { client: redis.withCommandOptions({ timeout: 0 }), prefix: "bench-floor:" };
-const syncMs = Number(env.RATE_LIMIT_SYNC_MS ?? 10);
-const store = syncMs === 0 ? redisRateLimitStore(storeOptions) : localFirstRateLimitStore({ ...storeOptions, syncMs });
+// As the gateway's main.ts gives it: the store times each hit itself, and RATE_LIMIT_SYNC_MS chooses it.
+const store = redisRateLimitStoreSyncedEvery({
+  client: redis.withCommandOptions({ timeout: 0 }),
+  prefix: "bench-floor:",
+  syncMs: Number(env.RATE_LIMIT_SYNC_MS ?? 10),
+});
 const organizations = createClient(OrganizationService, httpTransport(env.IDENTITY_URL ?? ""));
 const nextId = idSequence("req_");
 

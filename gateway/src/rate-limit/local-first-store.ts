@@ -3,6 +3,7 @@ import {
   type BucketScript,
   type RedisRateLimitStoreOptions,
   redisBucketScript,
+  redisRateLimitStore,
   resultOf,
   type ScriptReply,
 } from "./redis-store.js";
@@ -92,8 +93,13 @@ export class LocalFirstRateLimitStore implements RateLimitStore {
     if (nowMs > this.#now) this.#now = nowMs;
     this.#sweep(nowMs);
     const states = buckets.map((b) => this.#state(b, nowMs));
-    if (states.every((s) => this.#roomHere(s, nowMs))) return this.#allowHere(states, nowMs);
-    return this.#checkInRedis(buckets, states, nowMs);
+    const counts: number[] = [];
+    for (const s of states) {
+      const count = this.#countIfRoom(s, nowMs);
+      if (count === undefined) return this.#checkInRedis(buckets, states, nowMs);
+      counts.push(count);
+    }
+    return this.#allowHere(states, counts, nowMs);
   }
 
   /** Sends what was allowed here and waits for Redis to confirm it; for a clean shutdown. */
@@ -131,21 +137,23 @@ export class LocalFirstRateLimitStore implements RateLimitStore {
     return live + s.local.length + s.checking;
   }
 
-  #roomHere(s: KeyState, nowMs: number): boolean {
+  /** The bucket's count when this instance may allow the hit itself; undefined when Redis must check it. */
+  #countIfRoom(s: KeyState, nowMs: number): number | undefined {
     const { limit } = s.bucket;
-    if (limit < LOCAL_MIN_LIMIT || s.local.length >= MAX_UNCONFIRMED) return false;
+    if (limit < LOCAL_MIN_LIMIT || s.local.length >= MAX_UNCONFIRMED) return undefined;
     const count = this.#count(s, nowMs);
-    return count !== undefined && count + 1 <= limit - Math.ceil(limit * HEADROOM);
+    return count !== undefined && count + 1 <= limit - Math.ceil(limit * HEADROOM) ? count : undefined;
   }
 
-  #allowHere(states: KeyState[], nowMs: number): RateLimitResult {
+  /** Allows the hit here; `counts` are the buckets' counts before it. */
+  #allowHere(states: KeyState[], counts: number[], nowMs: number): RateLimitResult {
     const buckets: BucketState[] = [];
     let nearLimit = false;
-    for (const s of states) {
+    for (const [i, s] of states.entries()) {
       s.local.push(nowMs);
       this.#dirty.add(s);
       const { limit } = s.bucket;
-      const remaining = limit - this.#count(s, nowMs)!;
+      const remaining = limit - counts[i]! - 1;
       if (remaining <= 2 * Math.ceil(limit * HEADROOM)) nearLimit = true;
       buckets.push({ key: s.bucket.key, limit, remaining, resetMs: this.#resetMs(s, nowMs) });
     }
@@ -242,6 +250,16 @@ export class LocalFirstRateLimitStore implements RateLimitStore {
       if (s.local.length === 0 && s.checking === 0 && nowMs - s.lastUse > IDLE_MS) this.#states.delete(key);
     }
   }
+}
+
+/**
+ * The gateway's store on Redis as `RATE_LIMIT_SYNC_MS` chooses it: local-first, or with 0 every
+ * hit checked in Redis. The gateway and the bench's floor proxy both take it from here.
+ */
+export function redisRateLimitStoreSyncedEvery(
+  options: RedisRateLimitStoreOptions & Omit<LocalFirstStoreOptions, "script">,
+): RateLimitStore {
+  return options.syncMs === 0 ? redisRateLimitStore(options) : localFirstRateLimitStore(options);
 }
 
 /** The local-first store on a node-redis client (see redisRateLimitStore for the client's options). */
