@@ -12,6 +12,8 @@
  *    the floor proxy and to the gateway in turn,
  *    each request's latency measured from the moment it was scheduled, so a stalled server
  *    shows as latency rather than as fewer requests sent (no coordinated omission);
+ *  - open loop through the gateway with as many keys it has not seen (--cold-rate, 1,000 req/s):
+ *    every key's first request waits for its look-up at identity;
  *  - POST /deals at 1 and 10 connections;
  *  - CPU per request of each process (utime + stime from /proc/<pid>/stat before and after):
  *    the stack's eight, the Postgres backends serving its databases, a local Redis and the
@@ -27,7 +29,7 @@
  * enough that no token passes the spec's per-minute limits (a 429 fails the run).
  *
  *   npm run bench -- --suite distributed [--duration 10] [--rates 500,1000,1500] [--connections 10,50]
- *     [--tokens 1000] [--rounds 1] [--skip closed,open,deals] [--soak SECONDS] [--soak-rate 1000]
+ *     [--tokens 1000] [--rounds 1] [--skip closed,open,cold,deals] [--soak SECONDS] [--soak-rate 1000] [--cold-rate 1000]
  *   environment: GATEWAY_PORT, IDENTITY_PORT, ADMIN_PORT, REDIS_URL, STACK_RUN_DIR, STACK_DB_PREFIX, PG_URL,
  *     PLATFORM_CONTEXT_SECRET, PLATFORM_ADMIN_SECRET (scripts/stack.sh's names and defaults)
  */
@@ -47,6 +49,7 @@ import {
   ADMIN_SECRET,
   API,
   CONTEXT_SECRET,
+  coldRate,
   connectionCounts,
   cpuPerRequest,
   duration,
@@ -78,16 +81,22 @@ const admin = createClient(IdentityAdminService, httpTransport(ADMIN, [adminClie
 const acme = (await admin.listOrganizations({})).organizations.find((o) => o.name === "Acme Corp");
 if (!acme) throw new Error("the stack's identity has no Acme Corp (sandbox not seeded?)");
 const SCOPES = ["organizations:read", "deals:read", "deals:write", "accounts:read"];
-log(`issuing ${tokenCount} tokens on ${ADMIN}…`);
-const tokens: { key: string; tokenId: string }[] = [];
-for (let i = 0; i < tokenCount; i += 50) {
-  const batch = await Promise.all(
-    Array.from({ length: Math.min(50, tokenCount - i) }, (_, j) =>
-      admin.createToken({ orgId: acme.id, name: `bench-distributed-${i + j}`, scopes: SCOPES }),
-    ),
-  );
-  for (const t of batch) tokens.push({ key: t.key, tokenId: t.token?.id ?? "" });
+const acmeId = acme.id;
+/** Issues `count` tokens on identity's admin plane, 50 at a time. */
+async function issueTokens(count: number, label: string): Promise<{ key: string; tokenId: string }[]> {
+  log(`issuing ${count} tokens on ${ADMIN}…`);
+  const issued: { key: string; tokenId: string }[] = [];
+  for (let i = 0; i < count; i += 50) {
+    const batch = await Promise.all(
+      Array.from({ length: Math.min(50, count - i) }, (_, j) =>
+        admin.createToken({ orgId: acmeId, name: `${label}-${i + j}`, scopes: SCOPES }),
+      ),
+    );
+    for (const t of batch) issued.push({ key: t.key, tokenId: t.token?.id ?? "" });
+  }
+  return issued;
 }
+const tokens = await issueTokens(tokenCount, "bench-distributed");
 const firstKey = tokens[0]?.key ?? "";
 let nextToken = 0;
 const nextKey = () => (tokens[nextToken++ % tokens.length] as { key: string }).key;
@@ -270,6 +279,7 @@ async function openLoopRow(
   target: { name: string; url: string },
   rate: number,
   seconds: number,
+  keyOf: () => string = nextKey,
 ): Promise<Row & { max: number; late: number; worstSecond: { p99: number; at: number } }> {
   const name = `${target.name}, ${rate} req/s`;
   log(`open loop ${name}: ${seconds}s…`);
@@ -294,7 +304,7 @@ async function openLoopRow(
           host: hostname,
           port,
           path: `${API}/organizations/me`,
-          headers: { "X-Platform-Api-Key": nextKey() },
+          headers: { "X-Platform-Api-Key": keyOf() },
         },
         (res) => {
           res.resume();
@@ -409,6 +419,16 @@ try {
       openRows.push(await openLoopRow({ name: "floor proxy", url: floorUrl }, rate, duration));
       openRows.push(await openLoopRow({ name: "gateway", url: GATEWAY }, rate, duration));
     }
+  }
+  if (!skip.has("cold")) {
+    // Keys the gateway has never seen, each first sent within the row's first seconds: what a
+    // burst of new integrators, or every key after a gateway's restart, costs in look-ups.
+    const fresh = await issueTokens(tokenCount, "bench-distributed-cold");
+    let next = 0;
+    const row = await openLoopRow({ name: "gateway", url: GATEWAY }, coldRate, duration, () => {
+      return (fresh[next++ % fresh.length] as { key: string }).key;
+    });
+    openRows.push({ ...row, name: `${row.name}, ${tokenCount} keys it has not seen` });
   }
   if (!skip.has("deals")) {
     for (const conns of [1, 10]) {

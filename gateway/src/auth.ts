@@ -1,10 +1,13 @@
 import type { Timestamp } from "@bufbuild/protobuf/wkt";
 import { timestampDate } from "@bufbuild/protobuf/wkt";
+import { Code, ConnectError } from "@connectrpc/connect";
+import { RESOLVE_API_KEYS_MAX, type ResolveApiKeyResponse } from "@platform/contracts/identity";
 import { hashApiKey, isApiKeyShape } from "@platform/kit/api-keys";
 import type { Clock } from "@platform/kit/clock";
 import { problemFromError } from "@platform/kit/connect";
 import { problem } from "@platform/kit/problems";
-import type { LoadingCache } from "./loading-cache.js";
+import DataLoader from "dataloader";
+import type { Loaded, LoadingCache } from "./loading-cache.js";
 import type { ContextSigner, ServiceClients } from "./services.js";
 
 /** The token behind a request's API key. */
@@ -22,7 +25,29 @@ export type KeyRecord =
 /** Unknown keys are cached briefly, so a key created a moment ago starts working soon. */
 export const NEGATIVE_TTL_MS = 5_000;
 
+/**
+ * How long the gateway looks keys up one call each after identity answered ResolveApiKeys
+ * with Unimplemented (an identity deployed before that RPC), before it tries the batch again.
+ */
+export const BATCH_RETRY_MS = 60_000;
+
 const optionalDate = (ts: Timestamp | undefined) => (ts ? timestampDate(ts) : undefined);
+
+const found = (res: ResolveApiKeyResponse): Loaded<KeyRecord> => ({
+  value: {
+    found: true,
+    token: { tokenId: res.tokenId, orgId: res.orgId, scopes: res.scopes },
+    expireTime: optionalDate(res.expireTime),
+    revokeTime: optionalDate(res.revokeTime),
+  },
+});
+const notFound: Loaded<KeyRecord> = { value: { found: false }, ttlMs: NEGATIVE_TTL_MS };
+
+/** A key hash to look up, and the request that first asked (its id goes with the look-up). */
+interface Lookup {
+  keyHash: string;
+  requestId: string;
+}
 
 /** Resolves `X-Platform-Api-Key` to a live token, or the 401 the spec names. */
 export class ApiKeyAuthenticator {
@@ -59,24 +84,56 @@ export class ApiKeyAuthenticator {
     this.#cache.delete(keyHash);
   }
 
-  async #resolve(keyHash: string, requestId: string) {
+  /**
+   * The keys missing from the cache are looked up together: those that arrive while the event
+   * loop works through one round of I/O go to identity as one ResolveApiKeys call (up to
+   * RESOLVE_API_KEYS_MAX). When many keys are new at once (a gateway just started, traffic back
+   * after a lull longer than the cache's TTL, a burst of new integrators) this is one call per
+   * hundred keys instead of one per key (docs/benchmarks.md, "Keys looked up together").
+   */
+  readonly #lookups = new DataLoader<Lookup, Loaded<KeyRecord>>((batch) => this.#resolveBatch(batch), {
+    cache: false,
+    maxBatchSize: RESOLVE_API_KEYS_MAX,
+    batchScheduleFn: (run) => setImmediate(run),
+  });
+  #batchUnsupportedUntil = 0;
+
+  #resolve(keyHash: string, requestId: string): Promise<Loaded<KeyRecord>> {
+    return this.#lookups.load({ keyHash, requestId });
+  }
+
+  async #resolveBatch(batch: readonly Lookup[]): Promise<Loaded<KeyRecord>[]> {
+    const now = this.#clock.now().getTime();
+    if (now >= this.#batchUnsupportedUntil) {
+      try {
+        const { tokens } = await this.#clients.identity.gatewayAuth.resolveApiKeys(
+          { keyHashes: batch.map((l) => l.keyHash) },
+          // One call serves several requests; it carries the first one's id.
+          this.#sign({ principal: "gateway", requestId: (batch[0] as Lookup).requestId }),
+        );
+        return batch.map(({ keyHash }) => {
+          const res = tokens[keyHash];
+          return res ? found(res) : notFound;
+        });
+      } catch (err) {
+        if (!(err instanceof ConnectError && err.code === Code.Unimplemented)) throw err;
+        this.#batchUnsupportedUntil = now + BATCH_RETRY_MS;
+      }
+    }
+    return Promise.all(batch.map((l) => this.#resolveOne(l)));
+  }
+
+  async #resolveOne({ keyHash, requestId }: Lookup): Promise<Loaded<KeyRecord>> {
     try {
-      const res = await this.#clients.identity.gatewayAuth.resolveApiKey(
-        { keyHash },
-        this.#sign({ principal: "gateway", requestId }),
+      return found(
+        await this.#clients.identity.gatewayAuth.resolveApiKey(
+          { keyHash },
+          this.#sign({ principal: "gateway", requestId }),
+        ),
       );
-      const value: KeyRecord = {
-        found: true,
-        token: { tokenId: res.tokenId, orgId: res.orgId, scopes: res.scopes },
-        expireTime: optionalDate(res.expireTime),
-        revokeTime: optionalDate(res.revokeTime),
-      };
-      return { value };
     } catch (err) {
       const p = problemFromError(err);
-      if (p.problemName === "unknown-subscription" || p.status === 404) {
-        return { value: { found: false } as const, ttlMs: NEGATIVE_TTL_MS };
-      }
+      if (p.problemName === "unknown-subscription" || p.status === 404) return notFound;
       throw err;
     }
   }

@@ -2,11 +2,13 @@ import { create, toJson } from "@bufbuild/protobuf";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { TokenRevokedSchema } from "@platform/contracts/events/identity";
+import { RESOLVE_API_KEYS_MAX } from "@platform/contracts/identity";
 import { hashApiKey, seededApiKey } from "@platform/kit/api-keys";
 import { EVENT_TYPES, TOPICS } from "@platform/kit/events";
 import { InProcessBus } from "@platform/kit/in-process-bus";
 import { toBusMessage } from "@platform/kit/outbox";
 import { afterEach, describe, expect, it, vi } from "vitest";
+import { BATCH_RETRY_MS } from "../src/auth.js";
 import { API, buildTestGateway, expectProblem, get, ORG, type TestGateway } from "./harness.js";
 
 const ME = `${API}/organizations/me`;
@@ -77,7 +79,8 @@ describe("API key authentication", () => {
     // Past four fifths of its life the entry still answers, and is reloaded behind the request.
     clock.advance(24_000);
     expect((await get(app, ME, key)).statusCode).toBe(200);
-    expect(identity.calls.resolveApiKey).toBe(2);
+    // The reload goes out with the look-ups of the same turn of the event loop, after the answer.
+    await vi.waitFor(() => expect(identity.calls.resolveApiKey).toBe(2));
     // The reload saw the revocation before the TTL would have (it lands behind that request).
     await vi.waitFor(async () => expectProblem(await get(app, ME, key), "unknown-subscription"));
     expect(identity.calls.resolveApiKey).toBe(2);
@@ -137,6 +140,57 @@ describe("API key authentication", () => {
     app.purge.apiKey(hashApiKey(key));
     await get(app, ME, key);
     expect(identity.calls.resolveApiKey).toBe(2);
+  });
+
+  it("looks up the keys new in the same turn together, at most RESOLVE_API_KEYS_MAX a call", async () => {
+    const { app, identity } = await gateway();
+    const keys = Array.from({ length: RESOLVE_API_KEYS_MAX + 20 }, (_, i) =>
+      identity.addToken({ orgId: ORG, scopes: i % 2 ? ["organizations:read"] : ["deals:read"] }),
+    );
+    const unknown = seededApiKey("gw-test", "never-issued-in-a-batch");
+    const results = await Promise.all([...keys, unknown].map((key) => get(app, ME, key)));
+    // Each key's own answer: its scopes decide, an unknown key is refused.
+    expect(results.slice(0, keys.length).map((r) => r.statusCode)).toEqual(keys.map((_, i) => (i % 2 ? 200 : 403)));
+    expectProblem(results[keys.length]!, "unknown-subscription");
+    expect(identity.calls.resolveApiKeys).toBe(2);
+    expect(identity.calls.resolveApiKey).toBe(keys.length + 1);
+    // Cached, the unknown one too (for NEGATIVE_TTL_MS).
+    await Promise.all([...keys, unknown].map((key) => get(app, ME, key)));
+    expect(identity.calls.resolveApiKeys).toBe(2);
+  });
+
+  it("fails every request of a batch identity could not answer, and caches none of them", async () => {
+    const { app, identity } = await gateway();
+    const keys = [1, 2, 3].map(() => identity.addToken({ orgId: ORG, scopes: ["organizations:read"] }));
+    identity.failNext = new ConnectError("connection refused", Code.Unavailable);
+    for (const res of await Promise.all(keys.map((key) => get(app, ME, key)))) {
+      expectProblem(res, "service-unavailable");
+    }
+    expect(identity.calls.resolveApiKeys).toBe(1);
+    expect((await Promise.all(keys.map((key) => get(app, ME, key)))).map((r) => r.statusCode)).toEqual([200, 200, 200]);
+    expect(identity.calls.resolveApiKeys).toBe(2);
+  });
+
+  it("looks keys up one call each from an identity without ResolveApiKeys, and tries the batch again later", async () => {
+    const { app, identity, clock } = await gateway();
+    identity.batchUnimplemented = true;
+    const keys = [1, 2, 3].map(() => identity.addToken({ orgId: ORG, scopes: ["organizations:read"] }));
+    const unknown = seededApiKey("gw-test", "never-issued-old-identity");
+    const results = await Promise.all([...keys, unknown].map((key) => get(app, ME, key)));
+    expect(results.slice(0, 3).map((r) => r.statusCode)).toEqual([200, 200, 200]);
+    expectProblem(results[3]!, "unknown-subscription");
+    expect(identity.calls.resolveApiKey).toBe(4);
+    expect(identity.calls.resolveApiKeys).toBe(0);
+
+    // Within BATCH_RETRY_MS the batch is not tried again; after it, it is.
+    identity.batchUnimplemented = false;
+    const later = identity.addToken({ orgId: ORG, scopes: ["organizations:read"] });
+    expect((await get(app, ME, later)).statusCode).toBe(200);
+    expect(identity.calls.resolveApiKeys).toBe(0);
+    clock.advance(BATCH_RETRY_MS);
+    const last = identity.addToken({ orgId: ORG, scopes: ["organizations:read"] });
+    expect((await get(app, ME, last)).statusCode).toBe(200);
+    expect(identity.calls.resolveApiKeys).toBe(1);
   });
 
   it("answers 503 when identity cannot be reached, and caches nothing", async () => {

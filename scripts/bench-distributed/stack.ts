@@ -16,15 +16,18 @@ export const values = suiteArgs(
     skip: "",
     soak: "0",
     "soak-rate": "1000",
+    "cold-rate": "1000",
   }),
   `usage: npm run bench -- --suite distributed [--duration SECONDS] [--rates 500,1000,1500]
-    [--connections 10,50] [--tokens 1000] [--rounds 1] [--skip closed,open,deals] [--soak SECONDS] [--soak-rate 1000]
+    [--connections 10,50] [--tokens 1000] [--rounds 1] [--skip closed,open,cold,deals] [--soak SECONDS] [--soak-rate 1000]
+    [--cold-rate 1000]
 Uses the stack on GATEWAY_PORT (default 8080) or starts one with scripts/stack.sh (and stops what it started);
 a gateway that answers without a running gateway in STACK_RUN_DIR (default .run) is another stack's, and
 the bench refuses it (its CPU columns come from that directory's pid files).
 Rows: a bare fastify route, identity called directly, the floor proxy (the gateway's unavoidable hops
 on bare node:http: bench-distributed/floor-proxy.ts) and the gateway, closed loop and at even rates
-(open loop); POST /deals. --rounds N alternates the closed-loop rows N times (median round, ratios
+(open loop); the gateway at --cold-rate with --tokens keys it has not seen (each first request waits for
+its key's look-up); POST /deals. --rounds N alternates the closed-loop rows N times (median round, ratios
 per round). --soak S first sends --soak-rate req/s (1,000) through the gateway for S seconds: past the token cache's
 30 s TTL when S > 30, so the row shows what key look-ups cost a long run. When the Postgres has autovacuum off, the stack's databases are VACUUMed first.`,
 );
@@ -36,12 +39,14 @@ export const rounds = Math.max(1, Number(values.rounds));
 export const skip = new Set(values.skip.split(",").filter(Boolean));
 export const soakSeconds = Number(values.soak);
 export const soakRate = Number(values["soak-rate"]);
+export const coldRate = Number(values["cold-rate"]);
 // Checked before anything starts: a bad number would otherwise surface as a 401 or a NaN row.
 for (const [flag, value, least] of [
   ["--duration", duration, 1],
   ["--tokens", tokenCount, 1],
   ["--soak", soakSeconds, 0],
   ["--soak-rate", soakRate, 1],
+  ["--cold-rate", coldRate, 1],
   ...rates.map((r) => ["--rates", r, 1] as const),
   ...connectionCounts.map((c) => ["--connections", c, 1] as const),
 ] as const) {

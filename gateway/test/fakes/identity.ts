@@ -2,7 +2,7 @@
 // PartnerService), in memory over the data of identity-data.ts.
 import { create } from "@bufbuild/protobuf";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
-import type { ConnectRouter, HandlerContext } from "@connectrpc/connect";
+import { Code, ConnectError, type ConnectRouter, type HandlerContext } from "@connectrpc/connect";
 import {
   EntitlementsSchema,
   GatewayAuthService,
@@ -73,7 +73,10 @@ export class FakeIdentity extends FakeService {
   readonly children = seedChildren();
   /** parent|child → granted scopes; a revoked relationship is kept with revoked: true. */
   readonly grants = seedGrants();
-  readonly calls = { resolveApiKey: 0, resolveDelegation: 0 };
+  /** resolveApiKey counts the keys looked up, by either RPC; resolveApiKeys the batch calls. */
+  readonly calls = { resolveApiKey: 0, resolveApiKeys: 0, resolveDelegation: 0 };
+  /** Answer ResolveApiKeys with Unimplemented, as an identity deployed before it would. */
+  batchUnimplemented = false;
   #keys = 0;
 
   addToken(t: Omit<FakeToken, "tokenId">): string {
@@ -81,6 +84,21 @@ export class FakeIdentity extends FakeService {
     const key = seededApiKey("gw-test", `key-${this.#keys}`);
     this.tokens.set(hashApiKey(key), { ...t, tokenId: `tok_${this.#keys}` });
     return key;
+  }
+
+  resolvedOf(t: FakeToken) {
+    return {
+      tokenId: t.tokenId,
+      orgId: t.orgId,
+      scopes: t.scopes,
+      expireTime: t.expireTime ? timestampFromDate(t.expireTime) : undefined,
+      revokeTime: t.revokeTime ? timestampFromDate(t.revokeTime) : undefined,
+    };
+  }
+
+  #resolved(keyHash: string) {
+    const t = this.tokens.get(keyHash);
+    return t && this.resolvedOf(t);
   }
 
   tokenOf(key: string): FakeToken {
@@ -93,15 +111,22 @@ export class FakeIdentity extends FakeService {
         onlyFromGateway(ctx);
         this.calls.resolveApiKey += 1;
         this.maybeFail();
-        const t = this.tokens.get(req.keyHash);
+        const t = this.#resolved(req.keyHash);
         if (!t) throw problem("unknown-subscription", "The API key is unknown.");
-        return {
-          tokenId: t.tokenId,
-          orgId: t.orgId,
-          scopes: t.scopes,
-          expireTime: t.expireTime ? timestampFromDate(t.expireTime) : undefined,
-          revokeTime: t.revokeTime ? timestampFromDate(t.revokeTime) : undefined,
-        };
+        return t;
+      },
+      resolveApiKeys: async (req, ctx) => {
+        if (this.batchUnimplemented) throw new ConnectError("not implemented", Code.Unimplemented);
+        onlyFromGateway(ctx);
+        this.calls.resolveApiKeys += 1;
+        this.calls.resolveApiKey += req.keyHashes.length;
+        this.maybeFail();
+        const tokens: Record<string, ReturnType<FakeIdentity["resolvedOf"]>> = {};
+        for (const h of req.keyHashes) {
+          const t = this.#resolved(h);
+          if (t) tokens[h] = t;
+        }
+        return { tokens };
       },
       resolveDelegation: async (req, ctx) => {
         onlyFromGateway(ctx);

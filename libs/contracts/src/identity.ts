@@ -21,3 +21,6 @@ export const FEATURE_KEYS = [
 
 /** A user's role in an organization. */
 export const ROLES = ["User", "Admin", "Partner Admin"] as const;
+
+/** The most key hashes one ResolveApiKeys call may carry (the gateway's batch size). */
+export const RESOLVE_API_KEYS_MAX = 100;

@@ -10,6 +10,7 @@ import {
 } from "@connectrpc/connect";
 import { connectNodeAdapter, createConnectTransport } from "@connectrpc/connect-node";
 import { Health, HealthCheckRequestSchema, HealthCheckResponse_ServingStatus } from "@platform/contracts/health";
+import { GatewayAuthService } from "@platform/contracts/identity";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { errorInterceptor, httpTransport, problemFromError, type RunningServer, serveConnect } from "../src/connect.js";
 import { createLogger } from "../src/logger.js";
@@ -242,6 +243,14 @@ describe("lean unary client and server", () => {
       .catch((e: unknown) => e);
     expect(codeOf(err)).toBe("Unavailable");
     expect(problemFromError(err).problemName).toBe("service-unavailable");
+  });
+
+  it("reports an RPC the server does not serve as Unimplemented (a service deployed before the RPC)", async () => {
+    // The gateway's key look-ups rely on it: from such an identity they fall back to one call a key.
+    const err = await createClient(GatewayAuthService, httpTransport(`http://127.0.0.1:${lean.port}`))
+      .resolveApiKeys({ keyHashes: [] })
+      .catch((e: unknown) => e);
+    expect(codeOf(err)).toBe("Unimplemented");
   });
 
   it("streams through Connect-ES on both sides", async () => {

@@ -1,5 +1,5 @@
 import { timestampDate, timestampFromDate } from "@bufbuild/protobuf/wkt";
-import { GatewayAuthService } from "@platform/contracts/identity";
+import { GatewayAuthService, RESOLVE_API_KEYS_MAX } from "@platform/contracts/identity";
 import { hashApiKey } from "@platform/kit/api-keys";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { OrganizationRecord } from "../src/domain/model.js";
@@ -52,7 +52,7 @@ describe("ResolveApiKey", () => {
     );
   });
 
-  it("serves the gateway principal only, and only through the gateway", async () => {
+  it("serves the gateway principal only, and only through the gateway (both key look-ups)", async () => {
     const { key } = await t.adminClient.createToken({ orgId: acme.id, scopes: [] });
     const keyHash = hashApiKey(key);
     const asIntegrator = t.apiClient(GatewayAuthService, {
@@ -62,10 +62,49 @@ describe("ResolveApiKey", () => {
       tokenId: "tok_1",
       scopes: [],
     });
+    const anonymous = t.apiClient(GatewayAuthService, undefined);
     expect(await problemOf(asIntegrator.resolveApiKey({ keyHash }))).toBe("missing-trust-header");
-    expect(await problemOf(t.apiClient(GatewayAuthService, undefined).resolveApiKey({ keyHash }))).toBe(
-      "missing-trust-header",
-    );
+    expect(await problemOf(anonymous.resolveApiKey({ keyHash }))).toBe("missing-trust-header");
+    expect(await problemOf(asIntegrator.resolveApiKeys({ keyHashes: [keyHash] }))).toBe("missing-trust-header");
+    expect(await problemOf(anonymous.resolveApiKeys({ keyHashes: [keyHash] }))).toBe("missing-trust-header");
+  });
+});
+
+describe("ResolveApiKeys", () => {
+  it("answers the tokens of the known hashes by the hash as sent, revoked and expired ones included", async () => {
+    const live = await t.adminClient.createToken({ orgId: acme.id, scopes: ["deals:read"] });
+    const expiresAt = new Date("2025-01-01T00:00:00Z");
+    const expired = await t.adminClient.createToken({
+      orgId: partner.id,
+      scopes: [],
+      expireTime: timestampFromDate(expiresAt),
+    });
+    const revoked = await t.adminClient.createToken({ orgId: acme.id, scopes: [] });
+    await t.adminClient.revokeToken({ tokenId: revoked.token?.id ?? "" });
+    const upper = hashApiKey(live.key).toUpperCase();
+    const unknown = hashApiKey("pk_live_nope");
+
+    const { tokens } = await t.gatewayClient.resolveApiKeys({
+      keyHashes: [upper, hashApiKey(expired.key), hashApiKey(revoked.key), unknown],
+    });
+
+    expect(Object.keys(tokens).sort()).toEqual([upper, hashApiKey(expired.key), hashApiKey(revoked.key)].sort());
+    expect(tokens[upper]).toMatchObject({ tokenId: live.token?.id, orgId: acme.id, scopes: ["deals:read"] });
+    expect(tokens[upper]?.revokeTime).toBeUndefined();
+    const e = tokens[hashApiKey(expired.key)];
+    expect(e?.orgId).toBe(partner.id);
+    expect(e?.expireTime && timestampDate(e.expireTime)).toEqual(expiresAt);
+    const r = tokens[hashApiKey(revoked.key)];
+    expect(r?.revokeTime && timestampDate(r.revokeTime)).toEqual(t.clock.now());
+    expect(tokens[unknown]).toBeUndefined();
+  });
+
+  it("answers an empty call with no tokens, and more than RESOLVE_API_KEYS_MAX hashes with invalid-request", async () => {
+    expect((await t.gatewayClient.resolveApiKeys({ keyHashes: [] })).tokens).toEqual({});
+    const tooMany = Array.from({ length: RESOLVE_API_KEYS_MAX + 1 }, (_, i) => hashApiKey(`pk_live_${i}`));
+    expect(await problemOf(t.gatewayClient.resolveApiKeys({ keyHashes: tooMany }))).toBe("invalid-request");
+    const justEnough = tooMany.slice(1);
+    expect((await t.gatewayClient.resolveApiKeys({ keyHashes: justEnough })).tokens).toEqual({});
   });
 });
 

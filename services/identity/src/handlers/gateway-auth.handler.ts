@@ -1,5 +1,9 @@
 import type { HandlerContext, ServiceImpl } from "@connectrpc/connect";
-import type { GatewayAuthService } from "@platform/contracts/identity";
+import {
+  type GatewayAuthService,
+  RESOLVE_API_KEYS_MAX,
+  type ResolveApiKeyResponse,
+} from "@platform/contracts/identity";
 import { requestContext } from "@platform/kit/connect";
 import { problem } from "@platform/kit/problems";
 import type { Store } from "../store/index.js";
@@ -23,6 +27,20 @@ export function gatewayAuthHandlers(store: Store): ServiceImpl<typeof GatewayAut
       if (!token) throw problem("unknown-subscription", "The API key is unknown.");
       const { id, orgId, scopes, expireTime, revokeTime } = tokenMessage(token);
       return { tokenId: id, orgId, scopes, expireTime, revokeTime };
+    },
+    async resolveApiKeys(req, ctx) {
+      requireGateway(ctx);
+      if (req.keyHashes.length > RESOLVE_API_KEYS_MAX) {
+        throw problem("invalid-request", `At most ${RESOLVE_API_KEYS_MAX} key hashes per call.`);
+      }
+      // Answered by the hash as sent, which is what the gateway looks its keys up by.
+      const sent = new Map(req.keyHashes.map((h) => [h.toLowerCase(), h]));
+      const tokens: Record<string, Omit<ResolveApiKeyResponse, "$typeName">> = {};
+      for (const token of await store.findTokensByHashes([...sent.keys()])) {
+        const { id, orgId, scopes, expireTime, revokeTime } = tokenMessage(token);
+        tokens[sent.get(token.keyHash) ?? token.keyHash] = { tokenId: id, orgId, scopes, expireTime, revokeTime };
+      }
+      return { tokens };
     },
     async resolveDelegation(req, ctx) {
       requireGateway(ctx);

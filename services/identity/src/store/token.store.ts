@@ -6,6 +6,8 @@ import { type Changed, toToken } from "./rows.js";
 export interface TokenStore {
   findToken(id: string): Promise<TokenRecord | undefined>;
   findTokenByHash(keyHash: string): Promise<TokenRecord | undefined>;
+  /** The tokens of those hashes that have one, in no particular order. */
+  findTokensByHashes(keyHashes: readonly string[]): Promise<TokenRecord[]>;
   findTokens(ids: readonly string[]): Promise<TokenRecord[]>;
   /** Newest first, optionally of one organization. */
   listTokens(orgId?: string): Promise<TokenRecord[]>;
@@ -23,6 +25,11 @@ export function tokenStore(q: Queryable): TokenStore {
     async findTokenByHash(keyHash) {
       const [row] = await q.query("SELECT * FROM identity.api_tokens WHERE key_hash = $1", [keyHash]);
       return row && toToken(row);
+    },
+    async findTokensByHashes(keyHashes) {
+      if (keyHashes.length === 0) return [];
+      const rows = await q.query("SELECT * FROM identity.api_tokens WHERE key_hash = ANY($1::text[])", [keyHashes]);
+      return rows.map(toToken);
     },
     async findTokens(ids) {
       if (ids.length === 0) return [];

@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file platform/identity/v1/gateway_auth.proto.
  */
 export const file_platform_identity_v1_gateway_auth: GenFile = /*@__PURE__*/
-  fileDesc("CidwbGF0Zm9ybS9pZGVudGl0eS92MS9nYXRld2F5X2F1dGgucHJvdG8SFHBsYXRmb3JtLmlkZW50aXR5LnYxIigKFFJlc29sdmVBcGlLZXlSZXF1ZXN0EhAKCGtleV9oYXNoGAEgASgJItUBChVSZXNvbHZlQXBpS2V5UmVzcG9uc2USEAoIdG9rZW5faWQYASABKAkSDgoGb3JnX2lkGAIgASgJEg4KBnNjb3BlcxgDIAMoCRI0CgtleHBpcmVfdGltZRgEIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBIAIgBARI0CgtyZXZva2VfdGltZRgFIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBIAYgBAUIOCgxfZXhwaXJlX3RpbWVCDgoMX3Jldm9rZV90aW1lIkcKGFJlc29sdmVEZWxlZ2F0aW9uUmVxdWVzdBIVCg1wYXJlbnRfb3JnX2lkGAEgASgJEhQKDGNoaWxkX29yZ19pZBgCIAEoCSIzChlSZXNvbHZlRGVsZWdhdGlvblJlc3BvbnNlEhYKDmdyYW50ZWRfc2NvcGVzGAEgAygJMvQBChJHYXRld2F5QXV0aFNlcnZpY2USaAoNUmVzb2x2ZUFwaUtleRIqLnBsYXRmb3JtLmlkZW50aXR5LnYxLlJlc29sdmVBcGlLZXlSZXF1ZXN0GisucGxhdGZvcm0uaWRlbnRpdHkudjEuUmVzb2x2ZUFwaUtleVJlc3BvbnNlEnQKEVJlc29sdmVEZWxlZ2F0aW9uEi4ucGxhdGZvcm0uaWRlbnRpdHkudjEuUmVzb2x2ZURlbGVnYXRpb25SZXF1ZXN0Gi8ucGxhdGZvcm0uaWRlbnRpdHkudjEuUmVzb2x2ZURlbGVnYXRpb25SZXNwb25zZWIGcHJvdG8z", [file_google_protobuf_timestamp]);
+  fileDesc("CidwbGF0Zm9ybS9pZGVudGl0eS92MS9nYXRld2F5X2F1dGgucHJvdG8SFHBsYXRmb3JtLmlkZW50aXR5LnYxIigKFFJlc29sdmVBcGlLZXlSZXF1ZXN0EhAKCGtleV9oYXNoGAEgASgJItUBChVSZXNvbHZlQXBpS2V5UmVzcG9uc2USEAoIdG9rZW5faWQYASABKAkSDgoGb3JnX2lkGAIgASgJEg4KBnNjb3BlcxgDIAMoCRI0CgtleHBpcmVfdGltZRgEIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBIAIgBARI0CgtyZXZva2VfdGltZRgFIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBIAYgBAUIOCgxfZXhwaXJlX3RpbWVCDgoMX3Jldm9rZV90aW1lIisKFVJlc29sdmVBcGlLZXlzUmVxdWVzdBISCgprZXlfaGFzaGVzGAEgAygJIr4BChZSZXNvbHZlQXBpS2V5c1Jlc3BvbnNlEkgKBnRva2VucxgBIAMoCzI4LnBsYXRmb3JtLmlkZW50aXR5LnYxLlJlc29sdmVBcGlLZXlzUmVzcG9uc2UuVG9rZW5zRW50cnkaWgoLVG9rZW5zRW50cnkSCwoDa2V5GAEgASgJEjoKBXZhbHVlGAIgASgLMisucGxhdGZvcm0uaWRlbnRpdHkudjEuUmVzb2x2ZUFwaUtleVJlc3BvbnNlOgI4ASJHChhSZXNvbHZlRGVsZWdhdGlvblJlcXVlc3QSFQoNcGFyZW50X29yZ19pZBgBIAEoCRIUCgxjaGlsZF9vcmdfaWQYAiABKAkiMwoZUmVzb2x2ZURlbGVnYXRpb25SZXNwb25zZRIWCg5ncmFudGVkX3Njb3BlcxgBIAMoCTLhAgoSR2F0ZXdheUF1dGhTZXJ2aWNlEmgKDVJlc29sdmVBcGlLZXkSKi5wbGF0Zm9ybS5pZGVudGl0eS52MS5SZXNvbHZlQXBpS2V5UmVxdWVzdBorLnBsYXRmb3JtLmlkZW50aXR5LnYxLlJlc29sdmVBcGlLZXlSZXNwb25zZRJrCg5SZXNvbHZlQXBpS2V5cxIrLnBsYXRmb3JtLmlkZW50aXR5LnYxLlJlc29sdmVBcGlLZXlzUmVxdWVzdBosLnBsYXRmb3JtLmlkZW50aXR5LnYxLlJlc29sdmVBcGlLZXlzUmVzcG9uc2USdAoRUmVzb2x2ZURlbGVnYXRpb24SLi5wbGF0Zm9ybS5pZGVudGl0eS52MS5SZXNvbHZlRGVsZWdhdGlvblJlcXVlc3QaLy5wbGF0Zm9ybS5pZGVudGl0eS52MS5SZXNvbHZlRGVsZWdhdGlvblJlc3BvbnNlYgZwcm90bzM", [file_google_protobuf_timestamp]);
 
 /**
  * ResolveApiKeyRequest carries the hash of a presented key.
@@ -85,6 +85,48 @@ export const ResolveApiKeyResponseSchema: GenMessage<ResolveApiKeyResponse> = /*
   messageDesc(file_platform_identity_v1_gateway_auth, 1);
 
 /**
+ * ResolveApiKeysRequest carries the hashes of keys the gateway has not resolved yet.
+ *
+ * @generated from message platform.identity.v1.ResolveApiKeysRequest
+ */
+export type ResolveApiKeysRequest = Message<"platform.identity.v1.ResolveApiKeysRequest"> & {
+  /**
+   * SHA-256 of each key, lowercase hex; at most 100.
+   *
+   * @generated from field: repeated string key_hashes = 1;
+   */
+  keyHashes: string[];
+};
+
+/**
+ * Describes the message platform.identity.v1.ResolveApiKeysRequest.
+ * Use `create(ResolveApiKeysRequestSchema)` to create a new message.
+ */
+export const ResolveApiKeysRequestSchema: GenMessage<ResolveApiKeysRequest> = /*@__PURE__*/
+  messageDesc(file_platform_identity_v1_gateway_auth, 2);
+
+/**
+ * ResolveApiKeysResponse describes the token behind each known hash, revoked and expired ones included.
+ *
+ * @generated from message platform.identity.v1.ResolveApiKeysResponse
+ */
+export type ResolveApiKeysResponse = Message<"platform.identity.v1.ResolveApiKeysResponse"> & {
+  /**
+   * By key hash (as sent); a hash with no token has no entry.
+   *
+   * @generated from field: map<string, platform.identity.v1.ResolveApiKeyResponse> tokens = 1;
+   */
+  tokens: { [key: string]: ResolveApiKeyResponse };
+};
+
+/**
+ * Describes the message platform.identity.v1.ResolveApiKeysResponse.
+ * Use `create(ResolveApiKeysResponseSchema)` to create a new message.
+ */
+export const ResolveApiKeysResponseSchema: GenMessage<ResolveApiKeysResponse> = /*@__PURE__*/
+  messageDesc(file_platform_identity_v1_gateway_auth, 3);
+
+/**
  * ResolveDelegationRequest names a parent and a child organization.
  *
  * @generated from message platform.identity.v1.ResolveDelegationRequest
@@ -110,7 +152,7 @@ export type ResolveDelegationRequest = Message<"platform.identity.v1.ResolveDele
  * Use `create(ResolveDelegationRequestSchema)` to create a new message.
  */
 export const ResolveDelegationRequestSchema: GenMessage<ResolveDelegationRequest> = /*@__PURE__*/
-  messageDesc(file_platform_identity_v1_gateway_auth, 2);
+  messageDesc(file_platform_identity_v1_gateway_auth, 4);
 
 /**
  * ResolveDelegationResponse lists what the child granted to the parent.
@@ -131,7 +173,7 @@ export type ResolveDelegationResponse = Message<"platform.identity.v1.ResolveDel
  * Use `create(ResolveDelegationResponseSchema)` to create a new message.
  */
 export const ResolveDelegationResponseSchema: GenMessage<ResolveDelegationResponse> = /*@__PURE__*/
-  messageDesc(file_platform_identity_v1_gateway_auth, 3);
+  messageDesc(file_platform_identity_v1_gateway_auth, 5);
 
 /**
  * GatewayAuthService answers the gateway's authentication and delegation look-ups; it is not part of the public API.
@@ -148,6 +190,16 @@ export const GatewayAuthService: GenService<{
     methodKind: "unary";
     input: typeof ResolveApiKeyRequestSchema;
     output: typeof ResolveApiKeyResponseSchema;
+  },
+  /**
+   * ResolveApiKeys finds the tokens behind up to 100 key hashes in one call; an unknown hash is left out of the answer.
+   *
+   * @generated from rpc platform.identity.v1.GatewayAuthService.ResolveApiKeys
+   */
+  resolveApiKeys: {
+    methodKind: "unary";
+    input: typeof ResolveApiKeysRequestSchema;
+    output: typeof ResolveApiKeysResponseSchema;
   },
   /**
    * ResolveDelegation returns the scopes a child organization granted to its parent; PermissionDenied when not an active child.
