@@ -55,7 +55,9 @@ async function answer(key: string): Promise<{ status: number; body: string }> {
   return { status: 200, body: res.organization ? toJsonString(OrganizationSchema, res.organization) : "{}" };
 }
 
-const server = http.createServer((req, res) => {
+// fastify's keep-alive timeout (72 s), which the gateway has: with node:http's 5 s the open loop's
+// pooled sockets could be closed under a request (an error the gateway's rows cannot have).
+const server = http.createServer({ keepAliveTimeout: 72_000 }, (req, res) => {
   const key = req.headers["x-platform-api-key"];
   answer(typeof key === "string" ? key : "").then(
     ({ status, body }) => {
