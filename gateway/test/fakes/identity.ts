@@ -38,6 +38,15 @@ import {
 const roles: readonly string[] = ROLES;
 const licenseTiers: readonly string[] = LICENSE_TIERS;
 
+/** A token as both key look-ups answer it. */
+const resolvedOf = (t: FakeToken) => ({
+  tokenId: t.tokenId,
+  orgId: t.orgId,
+  scopes: t.scopes,
+  expireTime: t.expireTime ? timestampFromDate(t.expireTime) : undefined,
+  revokeTime: t.revokeTime ? timestampFromDate(t.revokeTime) : undefined,
+});
+
 /** GatewayAuthService answers the gateway only, never an integrator's call. */
 function onlyFromGateway(ctx: HandlerContext): void {
   if (requestContext(ctx).principal !== "gateway") throw problem("missing-trust-header");
@@ -86,19 +95,9 @@ export class FakeIdentity extends FakeService {
     return key;
   }
 
-  resolvedOf(t: FakeToken) {
-    return {
-      tokenId: t.tokenId,
-      orgId: t.orgId,
-      scopes: t.scopes,
-      expireTime: t.expireTime ? timestampFromDate(t.expireTime) : undefined,
-      revokeTime: t.revokeTime ? timestampFromDate(t.revokeTime) : undefined,
-    };
-  }
-
   #resolved(keyHash: string) {
     const t = this.tokens.get(keyHash);
-    return t && this.resolvedOf(t);
+    return t && resolvedOf(t);
   }
 
   tokenOf(key: string): FakeToken {
@@ -121,7 +120,7 @@ export class FakeIdentity extends FakeService {
         this.calls.resolveApiKeys += 1;
         this.calls.resolveApiKey += req.keyHashes.length;
         this.maybeFail();
-        const tokens: Record<string, ReturnType<FakeIdentity["resolvedOf"]>> = {};
+        const tokens: Record<string, ReturnType<typeof resolvedOf>> = {};
         for (const h of req.keyHashes) {
           const t = this.#resolved(h);
           if (t) tokens[h] = t;

@@ -6,6 +6,7 @@ import {
 } from "@platform/contracts/identity";
 import { requestContext } from "@platform/kit/connect";
 import { problem } from "@platform/kit/problems";
+import type { TokenRecord } from "../domain/model.js";
 import type { Store } from "../store/index.js";
 import { tokenMessage } from "./proto.js";
 
@@ -13,6 +14,14 @@ function requireGateway(ctx: HandlerContext): void {
   if (requestContext(ctx).principal !== "gateway") {
     throw problem("missing-trust-header", "This RPC serves the gateway's own look-ups only.");
   }
+}
+
+type ResolvedKey = Omit<ResolveApiKeyResponse, "$typeName">;
+
+/** What both key look-ups answer for a token. */
+function resolvedKey(token: TokenRecord): ResolvedKey {
+  const { id, orgId, scopes, expireTime, revokeTime } = tokenMessage(token);
+  return { tokenId: id, orgId, scopes, expireTime, revokeTime };
 }
 
 /**
@@ -25,8 +34,7 @@ export function gatewayAuthHandlers(store: Store): ServiceImpl<typeof GatewayAut
       requireGateway(ctx);
       const token = await store.findTokenByHash(req.keyHash.toLowerCase());
       if (!token) throw problem("unknown-subscription", "The API key is unknown.");
-      const { id, orgId, scopes, expireTime, revokeTime } = tokenMessage(token);
-      return { tokenId: id, orgId, scopes, expireTime, revokeTime };
+      return resolvedKey(token);
     },
     async resolveApiKeys(req, ctx) {
       requireGateway(ctx);
@@ -35,10 +43,9 @@ export function gatewayAuthHandlers(store: Store): ServiceImpl<typeof GatewayAut
       }
       // Answered by the hash as sent, which is what the gateway looks its keys up by.
       const sent = new Map(req.keyHashes.map((h) => [h.toLowerCase(), h]));
-      const tokens: Record<string, Omit<ResolveApiKeyResponse, "$typeName">> = {};
+      const tokens: Record<string, ResolvedKey> = {};
       for (const token of await store.findTokensByHashes([...sent.keys()])) {
-        const { id, orgId, scopes, expireTime, revokeTime } = tokenMessage(token);
-        tokens[sent.get(token.keyHash) ?? token.keyHash] = { tokenId: id, orgId, scopes, expireTime, revokeTime };
+        tokens[sent.get(token.keyHash) ?? token.keyHash] = resolvedKey(token);
       }
       return { tokens };
     },
