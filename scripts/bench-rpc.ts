@@ -1,7 +1,8 @@
 /**
- * npm run bench -- --suite rpc: the CPU one unary Connect call costs each side over HTTP/2 on
- * loopback, Connect-ES's Node transport and adapter against kit's lean unary path
- * (libs/kit/src/unary-transport.ts, unary-handler.ts), every pairing side by side in one run.
+ * npm run bench -- --suite rpc: the CPU one unary Connect call costs each side on loopback,
+ * Connect-ES's Node transport and adapter (HTTP/2) against kit's lean unary path
+ * (libs/kit/src/unary-transport.ts, unary-handler.ts) over HTTP/2 and over HTTP/1.1 (what
+ * kit's client uses for unary calls), the pairings side by side in one run.
  * Client and server are processes of their own (scripts/bench-rpc/peer.ts); the call is
  * identity's GetOrganization answered from memory, so what is measured is the RPC path.
  *
@@ -16,7 +17,14 @@ const args = suiteArgs(
   "usage: npm run bench -- --suite rpc [--duration SECONDS] [--in-flight N] [--rounds N] [--port N]",
 );
 const peer = fileURLToPath(new URL("./bench-rpc/peer.ts", import.meta.url));
-const MODES = ["connect", "lean"] as const;
+// Client → server. Connect-ES's server alone speaks only HTTP/2, so kit's HTTP/1.1 client calls kit's server.
+const PAIRS = [
+  ["connect", "connect"],
+  ["connect", "lean"],
+  ["lean-h2", "connect"],
+  ["lean-h2", "lean"],
+  ["lean", "lean"],
+] as const;
 
 function start(argv: string[]) {
   return spawn(process.execPath, ["--import", "tsx", peer, ...argv], { stdio: ["ignore", "pipe", "inherit"] });
@@ -70,11 +78,9 @@ console.error(
 const rows: Row[] = [];
 let port = Number(args.port);
 for (let round = 1; round <= Number(args.rounds); round++) {
-  for (const client of MODES) {
-    for (const server of MODES) {
-      process.stderr.write(`round ${round}: ${client} client → ${server} server…\n`);
-      rows.push(await pair(client, server, port++));
-    }
+  for (const [client, server] of PAIRS) {
+    process.stderr.write(`round ${round}: ${client} client → ${server} server…\n`);
+    rows.push(await pair(client, server, port++));
   }
 }
 console.log("\n| client → server | calls/s | client CPU µs/call | server CPU µs/call | both |");
@@ -85,5 +91,5 @@ for (const r of rows) {
   );
 }
 console.log(
-  `\nconnect: Connect-ES's createConnectTransport / connectNodeAdapter; lean: kit's httpTransport / serveConnect. Load average at end ${loadAverage()}.`,
+  `\nconnect: Connect-ES's createConnectTransport / connectNodeAdapter (HTTP/2); lean: kit's httpTransport (unary calls over HTTP/1.1) / serveConnect; lean-h2: kit's httpTransport with unary calls over HTTP/2. Load average at end ${loadAverage()}.`,
 );

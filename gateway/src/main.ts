@@ -3,7 +3,7 @@ import "@platform/kit/v8-flags";
 import { startTelemetry } from "@platform/kit/telemetry";
 
 // Telemetry first, so instrumentation sees every module that loads after it.
-startTelemetry("gateway");
+startTelemetry("gateway", { httpServerSpans: true });
 
 const { systemClock } = await import("@platform/kit/clock");
 const { loadConfigOrExit } = await import("@platform/kit/load-config-or-exit");

@@ -2,7 +2,7 @@
  * One side of the RPC benchmark (scripts/bench-rpc.ts), in a process of its own so that its
  * CPU is its own:
  *   server <connect|lean> <port>           serves OrganizationService.GetOrganization
- *   client <connect|lean> <port> <calls in flight> <seconds>
+ *   client <connect|lean|lean-h2> <port> <calls in flight> <seconds>
  * The client prints one JSON line: calls, seconds, its CPU ms; the server prints "ready".
  */
 import http2 from "node:http2";
@@ -34,7 +34,9 @@ if (role === "server") {
   const transport =
     mode === "lean"
       ? httpTransport(baseUrl)
-      : createConnectTransport({ baseUrl, httpVersion: "2", useBinaryFormat: true, acceptCompression: [] });
+      : mode === "lean-h2"
+        ? httpTransport(baseUrl, [], { unaryHttpVersion: "2" })
+        : createConnectTransport({ baseUrl, httpVersion: "2", useBinaryFormat: true, acceptCompression: [] });
   const client = createClient(OrganizationService, transport);
   // A signed request context is about 300 characters; the call carries one like it.
   const headers = { "x-platform-context": "x".repeat(300), "x-platform-org-id": "org_01JBENCH0000000000000000000" };

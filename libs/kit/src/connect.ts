@@ -1,4 +1,3 @@
-import http2 from "node:http2";
 import { create } from "@bufbuild/protobuf";
 import {
   type CallOptions,
@@ -21,6 +20,7 @@ import { HEALTH_SERVICE } from "./health.js";
 import type { Logger } from "./logger.js";
 import { isProblemName, ProblemError, problem } from "./problems.js";
 import { quietLog } from "./quiet-log.js";
+import { rpcListener } from "./rpc-listener.js";
 import { clientTelemetryInterceptor, serverTelemetryInterceptor } from "./rpc-telemetry.js";
 import { unaryHandler } from "./unary-handler.js";
 import { unaryTransport } from "./unary-transport.js";
@@ -197,8 +197,13 @@ export function adminClientInterceptor(secret: string): Interceptor {
 export const DEFAULT_RPC_TIMEOUT_MS = 10_000;
 
 /**
- * Connect over HTTP/2 (cleartext inside the cluster) to a service; unary calls take the lean
- * path of `unary-transport.ts`, streaming calls Connect-ES's transport. Every call has a deadline
+ * Connect to a service, cleartext inside the cluster: unary calls over HTTP/1.1 keep-alive
+ * through the lean path of `unary-transport.ts`, streaming calls over HTTP/2 through Connect-ES's
+ * transport (kit's server takes both on one port, `rpc-listener.ts`). Why HTTP/1.1 for unary
+ * calls: on this project's 2-core VM it cost the callee less CPU per call and, unlike HTTP/2,
+ * no mark-compacts from header strings (docs/benchmarks.md, "Unary calls over HTTP/1.1"); and a
+ * pool of connections spreads calls over a Kubernetes Service's pods, where one HTTP/2
+ * connection stays on one pod. Every call has a deadline
  * (`timeoutMs`, or the call's own `timeoutMs`; made while serving an RPC, at most what remains
  * of that RPC's), sent to the callee in Connect's timeout header so it stops working on a
  * request its caller gave up on. Responses travel
@@ -209,7 +214,11 @@ export const DEFAULT_RPC_TIMEOUT_MS = 10_000;
 export function httpTransport(
   baseUrl: string,
   interceptors: Interceptor[] = [],
-  options: { timeoutMs?: number } = {},
+  options: {
+    timeoutMs?: number;
+    /** HTTP/2 for unary calls too: for a server that speaks only HTTP/2, such as Connect-ES's alone. */
+    unaryHttpVersion?: "1.1" | "2";
+  } = {},
 ): Transport {
   const timeoutMs = options.timeoutMs ?? DEFAULT_RPC_TIMEOUT_MS;
   const all = [clientTelemetryInterceptor(), ...interceptors];
@@ -222,7 +231,13 @@ export function httpTransport(
     interceptors: all,
   });
   return inheritDeadline(
-    unaryTransport({ baseUrl, defaultTimeoutMs: timeoutMs, interceptors: all, streaming }),
+    unaryTransport({
+      baseUrl,
+      defaultTimeoutMs: timeoutMs,
+      interceptors: all,
+      streaming,
+      ...(options.unaryHttpVersion ? { httpVersion: options.unaryHttpVersion } : {}),
+    }),
     timeoutMs,
   );
 }
@@ -262,12 +277,7 @@ export async function serveConnect(opts: {
     interceptors,
     fallback: (routes) => connectNodeAdapter({ routes, interceptors }),
   });
-  const server = http2.createServer(handler);
-  const sessions = new Set<http2.ServerHttp2Session>();
-  server.on("session", (s) => {
-    sessions.add(s);
-    s.on("close", () => sessions.delete(s));
-  });
+  const { server, closeConnections } = rpcListener(handler);
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(opts.port, opts.host ?? "0.0.0.0", () => resolve());
@@ -277,7 +287,7 @@ export async function serveConnect(opts: {
     port: typeof address === "object" && address ? address.port : opts.port,
     close: () =>
       new Promise<void>((resolve) => {
-        for (const s of sessions) s.close();
+        closeConnections();
         server.close(() => resolve());
       }),
   };

@@ -13,8 +13,9 @@ import {
 } from "@opentelemetry/api";
 import { tracing } from "./tracing.js";
 
-// OpenTelemetry for Connect: the HTTP instrumentation does not see HTTP/2, and no maintained
-// Connect-ES instrumentation exists, so these interceptors follow the OTel RPC conventions:
+// OpenTelemetry for Connect: the HTTP instrumentation does not see HTTP/2 (and is told to leave
+// the unary calls made over HTTP/1.1 alone, telemetry.ts), and no maintained Connect-ES
+// instrumentation exists, so these interceptors follow the OTel RPC conventions:
 // one CLIENT span per call and one SERVER span per handled call, W3C trace context carried in
 // the request headers (gRPC metadata), and the RED histograms rpc.client.duration and
 // rpc.server.duration labelled by service, method and Connect code.

@@ -16,8 +16,9 @@ let sdk: NodeSDK | undefined;
  * trace exporter from them: OTEL_TRACES_EXPORTER, OTEL_EXPORTER_OTLP_PROTOCOL http/protobuf or
  * http/json, …); OTLP export is on only when OTEL_EXPORTER_OTLP_ENDPOINT (or the traces
  * variant) is set, so a developer's machine never retries exports to a collector that is not there.
- * Instrumented: HTTP (the gateway's server side), pg, kafkajs, redis; Connect calls through
- * kit's RPC interceptors (rpc-telemetry.ts). Metrics: a Prometheus /metrics endpoint on
+ * Instrumented: HTTP (the gateway's server side, outgoing requests such as webhook
+ * deliveries), pg, kafkajs, redis;
+ * Connect calls through kit's RPC interceptors (rpc-telemetry.ts) alone. Metrics: a Prometheus /metrics endpoint on
  * METRICS_PORT and OTLP export when an endpoint is set.
  *
  * What nobody reads costs nothing: with neither a trace exporter nor a metrics reader the SDK
@@ -27,7 +28,16 @@ let sdk: NodeSDK | undefined;
  * default keeps every one; parentbased_traceidratio with 0.1 keeps one request in ten unless
  * the caller's trace is sampled, and skips the attribute work of the others).
  */
-export function startTelemetry(defaultServiceName: string): void {
+export function startTelemetry(
+  defaultServiceName: string,
+  options: {
+    /**
+     * Spans for the HTTP requests this process serves: the gateway's REST API. A service's
+     * ports speak Connect, whose server spans come from kit's RPC interceptors.
+     */
+    httpServerSpans?: boolean;
+  } = {},
+): void {
   if (sdk || process.env.OTEL_SDK_DISABLED === "true") return;
   process.env.OTEL_SERVICE_NAME ??= defaultServiceName;
   const exporting = Boolean(process.env.OTEL_EXPORTER_OTLP_ENDPOINT || process.env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT);
@@ -57,10 +67,31 @@ export function startTelemetry(defaultServiceName: string): void {
   sdk = new NodeSDK({
     metricReaders,
     instrumentations: exporting
-      ? [new HttpInstrumentation(), new PgInstrumentation(), new KafkaJsInstrumentation(), new RedisInstrumentation()]
+      ? [
+          new HttpInstrumentation({
+            // Not an ignore hook for incoming calls: the instrumentation runs an ignored request
+            // with tracing suppressed, which would silence the RPC interceptors' spans too.
+            disableIncomingRequestInstrumentation: !options.httpServerSpans,
+            ignoreOutgoingRequestHook: isConnectCall,
+          }),
+          new PgInstrumentation(),
+          new KafkaJsInstrumentation(),
+          new RedisInstrumentation(),
+        ]
       : [],
   });
   sdk.start();
+}
+
+/**
+ * An outgoing Connect call (it carries Connect's protocol header): its client span comes from
+ * kit's RPC interceptors (rpc-telemetry.ts). Unary calls travel over HTTP/1.1, which the HTTP
+ * instrumentation sees too; left to it, each call would get a second span, whose context would
+ * replace the RPC span's as the callee's parent.
+ */
+function isConnectCall(req: { headers?: unknown }): boolean {
+  const headers = req.headers as Record<string, unknown> | undefined;
+  return headers?.["connect-protocol-version"] !== undefined;
 }
 
 export async function stopTelemetry(): Promise<void> {

@@ -1,3 +1,4 @@
+import type http from "node:http";
 import type http2 from "node:http2";
 import { create, type DescMethod, type DescService, fromBinary, isMessage } from "@bufbuild/protobuf";
 import {
@@ -14,7 +15,9 @@ import { codeToHttpStatus, errorToJsonBytes, parseTimeout } from "@connectrpc/co
 import { SIGNAL_FIRED, type SignalHolder } from "./deadline.js";
 import { encodeResponse } from "./reusable-response.js";
 
-type NodeHandler = (req: http2.Http2ServerRequest, res: http2.Http2ServerResponse) => void;
+type Req = http2.Http2ServerRequest | http.IncomingMessage;
+type Res = http2.Http2ServerResponse | http.ServerResponse;
+type NodeHandler = (req: Req, res: Res) => void;
 type Impl = (input: unknown, ctx: HandlerContext) => unknown;
 
 interface UnaryMethod {
@@ -74,7 +77,7 @@ export function unaryHandler(opts: {
   const fallback = opts.fallback((router) => opts.routes(record(router)));
 
   return (req, res) => {
-    const entry = req.method === "POST" ? methods.get(req.url) : undefined;
+    const entry = req.method === "POST" ? methods.get(req.url ?? "") : undefined;
     const headers = req.headers;
     if (
       entry === undefined ||
@@ -91,7 +94,10 @@ export function unaryHandler(opts: {
       // handle() answers every failure of the call itself; what is left (the stream gone
       // while the answer is written) ends the stream, never the process.
       handle(entry, req, res, body).catch((err: unknown) => {
-        if (!res.destroyed) res.stream.destroy(err instanceof Error ? err : undefined);
+        const cause = err instanceof Error ? err : undefined;
+        if (res.destroyed) return;
+        if ("stream" in res) res.stream.destroy(cause);
+        else res.destroy(cause);
       });
     });
   };
@@ -164,12 +170,7 @@ function withSignal<T extends { [CONTEXT]: CallContext }>(target: T): T & { read
   return Object.defineProperty(target, "signal", SIGNAL_ACCESSOR) as T & { readonly signal: AbortSignal };
 }
 
-async function handle(
-  entry: UnaryMethod,
-  req: http2.Http2ServerRequest,
-  res: http2.Http2ServerResponse,
-  body: Buffer,
-): Promise<void> {
+async function handle(entry: UnaryMethod, req: Req, res: Res, body: Buffer): Promise<void> {
   const timeout = parseTimeout(header(req, "connect-timeout-ms"), Number.MAX_SAFE_INTEGER);
   const ctx = new CallContext(entry.method, req, res, timeout.timeoutMs);
   let status = 200;
@@ -208,9 +209,9 @@ async function handle(
     out = errorToJsonBytes(failure, {});
   }
   ctx.end(failure);
-  if (res.destroyed || res.stream.closed) return;
+  if (gone(res)) return;
   // Trailers of a unary Connect response travel as headers prefixed "trailer-" (Connect-ES's trailerMux).
-  const headers: http2.OutgoingHttpHeaders = {};
+  const headers: http.OutgoingHttpHeaders = {};
   for (const [name, value] of ctx.responseHeader) headers[name] = value;
   for (const [name, value] of ctx.responseTrailer) headers[`trailer-${name}`] = value;
   headers["content-length"] = String(out.byteLength);
@@ -218,7 +219,13 @@ async function handle(
   res.end(out);
 }
 
-function header(req: http2.Http2ServerRequest, name: string): string | null {
+/** Whether the caller can no longer get the answer: its stream (HTTP/2) or connection (HTTP/1.1) closed. */
+function gone(res: Res): boolean {
+  if (res.destroyed) return true;
+  return "stream" in res ? res.stream.closed : res.socket === null || res.socket.destroyed;
+}
+
+function header(req: Req, name: string): string | null {
   const value = req.headers[name];
   return typeof value === "string" ? value : null;
 }
@@ -250,12 +257,12 @@ class CallContext {
 
   constructor(
     readonly method: DescMethod,
-    req: http2.Http2ServerRequest,
-    private readonly res: http2.Http2ServerResponse,
+    req: Req,
+    private readonly res: Res,
     timeoutMs: number | undefined,
   ) {
     this.service = method.parent;
-    this.url = req.url;
+    this.url = req.url ?? "";
     this.deadlineAt = timeoutMs === undefined ? undefined : Date.now() + timeoutMs;
     const header = new Headers();
     const raw = req.headers;
@@ -277,12 +284,7 @@ class CallContext {
    */
   readonly [SIGNAL_FIRED] = (): boolean => {
     if (this.controller) return this.controller.signal.aborted;
-    return (
-      this.ended ||
-      (this.deadlineAt !== undefined && Date.now() >= this.deadlineAt) ||
-      this.res.destroyed ||
-      this.res.stream.closed
-    );
+    return this.ended || (this.deadlineAt !== undefined && Date.now() >= this.deadlineAt) || gone(this.res);
   };
 
   get signal(): AbortSignal {

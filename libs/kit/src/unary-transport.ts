@@ -1,4 +1,6 @@
+import http from "node:http";
 import http2 from "node:http2";
+import https from "node:https";
 import { create, type DescMessage, fromBinary, isMessage, toBinary } from "@bufbuild/protobuf";
 import {
   Code,
@@ -16,20 +18,25 @@ import { Http2SessionManager } from "@connectrpc/connect-node";
 import "./async-resource-bind-fix.js";
 
 /**
- * Connect-RPC (the Connect protocol, binary, over HTTP/2) for unary calls, without the
- * general machinery of Connect-ES's Node transport.
+ * Connect-RPC (the Connect protocol, binary) for unary calls, over HTTP/1.1 keep-alive (or
+ * HTTP/2 when asked), without the general machinery of Connect-ES's Node transport.
  *
- * Why: measured on this project's 2-core VM, a unary call through `createConnectTransport`
+ * Why lean: measured on this project's 2-core VM, a unary call through `createConnectTransport`
  * costs the caller ~260–290 µs of CPU, against ~65–80 µs for the same request made directly on
  * a `node:http2` session (docs/benchmarks.md, "A lean unary path"). The difference is
  * per-call plumbing a unary call does not need: an async-iterable pipeline for a one-message
  * body, an AbortController linked to a deadline signal, and a `DOMException` and a
  * `ConnectError` allocated on every successful call (connectrpc/connect-es#1580).
  *
- * What stays Connect-ES's: the session manager (connecting, GOAWAY, keep-alive pings, idle
- * close), the request headers, response validation, trailer handling and the error JSON
- * (`@connectrpc/connect/protocol-connect`), `ConnectError` and the interceptor contract.
- * Streaming calls go to Connect-ES's own transport, unchanged.
+ * Why HTTP/1.1: the callee spent less CPU per call, and the mark-compacts Node's HTTP/2 brings
+ * (each header value outside HPACK's static table is an external string, which only a
+ * mark-compact frees) were behind the gateway's slowest requests at 1,000 req/s
+ * (docs/benchmarks.md, "Unary calls over HTTP/1.1"). Kit's server takes both on one port.
+ *
+ * What stays Connect-ES's: the request headers, response validation, trailer handling and the
+ * error JSON (`@connectrpc/connect/protocol-connect`), `ConnectError`, the interceptor contract
+ * and, over HTTP/2, the session manager (connecting, GOAWAY, keep-alive pings, idle close).
+ * Streaming calls go to Connect-ES's own transport (HTTP/2), unchanged.
  */
 export function unaryTransport(opts: {
   baseUrl: string;
@@ -37,8 +44,9 @@ export function unaryTransport(opts: {
   interceptors: Interceptor[];
   /** The transport that serves streaming calls. */
   streaming: Transport;
+  /** The HTTP version unary calls travel over (default 1.1); streaming calls always take HTTP/2. */
+  httpVersion?: "1.1" | "2";
 }): Transport {
-  const sessions = new Http2SessionManager(opts.baseUrl);
   const urlBase = opts.baseUrl.replace(/\/$/, "");
   // A request's :path is its url past the scheme and authority, as written in the base URL
   // (which may carry a path prefix).
@@ -47,7 +55,9 @@ export function unaryTransport(opts: {
   const chain = (next: (req: UnaryRequest) => Promise<UnaryResponse>) =>
     opts.interceptors.reduceRight((n, interceptor) => interceptor(n as never) as typeof next, next);
 
-  const send = chain((req) => call(sessions, req.url.slice(authorityEnd), req));
+  const send = chain(
+    opts.httpVersion === "2" ? http2Calls(opts.baseUrl, authorityEnd) : http1Calls(opts.baseUrl, authorityEnd),
+  );
 
   return {
     unary(method, signal, timeoutMs, header, message, contextValues) {
@@ -69,11 +79,30 @@ export function unaryTransport(opts: {
   };
 }
 
+function http2Calls(baseUrl: string, authorityEnd: number): (req: UnaryRequest) => Promise<UnaryResponse> {
+  const sessions = new Http2SessionManager(baseUrl);
+  return (req) => call(sessions, req.url.slice(authorityEnd), req);
+}
+
+function http1Calls(baseUrl: string, authorityEnd: number): (req: UnaryRequest) => Promise<UnaryResponse> {
+  const target = new URL(baseUrl);
+  // Inside the cluster calls are cleartext; a TLS base URL (a service behind a TLS proxy) works too.
+  const tls = target.protocol === "https:";
+  const origin = {
+    protocol: target.protocol,
+    host: target.hostname.replace(/^\[|\]$/g, ""),
+    port: Number(target.port || (tls ? 443 : 80)),
+  };
+  const options = { keepAlive: true, timeout: IDLE_SOCKET_MS, maxSockets: MAX_SOCKETS };
+  const agent = tls ? new https.Agent(options) : new http.Agent(options);
+  return (req) => callHttp1(agent, origin, req.url.slice(authorityEnd), req);
+}
+
 /** The signal of a call its caller cannot cancel; never aborted, so shared. */
 const NEVER = new AbortController().signal;
 
 /**
- * One call on the session: its deadline is the `connect-timeout-ms` the request carries (set
+ * One call on an HTTP/2 session: its deadline is the `connect-timeout-ms` the request carries (set
  * from the call's timeout, and what the server enforces too), timed here without an
  * AbortSignal per call.
  */
@@ -148,6 +177,86 @@ function call(sessions: Http2SessionManager, path: string, req: UnaryRequest): P
   });
 }
 
+/**
+ * How long an idle HTTP/1.1 connection is kept for the next call: below the 72 s the server
+ * keeps it (`rpc-listener.ts`), so a call is never sent on a socket the server is closing.
+ */
+const IDLE_SOCKET_MS = 60_000;
+
+/**
+ * Connections to one service at most; calls beyond wait for one to be free (within their
+ * deadline). HTTP/1.1 carries one call at a time per connection, so this bounds the calls in
+ * flight to one service, and keeps a burst from opening thousands of connections to it.
+ */
+const MAX_SOCKETS = 256;
+
+/** One call over HTTP/1.1 keep-alive: the same request and answer as `call`'s, one socket per call in flight. */
+function callHttp1(
+  agent: http.Agent,
+  origin: { protocol: string; host: string; port: number },
+  path: string,
+  req: UnaryRequest,
+): Promise<UnaryResponse> {
+  const body = toBinary(req.method.input, req.message);
+  const headers: http.OutgoingHttpHeaders = { "content-length": body.byteLength };
+  req.header.forEach((value, name) => {
+    headers[name] = value;
+  });
+  const timeout = req.header.get("connect-timeout-ms");
+  const deadline = timeout === null ? undefined : Number(timeout);
+  return new Promise<UnaryResponse>((resolve, reject) => {
+    let timer: NodeJS.Timeout | undefined;
+    let settled = false;
+    const settle = (): boolean => {
+      if (settled) return false;
+      settled = true;
+      if (timer) clearTimeout(timer);
+      if (req.signal !== NEVER) req.signal.removeEventListener("abort", onAbort);
+      return true;
+    };
+    const fail = (err: ConnectError) => {
+      if (!settle()) return;
+      outgoing.destroy();
+      reject(err);
+    };
+    const onAbort = () => fail(ConnectError.from(req.signal.reason, Code.Canceled));
+    const outgoing = (origin.protocol === "https:" ? https : http).request(
+      { agent, ...origin, method: "POST", path, headers },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on("data", (chunk: Buffer) => chunks.push(chunk));
+        res.once("end", () => {
+          if (settled) return;
+          try {
+            const bytes = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
+            const [head, trailer] = demux(res.headers);
+            const answer = respond(req, res.statusCode ?? 0, head, trailer, bytes);
+            settle();
+            resolve(answer);
+          } catch (err) {
+            fail(ConnectError.from(err));
+          }
+        });
+        res.once("close", () => {
+          if (!settled) fail(new ConnectError("the connection closed before the response ended", Code.Unavailable));
+        });
+      },
+    );
+    // A connection lost before the answer (the service stopped, or closed an idle connection
+    // as the call went out) is Unavailable, the gateway's retryable 503, as a refused one is.
+    outgoing.on("error", (err) => fail(lostConnection(err) ? unavailable(err) : fromNodeError(err)));
+    if (req.signal.aborted) return onAbort();
+    if (req.signal !== NEVER) req.signal.addEventListener("abort", onAbort, { once: true });
+    if (deadline !== undefined) {
+      timer = setTimeout(
+        () => fail(new ConnectError(`the operation timed out after ${deadline}ms`, Code.DeadlineExceeded)),
+        deadline,
+      );
+    }
+    outgoing.end(body);
+  });
+}
+
 /** The response as Connect-ES's transport reads it: validated, trailers apart, errors from JSON. */
 function respond(req: UnaryRequest, status: number, head: Headers, trailer: Headers, bytes: Buffer): UnaryResponse {
   const { isUnaryError, unaryError } = validateResponse(req.method.methodKind, true, status, head);
@@ -170,7 +279,7 @@ function respond(req: UnaryRequest, status: number, head: Headers, trailer: Head
  * The response's headers and, apart, its trailers: a unary Connect response carries trailers
  * as headers prefixed "trailer-" (what Connect-ES's trailerDemux does, in one pass).
  */
-function demux(h: http2.IncomingHttpHeaders): [Headers, Headers] {
+function demux(h: http2.IncomingHttpHeaders | http.IncomingHttpHeaders): [Headers, Headers] {
   const head = new Headers();
   const trailer = new Headers();
   for (const name in h) {
@@ -192,12 +301,21 @@ function fromNodeError(err: unknown): ConnectError {
   if (err instanceof ConnectError) return err;
   const code = (err as { code?: unknown } | undefined)?.code;
   if (code === "ECONNREFUSED" || code === "ENOTFOUND" || code === "EAI_AGAIN" || code === "ETIMEDOUT") {
-    return withCause(ConnectError.from(err, Code.Unavailable), err);
+    return unavailable(err);
   }
   if (code === "ECONNRESET" || code === "ERR_STREAM_DESTROYED" || code === "ERR_HTTP2_INVALID_STREAM") {
     return withCause(ConnectError.from(err, Code.Aborted), err);
   }
   return withCause(ConnectError.from(err, Code.Internal), err);
+}
+
+function lostConnection(err: unknown): boolean {
+  const code = (err as { code?: unknown } | undefined)?.code;
+  return code === "ECONNRESET" || code === "EPIPE";
+}
+
+function unavailable(err: unknown): ConnectError {
+  return withCause(ConnectError.from(err, Code.Unavailable), err);
 }
 
 function withCause(ce: ConnectError, cause: unknown): ConnectError {

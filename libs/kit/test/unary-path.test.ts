@@ -1,3 +1,4 @@
+import http from "node:http";
 import http2 from "node:http2";
 import { create, toBinary } from "@bufbuild/protobuf";
 import {
@@ -17,7 +18,8 @@ import { createLogger } from "../src/logger.js";
 import { problem } from "../src/problems.js";
 
 // The lean unary path (unary-transport.ts, unary-handler.ts) against Connect-ES's own client
-// and server, over real HTTP/2 on loopback: the same wire, the same errors, the same contracts.
+// and server, over real HTTP/1.1 and HTTP/2 on loopback: the same wire, the same errors, the
+// same contracts.
 const SERVING = { status: HealthCheckResponse_ServingStatus.SERVING };
 const codeOf = (err: unknown) => (err instanceof ConnectError ? Code[err.code] : String(err));
 
@@ -72,6 +74,8 @@ const setValue: Interceptor = (next) => (req) => {
 let lean: RunningServer;
 let standard: http2.Http2Server;
 let standardPort = 0;
+let standardH1: http.Server;
+let standardH1Port = 0;
 const sessions = new Set<http2.ServerHttp2Session>();
 const logger = createLogger("test", "silent");
 
@@ -86,14 +90,21 @@ beforeAll(async () => {
   standard.on("session", (s) => sessions.add(s));
   await new Promise<void>((resolve) => standard.listen(0, "127.0.0.1", resolve));
   standardPort = (standard.address() as { port: number }).port;
+  standardH1 = http.createServer(connectNodeAdapter({ routes, interceptors: [errorInterceptor(logger)] }));
+  await new Promise<void>((resolve) => standardH1.listen(0, "127.0.0.1", resolve));
+  standardH1Port = (standardH1.address() as { port: number }).port;
 });
 afterAll(async () => {
   await lean.close();
   for (const s of sessions) s.destroy();
   await new Promise((resolve) => standard.close(resolve));
+  standardH1.closeAllConnections();
+  await new Promise((resolve) => standardH1.close(resolve));
 });
 
-const leanClient = () => createClient(Health, httpTransport(`http://127.0.0.1:${lean.port}`));
+type Version = "1.1" | "2";
+const leanClient = (version: Version = "1.1") =>
+  createClient(Health, httpTransport(`http://127.0.0.1:${lean.port}`, [], { unaryHttpVersion: version }));
 
 /** A "wait" call with a 100 ms deadline, sent on a bare session that never resets it: its status. */
 function waitPastDeadline(session: http2.ClientHttp2Session): Promise<number> {
@@ -111,11 +122,32 @@ function waitPastDeadline(session: http2.ClientHttp2Session): Promise<number> {
   });
 }
 
-describe("lean unary client and server", () => {
+/** A binary Check posted over HTTP/1.1 on a connection of its own: its status once answered. */
+function postH1(port: number, body: { service: string }, headers: Record<string, string>) {
+  return new Promise<{ status: number }>((resolve, reject) => {
+    const req = http.request(
+      {
+        host: "127.0.0.1",
+        port,
+        method: "POST",
+        path: "/grpc.health.v1.Health/Check",
+        headers: { "content-type": "application/proto", ...headers },
+      },
+      (res) => {
+        res.resume();
+        res.on("end", () => resolve({ status: res.statusCode ?? 0 }));
+      },
+    );
+    req.on("error", reject);
+    req.end(Buffer.from(toBinary(HealthCheckRequestSchema, create(HealthCheckRequestSchema, body))));
+  });
+}
+
+describe.each(["1.1", "2"] as const)("lean unary client (unary calls over HTTP/%s) and server", (version) => {
   it("carries request headers, response headers and trailers both ways", async () => {
     let header: Headers | undefined;
     let trailer: Headers | undefined;
-    const res = await leanClient().check(
+    const res = await leanClient(version).check(
       { service: "headers" },
       {
         headers: { "x-ask": "hello" },
@@ -134,13 +166,13 @@ describe("lean unary client and server", () => {
 
   it("runs the server's interceptors in order, with values they set reaching the handler", async () => {
     order.length = 0;
-    const res = await leanClient().check({ service: "value" });
+    const res = await leanClient(version).check({ service: "value" });
     expect(order).toEqual(["a>", "b>", "<b", "<a"]);
     expect(res.status).toBe(HealthCheckResponse_ServingStatus.NOT_SERVING);
   });
 
   it("passes a problem through as Connect-ES does: code and the typed detail", async () => {
-    const err = await leanClient()
+    const err = await leanClient(version)
       .check({ service: "problem" })
       .catch((e: unknown) => e);
     expect(codeOf(err)).toBe("NotFound");
@@ -149,7 +181,7 @@ describe("lean unary client and server", () => {
   });
 
   it("hides an unexpected error as internal, without its message", async () => {
-    const err = await leanClient()
+    const err = await leanClient(version)
       .check({ service: "crash" })
       .catch((e: unknown) => e);
     expect(codeOf(err)).toBe("Internal");
@@ -157,10 +189,10 @@ describe("lean unary client and server", () => {
   });
 
   it("sends the deadline, and ends a call that outlives it with DeadlineExceeded on both sides", async () => {
-    const withDeadline = await leanClient().check({ service: "deadline" }, { timeoutMs: 5000 });
+    const withDeadline = await leanClient(version).check({ service: "deadline" }, { timeoutMs: 5000 });
     expect(withDeadline.status).toBe(HealthCheckResponse_ServingStatus.SERVING);
     signalReason = undefined;
-    const err = await leanClient()
+    const err = await leanClient(version)
       .check({ service: "wait" }, { timeoutMs: 150 })
       .catch((e: unknown) => e);
     expect(codeOf(err)).toBe("DeadlineExceeded");
@@ -169,6 +201,46 @@ describe("lean unary client and server", () => {
     expect(["DeadlineExceeded", "Canceled"]).toContain(codeOf(signalReason));
   });
 
+  it("cancels a call its caller aborts", async () => {
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 50);
+    const err = await leanClient(version)
+      .check({ service: "wait" }, { signal: controller.signal, timeoutMs: 5000 })
+      .catch((e: unknown) => e);
+    expect(codeOf(err)).toBe("Canceled");
+  });
+
+  it("reports a server it cannot reach as Unavailable (the gateway's 503)", async () => {
+    const closed = http2.createServer();
+    await new Promise<void>((resolve) => closed.listen(0, "127.0.0.1", resolve));
+    const port = (closed.address() as { port: number }).port;
+    await new Promise((resolve) => closed.close(resolve));
+    const err = await createClient(Health, httpTransport(`http://127.0.0.1:${port}`, [], { unaryHttpVersion: version }))
+      .check({})
+      .catch((e: unknown) => e);
+    expect(codeOf(err)).toBe("Unavailable");
+    expect(problemFromError(err).problemName).toBe("service-unavailable");
+  });
+
+  it("reports an RPC the server does not serve as Unimplemented (a service deployed before the RPC)", async () => {
+    // The gateway's key look-ups rely on it: from such an identity they fall back to one call a key.
+    const err = await createClient(
+      GatewayAuthService,
+      httpTransport(`http://127.0.0.1:${lean.port}`, [], { unaryHttpVersion: version }),
+    )
+      .resolveApiKeys({ keyHashes: [] })
+      .catch((e: unknown) => e);
+    expect(codeOf(err)).toBe("Unimplemented");
+  });
+
+  it("streams through Connect-ES on both sides", async () => {
+    const seen: number[] = [];
+    for await (const res of leanClient(version).watch({})) seen.push(res.status);
+    expect(seen).toEqual([HealthCheckResponse_ServingStatus.SERVING, HealthCheckResponse_ServingStatus.NOT_SERVING]);
+  });
+});
+
+describe("lean server, callers that give up or misbehave", () => {
   it("aborts the handler's signal at the deadline the caller sent, with no reset from the caller", async () => {
     signalReason = undefined;
     const session = http2.connect(`http://127.0.0.1:${lean.port}`);
@@ -224,45 +296,38 @@ describe("lean unary client and server", () => {
     }
   });
 
-  it("cancels a call its caller aborts", async () => {
-    const controller = new AbortController();
-    setTimeout(() => controller.abort(), 50);
-    const err = await leanClient()
-      .check({ service: "wait" }, { signal: controller.signal, timeoutMs: 5000 })
-      .catch((e: unknown) => e);
-    expect(codeOf(err)).toBe("Canceled");
+  it("aborts the handler's signal at the deadline an HTTP/1.1 caller sent", async () => {
+    signalReason = undefined;
+    const res = await postH1(lean.port, { service: "wait" }, { "connect-timeout-ms": "100" });
+    expect(res.status).toBe(200);
+    expect(codeOf(signalReason)).toBe("DeadlineExceeded");
   });
 
-  it("reports a server it cannot reach as Unavailable (the gateway's 503)", async () => {
-    const closed = http2.createServer();
-    await new Promise<void>((resolve) => closed.listen(0, "127.0.0.1", resolve));
-    const port = (closed.address() as { port: number }).port;
-    await new Promise((resolve) => closed.close(resolve));
-    const err = await createClient(Health, httpTransport(`http://127.0.0.1:${port}`))
-      .check({})
-      .catch((e: unknown) => e);
-    expect(codeOf(err)).toBe("Unavailable");
-    expect(problemFromError(err).problemName).toBe("service-unavailable");
-  });
-
-  it("reports an RPC the server does not serve as Unimplemented (a service deployed before the RPC)", async () => {
-    // The gateway's key look-ups rely on it: from such an identity they fall back to one call a key.
-    const err = await createClient(GatewayAuthService, httpTransport(`http://127.0.0.1:${lean.port}`))
-      .resolveApiKeys({ keyHashes: [] })
-      .catch((e: unknown) => e);
-    expect(codeOf(err)).toBe("Unimplemented");
-  });
-
-  it("streams through Connect-ES on both sides", async () => {
-    const seen: number[] = [];
-    for await (const res of leanClient().watch({})) seen.push(res.status);
-    expect(seen).toEqual([HealthCheckResponse_ServingStatus.SERVING, HealthCheckResponse_ServingStatus.NOT_SERVING]);
+  it("stops the handler of a call whose HTTP/1.1 caller closes its connection", async () => {
+    signalReason = undefined;
+    const req = http.request({
+      host: "127.0.0.1",
+      port: lean.port,
+      method: "POST",
+      path: "/grpc.health.v1.Health/Check",
+      headers: { "content-type": "application/proto" },
+    });
+    req.on("error", () => {});
+    req.end(Buffer.from(toBinary(HealthCheckRequestSchema, create(HealthCheckRequestSchema, { service: "wait" }))));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    req.destroy();
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(codeOf(signalReason)).toBe("Canceled");
+    expect((await leanClient().check({})).status).toBe(HealthCheckResponse_ServingStatus.SERVING);
   });
 });
 
 describe("interoperates with Connect-ES", () => {
-  it("the lean client calls Connect-ES's server, errors included", async () => {
-    const client = createClient(Health, httpTransport(`http://127.0.0.1:${standardPort}`));
+  it.each([
+    ["2", () => standardPort],
+    ["1.1", () => standardH1Port],
+  ] as const)("the lean client calls Connect-ES's server over HTTP/%s, errors included", async (version, port) => {
+    const client = createClient(Health, httpTransport(`http://127.0.0.1:${port()}`, [], { unaryHttpVersion: version }));
     let header: Headers | undefined;
     await client.check(
       { service: "headers" },
@@ -278,25 +343,33 @@ describe("interoperates with Connect-ES", () => {
     expect(problemFromError(err).problemName).toBe("not-found");
   });
 
-  it.each([true, false])("Connect-ES's client (binary %s) calls the lean server", async (useBinaryFormat) => {
-    const client = createClient(
-      Health,
-      createConnectTransport({ baseUrl: `http://127.0.0.1:${lean.port}`, httpVersion: "2", useBinaryFormat }),
-    );
-    let trailer: Headers | undefined;
-    const res = await client.check(
-      { service: "headers" },
-      {
-        onTrailer: (t) => {
-          trailer = t;
+  it.each([
+    [true, "2"],
+    [false, "2"],
+    [true, "1.1"],
+    [false, "1.1"],
+  ] as const)(
+    "Connect-ES's client (binary %s, HTTP/%s) calls the lean server",
+    async (useBinaryFormat, httpVersion) => {
+      const client = createClient(
+        Health,
+        createConnectTransport({ baseUrl: `http://127.0.0.1:${lean.port}`, httpVersion, useBinaryFormat }),
+      );
+      let trailer: Headers | undefined;
+      const res = await client.check(
+        { service: "headers" },
+        {
+          onTrailer: (t) => {
+            trailer = t;
+          },
         },
-      },
-    );
-    expect(res.status).toBe(HealthCheckResponse_ServingStatus.SERVING);
-    expect(trailer?.get("x-trailer")).toBe("t");
-    const err = await client.check({ service: "problem" }).catch((e: unknown) => e);
-    expect(problemFromError(err).problemName).toBe("not-found");
-  });
+      );
+      expect(res.status).toBe(HealthCheckResponse_ServingStatus.SERVING);
+      expect(trailer?.get("x-trailer")).toBe("t");
+      const err = await client.check({ service: "problem" }).catch((e: unknown) => e);
+      expect(problemFromError(err).problemName).toBe("not-found");
+    },
+  );
 
   it("answers a malformed body with InvalidArgument and an unknown method with Unimplemented", async () => {
     const session = http2.connect(`http://127.0.0.1:${lean.port}`);
