@@ -14,6 +14,12 @@ type Handler = (
  */
 export const IDLE_KEEP_ALIVE_MS = 72_000;
 
+/**
+ * A connection that has sent nothing for this long is closed: neither server has it yet, so
+ * neither's own timeouts would (every client of this port writes at once).
+ */
+export const FIRST_BYTES_TIMEOUT_MS = 10_000;
+
 /** The first bytes every HTTP/2 client sends on a cleartext connection (RFC 9113 §3.4). */
 const PREFACE = Buffer.from("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n");
 
@@ -25,7 +31,11 @@ const PREFACE = Buffer.from("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n");
  * Why both: unary calls between this project's processes travel over HTTP/1.1 keep-alive and
  * streaming calls over HTTP/2 (docs/benchmarks.md, "Unary calls over HTTP/1.1").
  */
-export function rpcListener(handler: Handler): {
+export function rpcListener(
+  handler: Handler,
+  /** How long a new connection may stay silent before it is closed. */
+  firstBytesTimeoutMs = FIRST_BYTES_TIMEOUT_MS,
+): {
   server: net.Server;
   /** Ends idle connections now and in-flight ones when their answer is sent. */
   closeConnections(): void;
@@ -61,6 +71,7 @@ export function rpcListener(handler: Handler): {
       // Undecided until the bytes seen differ from the preface or hold all of it.
       if (isH2 && n < PREFACE.length) return;
       socket.off("data", onData);
+      socket.setTimeout(0);
       socket.pause();
       socket.unshift(seen);
       if (isH2) h2.emit("connection", socket);
@@ -72,6 +83,7 @@ export function rpcListener(handler: Handler): {
       }
     };
     socket.on("data", onData);
+    socket.setTimeout(firstBytesTimeoutMs, () => socket.destroy());
     socket.on("error", () => socket.destroy());
   });
   return {

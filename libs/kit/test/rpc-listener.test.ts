@@ -8,7 +8,7 @@ import { rpcListener } from "../src/rpc-listener.js";
 let open: { server: net.Server; closeConnections(): void } | undefined;
 let release: (() => void) | undefined;
 
-async function listen(): Promise<number> {
+async function listen(firstBytesTimeoutMs?: number): Promise<number> {
   open = rpcListener((req, res) => {
     const answer = () => {
       res.writeHead(200, { "content-type": "text/plain", "x-version": req.httpVersion });
@@ -16,7 +16,7 @@ async function listen(): Promise<number> {
     };
     if (req.url === "/slow") release = answer;
     else answer();
-  });
+  }, firstBytesTimeoutMs);
   await new Promise<void>((resolve) => open!.server.listen(0, "127.0.0.1", resolve));
   return (open.server.address() as net.AddressInfo).port;
 }
@@ -121,6 +121,26 @@ describe("rpcListener", () => {
       socket.on("close", () => resolve(text));
     });
     expect(reply).toMatch(/^HTTP\/1\.1 400/);
+  });
+
+  it("closes a connection that sends nothing, and only after the time it is given", async () => {
+    const port = await listen(200);
+    const started = Date.now();
+    const socket = net.connect(port, "127.0.0.1");
+    socket.on("error", () => {});
+    await new Promise((resolve) => socket.once("close", resolve));
+    expect(Date.now() - started).toBeGreaterThanOrEqual(150);
+    // A connection that speaks in time stays open past it.
+    const agent = new http.Agent({ keepAlive: true });
+    try {
+      await getH1(port, "/first", agent);
+      const kept = Object.values(agent.freeSockets).flat()[0]!;
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(kept.destroyed).toBe(false);
+      expect((await getH1(port, "/second", agent)).body).toBe("GET /second");
+    } finally {
+      agent.destroy();
+    }
   });
 
   it("on close, ends idle HTTP/1.1 connections at once and a busy one after its answer", async () => {
