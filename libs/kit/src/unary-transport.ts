@@ -81,7 +81,7 @@ export function unaryTransport(opts: {
 
 function http2Calls(baseUrl: string, authorityEnd: number): (req: UnaryRequest) => Promise<UnaryResponse> {
   const sessions = new Http2SessionManager(baseUrl);
-  return (req) => call(sessions, req.url.slice(authorityEnd), req);
+  return (req) => callHttp2(sessions, req.url.slice(authorityEnd), req);
 }
 
 function http1Calls(baseUrl: string, authorityEnd: number): (req: UnaryRequest) => Promise<UnaryResponse> {
@@ -101,48 +101,23 @@ function http1Calls(baseUrl: string, authorityEnd: number): (req: UnaryRequest) 
 /** The signal of a call its caller cannot cancel; never aborted, so shared. */
 const NEVER = new AbortController().signal;
 
-/**
- * One call on an HTTP/2 session: its deadline is the `connect-timeout-ms` the request carries (set
- * from the call's timeout, and what the server enforces too), timed here without an
- * AbortSignal per call.
- */
-function call(sessions: Http2SessionManager, path: string, req: UnaryRequest): Promise<UnaryResponse> {
+/** One call on an HTTP/2 session. */
+function callHttp2(sessions: Http2SessionManager, path: string, req: UnaryRequest): Promise<UnaryResponse> {
   const body = toBinary(req.method.input, req.message);
   const headers: http2.OutgoingHttpHeaders = {};
   req.header.forEach((value, name) => {
     headers[name] = value;
   });
-  const timeout = req.header.get("connect-timeout-ms");
-  const deadline = timeout === null ? undefined : Number(timeout);
   return new Promise<UnaryResponse>((resolve, reject) => {
     let stream: http2.ClientHttp2Stream | undefined;
-    let timer: NodeJS.Timeout | undefined;
-    let settled = false;
-    const settle = (): boolean => {
-      if (settled) return false;
-      settled = true;
-      if (timer) clearTimeout(timer);
-      if (req.signal !== NEVER) req.signal.removeEventListener("abort", onAbort);
-      return true;
-    };
-    const fail = (err: ConnectError) => {
-      if (!settle()) return;
+    const end = callEnd(req, reject, () => {
       if (stream && !stream.closed) stream.close(http2.constants.NGHTTP2_CANCEL);
-      reject(err);
-    };
-    const onAbort = () => fail(ConnectError.from(req.signal.reason, Code.Canceled));
-    if (req.signal.aborted) return onAbort();
-    if (req.signal !== NEVER) req.signal.addEventListener("abort", onAbort, { once: true });
-    if (deadline !== undefined) {
-      timer = setTimeout(
-        () => fail(new ConnectError(`the operation timed out after ${deadline}ms`, Code.DeadlineExceeded)),
-        deadline,
-      );
-    }
+    });
+    if (end.settled()) return;
     sessions.request("POST", path, headers, {}).then(
       (s) => {
         stream = s;
-        if (settled) return void s.close(http2.constants.NGHTTP2_CANCEL);
+        if (end.settled()) return void s.close(http2.constants.NGHTTP2_CANCEL);
         let status = 0;
         let response: [Headers, Headers] | undefined;
         const chunks: Buffer[] = [];
@@ -155,24 +130,24 @@ function call(sessions: Http2SessionManager, path: string, req: UnaryRequest): P
           sessions.notifyResponseByteRead(s);
         });
         s.once("end", () => {
-          if (settled) return;
+          if (end.settled()) return;
           try {
             const bytes = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
             const [head, trailer] = response ?? [new Headers(), new Headers()];
             const answer = respond(req, status, head, trailer, bytes);
-            settle();
+            end.settle();
             resolve(answer);
           } catch (err) {
-            fail(ConnectError.from(err));
+            end.fail(ConnectError.from(err));
           }
         });
-        s.once("error", (err) => fail(fromNodeError(err)));
+        s.once("error", (err) => end.fail(fromNodeError(err)));
         s.once("close", () => {
-          if (!settled) fail(streamClosed(s.rstCode));
+          if (!end.settled()) end.fail(streamClosed(s.rstCode));
         });
         s.end(body);
       },
-      (err) => fail(fromNodeError(err)),
+      (err) => end.fail(fromNodeError(err)),
     );
   });
 }
@@ -190,7 +165,7 @@ const IDLE_SOCKET_MS = 60_000;
  */
 const MAX_SOCKETS = 256;
 
-/** One call over HTTP/1.1 keep-alive: the same request and answer as `call`'s, one socket per call in flight. */
+/** One call over HTTP/1.1 keep-alive: the same request and answer as `callHttp2`'s, one socket per call in flight. */
 function callHttp1(
   agent: http.Agent,
   origin: { protocol: string; host: string; port: number },
@@ -202,50 +177,70 @@ function callHttp1(
   req.header.forEach((value, name) => {
     headers[name] = value;
   });
-  const timeout = req.header.get("connect-timeout-ms");
-  const deadline = timeout === null ? undefined : Number(timeout);
   return new Promise<UnaryResponse>((resolve, reject) => {
-    let timer: NodeJS.Timeout | undefined;
-    let settled = false;
-    const settle = (): boolean => {
-      if (settled) return false;
-      settled = true;
-      if (timer) clearTimeout(timer);
-      if (req.signal !== NEVER) req.signal.removeEventListener("abort", onAbort);
-      return true;
-    };
-    const fail = (err: ConnectError) => {
-      if (!settle()) return;
-      outgoing.destroy();
-      reject(err);
-    };
-    const onAbort = () => fail(ConnectError.from(req.signal.reason, Code.Canceled));
-    const outgoing = (origin.protocol === "https:" ? https : http).request(
+    let outgoing: http.ClientRequest | undefined;
+    const end = callEnd(req, reject, () => outgoing?.destroy());
+    if (end.settled()) return;
+    outgoing = (origin.protocol === "https:" ? https : http).request(
       { agent, ...origin, method: "POST", path, headers },
       (res) => {
         const chunks: Buffer[] = [];
         res.on("data", (chunk: Buffer) => chunks.push(chunk));
         res.once("end", () => {
-          if (settled) return;
+          if (end.settled()) return;
           try {
             const bytes = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
             const [head, trailer] = demux(res.headers);
             const answer = respond(req, res.statusCode ?? 0, head, trailer, bytes);
-            settle();
+            end.settle();
             resolve(answer);
           } catch (err) {
-            fail(ConnectError.from(err));
+            end.fail(ConnectError.from(err));
           }
         });
         res.once("close", () => {
-          if (!settled) fail(new ConnectError("the connection closed before the response ended", Code.Unavailable));
+          if (!end.settled())
+            end.fail(new ConnectError("the connection closed before the response ended", Code.Unavailable));
         });
       },
     );
     // A connection lost before the answer (the service stopped, or closed an idle connection
     // as the call went out) is Unavailable, the gateway's retryable 503, as a refused one is.
-    outgoing.on("error", (err) => fail(lostConnection(err) ? unavailable(err) : fromNodeError(err)));
-    if (req.signal.aborted) return onAbort();
+    outgoing.on("error", (err) => end.fail(lostConnection(err) ? unavailable(err) : fromNodeError(err)));
+    outgoing.end(body);
+  });
+}
+
+/**
+ * The end of one call, reached once: its answer (`settle`), or a failure, its deadline or its
+ * caller's abort (`fail`, which runs `cancel` to stop what is in flight). The deadline is the
+ * `connect-timeout-ms` the request carries (set from the call's timeout, and what the server
+ * enforces too), timed here without an AbortSignal per call.
+ */
+function callEnd(
+  req: UnaryRequest,
+  reject: (err: ConnectError) => void,
+  cancel: () => void,
+): { settle(): boolean; fail(err: ConnectError): void; settled(): boolean } {
+  const timeout = req.header.get("connect-timeout-ms");
+  const deadline = timeout === null ? undefined : Number(timeout);
+  let timer: NodeJS.Timeout | undefined;
+  let settled = false;
+  const settle = (): boolean => {
+    if (settled) return false;
+    settled = true;
+    if (timer) clearTimeout(timer);
+    if (req.signal !== NEVER) req.signal.removeEventListener("abort", onAbort);
+    return true;
+  };
+  const fail = (err: ConnectError): void => {
+    if (!settle()) return;
+    cancel();
+    reject(err);
+  };
+  const onAbort = () => fail(ConnectError.from(req.signal.reason, Code.Canceled));
+  if (req.signal.aborted) onAbort();
+  else {
     if (req.signal !== NEVER) req.signal.addEventListener("abort", onAbort, { once: true });
     if (deadline !== undefined) {
       timer = setTimeout(
@@ -253,8 +248,8 @@ function callHttp1(
         deadline,
       );
     }
-    outgoing.end(body);
-  });
+  }
+  return { settle, fail, settled: () => settled };
 }
 
 /** The response as Connect-ES's transport reads it: validated, trailers apart, errors from JSON. */
