@@ -64,6 +64,7 @@ export function rpcListener(
   });
   const server = net.createServer((socket) => {
     let seen: Buffer = Buffer.alloc(0);
+    const onSilent = () => socket.destroy();
     const onData = (chunk: Buffer) => {
       seen = seen.length === 0 ? chunk : Buffer.concat([seen, chunk]);
       const n = Math.min(seen.length, PREFACE.length);
@@ -71,6 +72,8 @@ export function rpcListener(
       // Undecided until the bytes seen differ from the preface or hold all of it.
       if (isH2 && n < PREFACE.length) return;
       socket.off("data", onData);
+      // The chosen server's own timeouts apply from here (HTTP/1.1's keep-alive uses the socket's).
+      socket.off("timeout", onSilent);
       socket.setTimeout(0);
       socket.pause();
       socket.unshift(seen);
@@ -83,7 +86,8 @@ export function rpcListener(
       }
     };
     socket.on("data", onData);
-    socket.setTimeout(firstBytesTimeoutMs, () => socket.destroy());
+    socket.setTimeout(firstBytesTimeoutMs);
+    socket.on("timeout", onSilent);
     socket.on("error", () => socket.destroy());
   });
   return {

@@ -1,6 +1,5 @@
 import http from "node:http";
 import http2 from "node:http2";
-import https from "node:https";
 import { create, type DescMessage, fromBinary, isMessage, toBinary } from "@bufbuild/protobuf";
 import {
   Code,
@@ -44,7 +43,10 @@ export function unaryTransport(opts: {
   interceptors: Interceptor[];
   /** The transport that serves streaming calls. */
   streaming: Transport;
-  /** The HTTP version unary calls travel over (default 1.1); streaming calls always take HTTP/2. */
+  /**
+   * The HTTP version unary calls travel over: 1.1 by default, 2 for a TLS base URL; streaming
+   * calls always take HTTP/2.
+   */
   httpVersion?: "1.1" | "2";
 }): Transport {
   const urlBase = opts.baseUrl.replace(/\/$/, "");
@@ -55,9 +57,10 @@ export function unaryTransport(opts: {
   const chain = (next: (req: UnaryRequest) => Promise<UnaryResponse>) =>
     opts.interceptors.reduceRight((n, interceptor) => interceptor(n as never) as typeof next, next);
 
-  const send = chain(
-    opts.httpVersion === "2" ? http2Calls(opts.baseUrl, authorityEnd) : http1Calls(opts.baseUrl, authorityEnd),
-  );
+  // A TLS base URL (an admin plane behind a TLS ingress, say) keeps HTTP/2, as before this
+  // project's calls moved to HTTP/1.1: inside the cluster calls are cleartext.
+  const http2Only = opts.httpVersion === "2" || urlBase.startsWith("https:");
+  const send = chain(http2Only ? http2Calls(opts.baseUrl, authorityEnd) : http1Calls(opts.baseUrl, authorityEnd));
 
   return {
     unary(method, signal, timeoutMs, header, message, contextValues) {
@@ -86,15 +89,8 @@ function http2Calls(baseUrl: string, authorityEnd: number): (req: UnaryRequest) 
 
 function http1Calls(baseUrl: string, authorityEnd: number): (req: UnaryRequest) => Promise<UnaryResponse> {
   const target = new URL(baseUrl);
-  // Inside the cluster calls are cleartext; a TLS base URL (a service behind a TLS proxy) works too.
-  const tls = target.protocol === "https:";
-  const origin = {
-    protocol: target.protocol,
-    host: target.hostname.replace(/^\[|\]$/g, ""),
-    port: Number(target.port || (tls ? 443 : 80)),
-  };
-  const options = { keepAlive: true, timeout: IDLE_SOCKET_MS, maxSockets: MAX_SOCKETS };
-  const agent = tls ? new https.Agent(options) : new http.Agent(options);
+  const origin = { host: target.hostname.replace(/^\[|\]$/g, ""), port: Number(target.port || 80) };
+  const agent = new http.Agent({ keepAlive: true, timeout: IDLE_SOCKET_MS, maxSockets: MAX_SOCKETS });
   return (req) => callHttp1(agent, origin, req.url.slice(authorityEnd), req);
 }
 
@@ -168,7 +164,7 @@ const MAX_SOCKETS = 256;
 /** One call over HTTP/1.1 keep-alive: the same request and answer as `callHttp2`'s, one socket per call in flight. */
 function callHttp1(
   agent: http.Agent,
-  origin: { protocol: string; host: string; port: number },
+  origin: { host: string; port: number },
   path: string,
   req: UnaryRequest,
 ): Promise<UnaryResponse> {
@@ -181,29 +177,26 @@ function callHttp1(
     let outgoing: http.ClientRequest | undefined;
     const end = callEnd(req, reject, () => outgoing?.destroy());
     if (end.settled()) return;
-    outgoing = (origin.protocol === "https:" ? https : http).request(
-      { agent, ...origin, method: "POST", path, headers },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on("data", (chunk: Buffer) => chunks.push(chunk));
-        res.once("end", () => {
-          if (end.settled()) return;
-          try {
-            const bytes = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
-            const [head, trailer] = demux(res.headers);
-            const answer = respond(req, res.statusCode ?? 0, head, trailer, bytes);
-            end.settle();
-            resolve(answer);
-          } catch (err) {
-            end.fail(ConnectError.from(err));
-          }
-        });
-        res.once("close", () => {
-          if (!end.settled())
-            end.fail(new ConnectError("the connection closed before the response ended", Code.Unavailable));
-        });
-      },
-    );
+    outgoing = http.request({ agent, ...origin, method: "POST", path, headers }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on("data", (chunk: Buffer) => chunks.push(chunk));
+      res.once("end", () => {
+        if (end.settled()) return;
+        try {
+          const bytes = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
+          const [head, trailer] = demux(res.headers);
+          const answer = respond(req, res.statusCode ?? 0, head, trailer, bytes);
+          end.settle();
+          resolve(answer);
+        } catch (err) {
+          end.fail(ConnectError.from(err));
+        }
+      });
+      res.once("close", () => {
+        if (!end.settled())
+          end.fail(new ConnectError("the connection closed before the response ended", Code.Unavailable));
+      });
+    });
     // A connection lost before the answer (the service stopped, or closed an idle connection
     // as the call went out) is Unavailable, the gateway's retryable 503, as a refused one is.
     outgoing.on("error", (err) => end.fail(lostConnection(err) ? unavailable(err) : fromNodeError(err)));
