@@ -1,6 +1,7 @@
 import http from "node:http";
 import http2 from "node:http2";
 import { create, type DescMessage, fromBinary, isMessage, toBinary } from "@bufbuild/protobuf";
+import { MethodOptions_IdempotencyLevel } from "@bufbuild/protobuf/wkt";
 import {
   Code,
   ConnectError,
@@ -161,7 +162,17 @@ const IDLE_SOCKET_MS = 60_000;
  */
 const MAX_SOCKETS = 256;
 
-/** One call over HTTP/1.1 keep-alive: the same request and answer as `callHttp2`'s, one socket per call in flight. */
+/**
+ * One call over HTTP/1.1 keep-alive: the same request and answer as `callHttp2`'s, one socket
+ * per call in flight.
+ *
+ * A pooled connection the service has just closed (it restarted, or drains on SIGTERM) can be
+ * picked before its close is read, and the call then fails with a reset before any answer. A
+ * call the proto declares free of side effects (`idempotency_level = NO_SIDE_EFFECTS`, every
+ * Get, List, Lookup and Resolve) is sent once more, on another connection; any other call is
+ * `Unavailable` (the gateway's 503), since the service may have run it before the connection
+ * went.
+ */
 function callHttp1(
   agent: http.Agent,
   origin: { host: string; port: number },
@@ -173,34 +184,44 @@ function callHttp1(
   req.header.forEach((value, name) => {
     headers[name] = value;
   });
+  const repeatable = req.method.idempotency !== MethodOptions_IdempotencyLevel.IDEMPOTENCY_UNKNOWN;
   return new Promise<UnaryResponse>((resolve, reject) => {
     let outgoing: http.ClientRequest | undefined;
     const end = callEnd(req, reject, () => outgoing?.destroy());
-    if (end.settled()) return;
-    outgoing = http.request({ agent, ...origin, method: "POST", path, headers }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on("data", (chunk: Buffer) => chunks.push(chunk));
-      res.once("end", () => {
+    const send = (attempt: number): void => {
+      let answered = false;
+      const request = http.request({ agent, ...origin, method: "POST", path, headers }, (res) => {
+        answered = true;
+        const chunks: Buffer[] = [];
+        res.on("data", (chunk: Buffer) => chunks.push(chunk));
+        res.once("end", () => {
+          if (end.settled()) return;
+          try {
+            const bytes = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
+            const [head, trailer] = demux(res.headers);
+            const answer = respond(req, res.statusCode ?? 0, head, trailer, bytes);
+            end.settle();
+            resolve(answer);
+          } catch (err) {
+            end.fail(ConnectError.from(err));
+          }
+        });
+        res.once("close", () => {
+          if (!end.settled())
+            end.fail(new ConnectError("the connection closed before the response ended", Code.Unavailable));
+        });
+      });
+      outgoing = request;
+      request.on("error", (err) => {
         if (end.settled()) return;
-        try {
-          const bytes = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
-          const [head, trailer] = demux(res.headers);
-          const answer = respond(req, res.statusCode ?? 0, head, trailer, bytes);
-          end.settle();
-          resolve(answer);
-        } catch (err) {
-          end.fail(ConnectError.from(err));
-        }
+        if (!lostConnection(err)) return end.fail(fromNodeError(err));
+        if (repeatable && attempt === 1 && request.reusedSocket && !answered) return send(2);
+        // A connection lost before the answer is Unavailable, as a refused one is.
+        end.fail(unavailable(err));
       });
-      res.once("close", () => {
-        if (!end.settled())
-          end.fail(new ConnectError("the connection closed before the response ended", Code.Unavailable));
-      });
-    });
-    // A connection lost before the answer (the service stopped, or closed an idle connection
-    // as the call went out) is Unavailable, the gateway's retryable 503, as a refused one is.
-    outgoing.on("error", (err) => end.fail(lostConnection(err) ? unavailable(err) : fromNodeError(err)));
-    outgoing.end(body);
+      request.end(body);
+    };
+    if (!end.settled()) send(1);
   });
 }
 

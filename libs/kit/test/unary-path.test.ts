@@ -11,7 +11,7 @@ import {
 } from "@connectrpc/connect";
 import { connectNodeAdapter, createConnectTransport } from "@connectrpc/connect-node";
 import { Health, HealthCheckRequestSchema, HealthCheckResponse_ServingStatus } from "@platform/contracts/health";
-import { GatewayAuthService } from "@platform/contracts/identity";
+import { GatewayAuthService, OrganizationService } from "@platform/contracts/identity";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { errorInterceptor, httpTransport, problemFromError, type RunningServer, serveConnect } from "../src/connect.js";
 import { createLogger } from "../src/logger.js";
@@ -210,6 +210,26 @@ describe.each(["1.1", "2"] as const)("lean unary client (unary calls over HTTP/%
     expect(codeOf(err)).toBe("Canceled");
   });
 
+  it("calls a service again after it restarted on the same port, on a new connection", async () => {
+    // A call free of side effects: over HTTP/1.1 the first call after the restart may pick the
+    // pooled connection the old server closed, and is then sent once more.
+    const orgRoutes = (router: ConnectRouter) =>
+      router.service(OrganizationService, { getOrganization: async () => ({}) });
+    const first = await serveConnect({ routes: orgRoutes, interceptors: [], port: 0, host: "127.0.0.1" });
+    const client = createClient(
+      OrganizationService,
+      httpTransport(`http://127.0.0.1:${first.port}`, [], { unaryHttpVersion: version }),
+    );
+    await client.getOrganization({});
+    await first.close();
+    const second = await serveConnect({ routes: orgRoutes, interceptors: [], port: first.port, host: "127.0.0.1" });
+    try {
+      expect((await client.getOrganization({})).organization).toBeUndefined();
+    } finally {
+      await second.close();
+    }
+  });
+
   it("reports a server it cannot reach as Unavailable (the gateway's 503)", async () => {
     const closed = http2.createServer();
     await new Promise<void>((resolve) => closed.listen(0, "127.0.0.1", resolve));
@@ -319,6 +339,47 @@ describe("lean server, callers that give up or misbehave", () => {
     await new Promise((resolve) => setTimeout(resolve, 100));
     expect(codeOf(signalReason)).toBe("Canceled");
     expect((await leanClient().check({})).status).toBe(HealthCheckResponse_ServingStatus.SERVING);
+  });
+});
+
+describe("a connection lost before the answer, over HTTP/1.1", () => {
+  it("sends a call free of side effects once more, on another connection, and any other call never", async () => {
+    let received = 0;
+    let crash = false;
+    // Answers an empty message (zero bytes, valid for any response) until told to drop the
+    // connection instead, as a service that dies while it runs a call.
+    const server = http.createServer((req, res) => {
+      req.resume();
+      req.on("end", () => {
+        received++;
+        if (crash) return void req.socket.destroy();
+        res.writeHead(200, { "content-type": "application/proto" });
+        res.end();
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const client = createClient(
+      OrganizationService,
+      httpTransport(`http://127.0.0.1:${(server.address() as { port: number }).port}`),
+    );
+    try {
+      // Declared NO_SIDE_EFFECTS: sent again, and Unavailable when that fails too.
+      await client.getOrganization({});
+      crash = true;
+      received = 0;
+      expect(codeOf(await client.getOrganization({}).catch((e: unknown) => e))).toBe("Unavailable");
+      expect(received).toBe(2);
+      // No idempotency declared: the service may have run it, so it is never sent again.
+      crash = false;
+      await client.updateOrganization({});
+      crash = true;
+      received = 0;
+      expect(codeOf(await client.updateOrganization({}).catch((e: unknown) => e))).toBe("Unavailable");
+      expect(received).toBe(1);
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 });
 
