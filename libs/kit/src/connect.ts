@@ -236,7 +236,7 @@ export function httpTransport(
       defaultTimeoutMs: timeoutMs,
       interceptors: all,
       streaming,
-      ...(options.unaryHttpVersion ? { httpVersion: options.unaryHttpVersion } : {}),
+      httpVersion: options.unaryHttpVersion,
     }),
     timeoutMs,
   );

@@ -1,11 +1,7 @@
 import http from "node:http";
 import http2 from "node:http2";
 import net from "node:net";
-
-type Handler = (
-  req: http2.Http2ServerRequest | http.IncomingMessage,
-  res: http2.Http2ServerResponse | http.ServerResponse,
-) => void;
+import type { NodeHandler } from "./unary-handler.js";
 
 /**
  * How long an idle HTTP/1.1 connection stays open: longer than any caller keeps one idle
@@ -32,7 +28,7 @@ const PREFACE = Buffer.from("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n");
  * streaming calls over HTTP/2 (docs/benchmarks.md, "Unary calls over HTTP/1.1").
  */
 export function rpcListener(
-  handler: Handler,
+  handler: NodeHandler,
   /** How long a new connection may stay silent before it is closed. */
   firstBytesTimeoutMs = FIRST_BYTES_TIMEOUT_MS,
 ): {

@@ -17,7 +17,8 @@ import { encodeResponse } from "./reusable-response.js";
 
 type Req = http2.Http2ServerRequest | http.IncomingMessage;
 type Res = http2.Http2ServerResponse | http.ServerResponse;
-type NodeHandler = (req: Req, res: Res) => void;
+/** A Node request handler for both HTTP/2 (compatibility API) and HTTP/1.1. */
+export type NodeHandler = (req: Req, res: Res) => void;
 type Impl = (input: unknown, ctx: HandlerContext) => unknown;
 
 interface UnaryMethod {

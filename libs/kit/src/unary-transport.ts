@@ -107,7 +107,7 @@ function callHttp2(sessions: Http2SessionManager, path: string, req: UnaryReques
   });
   return new Promise<UnaryResponse>((resolve, reject) => {
     let stream: http2.ClientHttp2Stream | undefined;
-    const end = callEnd(req, reject, () => {
+    const end = callEnd(req, resolve, reject, () => {
       if (stream && !stream.closed) stream.close(http2.constants.NGHTTP2_CANCEL);
     });
     if (end.settled()) return;
@@ -126,18 +126,7 @@ function callHttp2(sessions: Http2SessionManager, path: string, req: UnaryReques
           chunks.push(chunk);
           sessions.notifyResponseByteRead(s);
         });
-        s.once("end", () => {
-          if (end.settled()) return;
-          try {
-            const bytes = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
-            const [head, trailer] = response ?? [new Headers(), new Headers()];
-            const answer = respond(req, status, head, trailer, bytes);
-            end.settle();
-            resolve(answer);
-          } catch (err) {
-            end.fail(ConnectError.from(err));
-          }
-        });
+        s.once("end", () => end.answer(status, response ?? [new Headers(), new Headers()], chunks));
         s.once("error", (err) => end.fail(fromNodeError(err)));
         s.once("close", () => {
           if (!end.settled()) end.fail(streamClosed(s.rstCode));
@@ -187,25 +176,14 @@ function callHttp1(
   const repeatable = req.method.idempotency !== MethodOptions_IdempotencyLevel.IDEMPOTENCY_UNKNOWN;
   return new Promise<UnaryResponse>((resolve, reject) => {
     let outgoing: http.ClientRequest | undefined;
-    const end = callEnd(req, reject, () => outgoing?.destroy());
+    const end = callEnd(req, resolve, reject, () => outgoing?.destroy());
     const send = (attempt: number): void => {
       let answered = false;
       const request = http.request({ agent, ...origin, method: "POST", path, headers }, (res) => {
         answered = true;
         const chunks: Buffer[] = [];
         res.on("data", (chunk: Buffer) => chunks.push(chunk));
-        res.once("end", () => {
-          if (end.settled()) return;
-          try {
-            const bytes = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
-            const [head, trailer] = demux(res.headers);
-            const answer = respond(req, res.statusCode ?? 0, head, trailer, bytes);
-            end.settle();
-            resolve(answer);
-          } catch (err) {
-            end.fail(ConnectError.from(err));
-          }
-        });
+        res.once("end", () => end.answer(res.statusCode ?? 0, demux(res.headers), chunks));
         res.once("close", () => {
           if (!end.settled())
             end.fail(new ConnectError("the connection closed before the response ended", Code.Unavailable));
@@ -226,16 +204,21 @@ function callHttp1(
 }
 
 /**
- * The end of one call, reached once: its answer (`settle`), or a failure, its deadline or its
- * caller's abort (`fail`, which runs `cancel` to stop what is in flight). The deadline is the
- * `connect-timeout-ms` the request carries (set from the call's timeout, and what the server
- * enforces too), timed here without an AbortSignal per call.
+ * The end of one call, reached once: its answer (`answer`, the response read whole), or a
+ * failure, its deadline or its caller's abort (`fail`, which runs `cancel` to stop what is in
+ * flight). The deadline is the `connect-timeout-ms` the request carries (set from the call's
+ * timeout, and what the server enforces too), timed here without an AbortSignal per call.
  */
 function callEnd(
   req: UnaryRequest,
+  resolve: (res: UnaryResponse) => void,
   reject: (err: ConnectError) => void,
   cancel: () => void,
-): { settle(): boolean; fail(err: ConnectError): void; settled(): boolean } {
+): {
+  answer(status: number, headers: [Headers, Headers], chunks: Buffer[]): void;
+  fail(err: ConnectError): void;
+  settled(): boolean;
+} {
   const timeout = req.header.get("connect-timeout-ms");
   const deadline = timeout === null ? undefined : Number(timeout);
   let timer: NodeJS.Timeout | undefined;
@@ -263,7 +246,18 @@ function callEnd(
       );
     }
   }
-  return { settle, fail, settled: () => settled };
+  const answer = (status: number, [head, trailer]: [Headers, Headers], chunks: Buffer[]): void => {
+    if (settled) return;
+    try {
+      const bytes = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
+      const response = respond(req, status, head, trailer, bytes);
+      settle();
+      resolve(response);
+    } catch (err) {
+      fail(ConnectError.from(err));
+    }
+  };
+  return { answer, fail, settled: () => settled };
 }
 
 /** The response as Connect-ES's transport reads it: validated, trailers apart, errors from JSON. */
