@@ -12,9 +12,11 @@ export const IDLE_KEEP_ALIVE_MS = 72_000;
 
 /**
  * A connection that has sent nothing for this long is closed: neither server has it yet, so
- * neither's own timeouts would (every client of this port writes at once).
+ * neither's own timeouts would. As long as an idle keep-alive one, because it may be one: kit's
+ * client (undici) connects again after a call it cancelled and keeps that connection, unused,
+ * for the next call (`unary-transport.ts` drops it after 60 s, as any idle one).
  */
-export const FIRST_BYTES_TIMEOUT_MS = 10_000;
+export const FIRST_BYTES_TIMEOUT_MS = IDLE_KEEP_ALIVE_MS;
 
 /** The first bytes every HTTP/2 client sends on a cleartext connection (RFC 9113 §3.4). */
 const PREFACE = Buffer.from("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n");
@@ -47,6 +49,8 @@ export function rpcListener(
   // handed its connections, so it tracks them here, with the answer each is busy with.
   const h1Sockets = new Set<net.Socket>();
   const busy = new Map<net.Socket, http.ServerResponse>();
+  // Connections whose first bytes have not come yet: nothing runs on them.
+  const undecided = new Set<net.Socket>();
   let closing = false;
   h1.on("request", (_req: http.IncomingMessage, res: http.ServerResponse) => {
     const socket = res.socket;
@@ -68,6 +72,7 @@ export function rpcListener(
       // Undecided until the bytes seen differ from the preface or hold all of it.
       if (isH2 && n < PREFACE.length) return;
       socket.off("data", onData);
+      undecided.delete(socket);
       // The chosen server's own timeouts apply from here (HTTP/1.1's keep-alive uses the socket's).
       socket.off("timeout", onSilent);
       socket.setTimeout(0);
@@ -81,6 +86,9 @@ export function rpcListener(
         socket.resume();
       }
     };
+    if (closing) return void socket.destroy();
+    undecided.add(socket);
+    socket.once("close", () => undecided.delete(socket));
     socket.on("data", onData);
     socket.setTimeout(firstBytesTimeoutMs);
     socket.on("timeout", onSilent);
@@ -95,6 +103,8 @@ export function rpcListener(
       // Destroyed, not ended, as Node's closeIdleConnections does: an ended socket still reads,
       // so a call sent as it closes would run with nobody to answer; a destroyed one reads no
       // more, and its caller sees the connection reset before anything ran.
+      // A connection that has sent nothing yet has no call on it.
+      for (const socket of undecided) socket.destroy();
       for (const socket of h1Sockets) {
         const res = busy.get(socket);
         if (res === undefined) socket.destroy();

@@ -71,8 +71,9 @@ export function startTelemetry(
           new HttpInstrumentation({
             // Not an ignore hook for incoming calls: the instrumentation runs an ignored request
             // with tracing suppressed, which would silence the RPC interceptors' spans too.
+            // Outgoing unary Connect calls go through undici (unary-transport.ts), which this
+            // instrumentation does not patch: their client spans are the RPC interceptors' alone.
             disableIncomingRequestInstrumentation: !options.httpServerSpans,
-            ignoreOutgoingRequestHook: isConnectCall,
           }),
           new PgInstrumentation(),
           new KafkaJsInstrumentation(),
@@ -81,17 +82,6 @@ export function startTelemetry(
       : [],
   });
   sdk.start();
-}
-
-/**
- * An outgoing Connect call (it carries Connect's protocol header): its client span comes from
- * kit's RPC interceptors (rpc-telemetry.ts). Unary calls travel over HTTP/1.1, which the HTTP
- * instrumentation sees too; left to it, each call would get a second span, whose context would
- * replace the RPC span's as the callee's parent.
- */
-function isConnectCall(req: { headers?: unknown }): boolean {
-  const headers = req.headers as Record<string, unknown> | undefined;
-  return headers?.["connect-protocol-version"] !== undefined;
 }
 
 export async function stopTelemetry(): Promise<void> {

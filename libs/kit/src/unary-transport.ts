@@ -1,4 +1,3 @@
-import http from "node:http";
 import http2 from "node:http2";
 import { create, type DescMessage, fromBinary, isMessage, toBinary } from "@bufbuild/protobuf";
 import { MethodOptions_IdempotencyLevel } from "@bufbuild/protobuf/wkt";
@@ -14,6 +13,7 @@ import {
 } from "@connectrpc/connect";
 import { errorFromJsonBytes, requestHeader, validateResponse } from "@connectrpc/connect/protocol-connect";
 import { Http2SessionManager } from "@connectrpc/connect-node";
+import { type Dispatcher, Pool } from "undici";
 // Every node:http2 request binds an AsyncResource: without this, each one is promoted whole.
 import "./async-resource-bind-fix.js";
 
@@ -89,10 +89,17 @@ function http2Calls(baseUrl: string, authorityEnd: number): (req: UnaryRequest) 
 }
 
 function http1Calls(baseUrl: string, authorityEnd: number): (req: UnaryRequest) => Promise<UnaryResponse> {
-  const target = new URL(baseUrl);
-  const origin = { host: target.hostname.replace(/^\[|\]$/g, ""), port: Number(target.port || 80) };
-  const agent = new http.Agent({ keepAlive: true, timeout: IDLE_SOCKET_MS, maxSockets: MAX_SOCKETS });
-  return (req) => callHttp1(agent, origin, req.url.slice(authorityEnd), req);
+  const pool = new Pool(new URL(baseUrl).origin, {
+    connections: MAX_SOCKETS,
+    // One call at a time per connection, as the server expects of HTTP/1.1.
+    pipelining: 1,
+    keepAliveTimeout: IDLE_SOCKET_MS,
+    keepAliveMaxTimeout: IDLE_SOCKET_MS,
+    // A call's only time limit is its deadline (callEnd), as over HTTP/2.
+    headersTimeout: 0,
+    bodyTimeout: 0,
+  });
+  return (req) => callHttp1(pool, req.url.slice(authorityEnd), req);
 }
 
 /** The signal of a call its caller cannot cancel; never aborted, so shared. */
@@ -152,56 +159,71 @@ const IDLE_SOCKET_MS = 60_000;
 const MAX_SOCKETS = 256;
 
 /**
- * One call over HTTP/1.1 keep-alive: the same request and answer as `callHttp2`'s, one socket
- * per call in flight.
+ * One call over HTTP/1.1 keep-alive: the same request and answer as `callHttp2`'s, one
+ * connection per call in flight, from undici's pool.
+ *
+ * Why undici, and its `dispatch`: it is Node's own HTTP/1.1 client (the engine of `fetch`),
+ * and a call through it cost the caller 30–45 µs of CPU against 60–95 µs through
+ * `http.request` and an `http.Agent` (docs/benchmarks.md, "Unary calls through undici").
+ * `dispatch` takes the answer as callbacks, with no stream or AbortSignal per call; undici
+ * marks it as the API that may change across its major versions, which the package.json range
+ * pins.
  *
  * A pooled connection the service has just closed (it restarted, or drains on SIGTERM) can be
- * picked before its close is read, and the call then fails with a reset before any answer. A
- * call the proto declares free of side effects (`idempotency_level = NO_SIDE_EFFECTS`, every
- * Get, List, Lookup and Resolve) is sent once more, on another connection; any other call is
- * `Unavailable` (the gateway's 503), since the service may have run it before the connection
- * went.
+ * picked before its close is read, and the call then fails before any answer. A call the proto
+ * declares free of side effects (`idempotency_level = NO_SIDE_EFFECTS`, every Get, List, Lookup
+ * and Resolve) is sent once more, on another connection; any other call is `Unavailable` (the
+ * gateway's 503), since the service may have run it before the connection went.
  */
-function callHttp1(
-  agent: http.Agent,
-  origin: { host: string; port: number },
-  path: string,
-  req: UnaryRequest,
-): Promise<UnaryResponse> {
+function callHttp1(pool: Pool, path: string, req: UnaryRequest): Promise<UnaryResponse> {
   const body = toBinary(req.method.input, req.message);
-  const headers: http.OutgoingHttpHeaders = { "content-length": body.byteLength };
+  const headers: string[] = [];
   req.header.forEach((value, name) => {
-    headers[name] = value;
+    headers.push(name, value);
   });
   const repeatable = req.method.idempotency !== MethodOptions_IdempotencyLevel.IDEMPOTENCY_UNKNOWN;
   return new Promise<UnaryResponse>((resolve, reject) => {
-    let outgoing: http.ClientRequest | undefined;
-    const end = callEnd(req, resolve, reject, () => outgoing?.destroy());
+    // The connection's controller once undici has one for the call; a call cancelled before
+    // that is aborted as it starts.
+    let controller: Dispatcher.DispatchController | undefined;
+    const end = callEnd(req, resolve, reject, () => controller?.abort(CANCELLED));
     const send = (attempt: number): void => {
-      let answered = false;
-      const request = http.request({ agent, ...origin, method: "POST", path, headers }, (res) => {
-        answered = true;
-        const chunks: Buffer[] = [];
-        res.on("data", (chunk: Buffer) => chunks.push(chunk));
-        res.once("end", () => end.answer(res.statusCode ?? 0, demux(res.headers), chunks));
-        res.once("close", () => {
-          if (!end.settled())
-            end.fail(new ConnectError("the connection closed before the response ended", Code.Unavailable));
-        });
-      });
-      outgoing = request;
-      request.on("error", (err) => {
-        if (end.settled()) return;
-        if (!lostConnection(err)) return end.fail(fromNodeError(err));
-        if (repeatable && attempt === 1 && request.reusedSocket && !answered) return send(2);
-        // A connection lost before the answer is Unavailable, as a refused one is.
-        end.fail(unavailable(err));
-      });
-      request.end(body);
+      let status = 0;
+      let response: [Headers, Headers] | undefined;
+      const chunks: Buffer[] = [];
+      pool.dispatch(
+        { method: "POST", path, headers, body },
+        {
+          onRequestStart(c) {
+            controller = c;
+            if (end.settled()) c.abort(CANCELLED);
+          },
+          onResponseStart(_c, statusCode, h) {
+            status = statusCode;
+            response = demux(h);
+          },
+          onResponseData(_c, chunk) {
+            chunks.push(chunk);
+          },
+          onResponseEnd() {
+            end.answer(status, response ?? [new Headers(), new Headers()], chunks);
+          },
+          onResponseError(_c, err) {
+            if (end.settled()) return;
+            if (!lostConnection(err)) return end.fail(fromNodeError(err));
+            if (repeatable && attempt === 1 && response === undefined) return send(2);
+            // A connection lost before the answer is Unavailable, as a refused one is.
+            end.fail(unavailable(err));
+          },
+        },
+      );
     };
     if (!end.settled()) send(1);
   });
 }
+
+/** What a cancelled call's connection is aborted with; the caller has had its answer. */
+const CANCELLED = new Error("the call was cancelled");
 
 /**
  * The end of one call, reached once: its answer (`answer`, the response read whole), or a
@@ -282,7 +304,7 @@ function respond(req: UnaryRequest, status: number, head: Headers, trailer: Head
  * The response's headers and, apart, its trailers: a unary Connect response carries trailers
  * as headers prefixed "trailer-" (what Connect-ES's trailerDemux does, in one pass).
  */
-function demux(h: http2.IncomingHttpHeaders | http.IncomingHttpHeaders): [Headers, Headers] {
+function demux(h: Record<string, string | string[] | undefined>): [Headers, Headers] {
   const head = new Headers();
   const trailer = new Headers();
   for (const name in h) {
@@ -303,7 +325,13 @@ function demux(h: http2.IncomingHttpHeaders | http.IncomingHttpHeaders): [Header
 function fromNodeError(err: unknown): ConnectError {
   if (err instanceof ConnectError) return err;
   const code = (err as { code?: unknown } | undefined)?.code;
-  if (code === "ECONNREFUSED" || code === "ENOTFOUND" || code === "EAI_AGAIN" || code === "ETIMEDOUT") {
+  if (
+    code === "ECONNREFUSED" ||
+    code === "ENOTFOUND" ||
+    code === "EAI_AGAIN" ||
+    code === "ETIMEDOUT" ||
+    code === "UND_ERR_CONNECT_TIMEOUT"
+  ) {
     return unavailable(err);
   }
   if (code === "ECONNRESET" || code === "ERR_STREAM_DESTROYED" || code === "ERR_HTTP2_INVALID_STREAM") {
@@ -312,9 +340,10 @@ function fromNodeError(err: unknown): ConnectError {
   return withCause(ConnectError.from(err, Code.Internal), err);
 }
 
+/** A connection that went while a call was on it: reset, or closed by the other side. */
 function lostConnection(err: unknown): boolean {
   const code = (err as { code?: unknown } | undefined)?.code;
-  return code === "ECONNRESET" || code === "EPIPE";
+  return code === "ECONNRESET" || code === "EPIPE" || code === "UND_ERR_SOCKET";
 }
 
 function unavailable(err: unknown): ConnectError {
