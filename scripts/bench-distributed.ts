@@ -4,7 +4,7 @@
  * run:
  *
  *  - closed loop at 10 and 50 connections: a bare fastify route (its own process) returning
- *    the same JSON, identity's GetOrganization called directly over Connect (HTTP/2, context
+ *    the same JSON, identity's GetOrganization called directly over Connect (kit's client, context
  *    signed per call as the gateway does), the floor proxy (floor-proxy.ts: the gateway's
  *    unavoidable hops on bare node:http, nothing else) and GET /organizations/me through the
  *    gateway;

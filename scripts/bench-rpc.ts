@@ -91,5 +91,5 @@ for (const r of rows) {
   );
 }
 console.log(
-  `\nconnect: Connect-ES's createConnectTransport / connectNodeAdapter (HTTP/2); lean: kit's httpTransport (unary calls over HTTP/1.1) / serveConnect; lean-h2: kit's httpTransport with unary calls over HTTP/2. Load average at end ${loadAverage()}.`,
+  `\nconnect: Connect-ES's createConnectTransport / connectNodeAdapter (HTTP/2); lean: kit's httpTransport (unary calls over HTTP/1.1, through undici) / serveConnect; lean-h2: kit's httpTransport with unary calls over HTTP/2. Load average at end ${loadAverage()}.`,
 );

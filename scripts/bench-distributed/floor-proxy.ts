@@ -4,7 +4,7 @@
  * counts the request with the gateway's own rate-limit store, script and buckets (the
  * local-first store, or one EVALSHA round trip per request when RATE_LIMIT_SYNC_MS is 0, as
  * the gateway), signs a request context, makes the one Connect call to identity on
- * kit's transport (HTTP/2), and writes the organization as JSON on a bare `node:http`
+ * kit's transport (as the gateway's), and writes the organization as JSON on a bare `node:http`
  * server. No framework, no token look-up, no validation, no access log, no metrics.
  *
  * The distributed bench runs it beside the gateway, so the difference between the two rows is
