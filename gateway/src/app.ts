@@ -6,7 +6,7 @@ import Fastify, { type FastifyInstance } from "fastify";
 import { AccessLogController, installAccessLog } from "./access-log.js";
 import { AllowedMethods } from "./allowed-methods.js";
 import { installDelegationAudit } from "./audit.js";
-import { ApiKeyAuthenticator, type KeyRecord } from "./auth.js";
+import { ApiKeyAuthenticator, KEY_REFRESHES, type KeyRecord } from "./auth.js";
 import { type CachePurge, startCachePurge } from "./cache-purge.js";
 import { clientErrorHandler } from "./client-errors.js";
 import { type GatewayConfig, publicUrl } from "./config.js";
@@ -186,7 +186,12 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
     clients,
     sign,
     clock,
-    cache: new LoadingCache<KeyRecord>({ max: CACHE_MAX_ENTRIES, ttlMs: config.TOKEN_CACHE_TTL_MS, now }),
+    cache: new LoadingCache<KeyRecord>({
+      max: CACHE_MAX_ENTRIES,
+      ttlMs: config.TOKEN_CACHE_TTL_MS,
+      now,
+      ...KEY_REFRESHES,
+    }),
   });
   const delegation = new DelegationResolver({
     clients,

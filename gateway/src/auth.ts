@@ -31,6 +31,16 @@ export const NEGATIVE_TTL_MS = 5_000;
  */
 export const BATCH_RETRY_MS = 60_000;
 
+/**
+ * How the key cache refreshes its entries: the refreshes that reads find due within 50 ms start
+ * together, and the look-ups' DataLoader sends them as one ResolveApiKeys call, so at most one
+ * call's worth of keys (RESOLVE_API_KEYS_MAX) is gathered or in flight. One key a call, two at a
+ * time, the 1,000 keys of the benchmark that came due together cost identity as many calls and
+ * Postgres as many queries, in the first seconds of each open-loop row (docs/benchmarks.md,
+ * "Key refreshes gathered").
+ */
+export const KEY_REFRESHES = { refreshGatherMs: 50, maxRefreshing: RESOLVE_API_KEYS_MAX } as const;
+
 const optionalDate = (ts: Timestamp | undefined) => (ts ? timestampDate(ts) : undefined);
 
 const found = (res: ResolveApiKeyResponse): Loaded<KeyRecord> => ({

@@ -10,6 +10,12 @@ export interface LoadingCacheOptions {
   refreshPoint?: () => number;
   /** How many background refreshes may be in flight at once (MAX_REFRESHING by default). */
   maxRefreshing?: number;
+  /**
+   * How long the refreshes that reads find due are gathered before they start, together, in
+   * one turn of the event loop: a loader that batches the loads of one turn (the API-key
+   * look-ups' DataLoader) then sends them as one call. 0 (the default) starts each at once.
+   */
+  refreshGatherMs?: number;
 }
 
 /** What a loader returns: the value, and optionally a shorter life for it (negative answers). */
@@ -47,7 +53,9 @@ const REFRESH_RETRY_MS = 1000;
  * second's p99 was the run's worst (docs/benchmarks.md, "Refreshes in step"). A read that finds
  * the refreshes busy answers from the entry as before and leaves its refresh to a later read;
  * between the refresh point and the TTL there are at least a fifth of the TTL (6 s by default)
- * for it, while two refreshes at a time renew hundreds of keys a second.
+ * for it, while two refreshes at a time renew hundreds of keys a second. The API-key cache,
+ * whose loader batches, gathers its refreshes instead and allows a batch's worth (auth.ts's
+ * KEY_REFRESHES).
  */
 export const MAX_REFRESHING = 2;
 
@@ -67,13 +75,18 @@ export class LoadingCache<V extends {}> {
   readonly #now: () => number;
   readonly #refreshPoint: () => number;
   readonly #maxRefreshing: number;
+  readonly #refreshGatherMs: number;
   #refreshing = 0;
+  /** Refreshes gathered for the next start, by key (counted in #refreshing already). */
+  readonly #gathered = new Map<string, { entry: Entry<V>; load: () => Promise<Loaded<V>> }>();
+  #gatherTimer: ReturnType<typeof setTimeout> | undefined;
 
   constructor(options: LoadingCacheOptions) {
     this.#ttlMs = options.ttlMs;
     this.#now = options.now;
     this.#refreshPoint = options.refreshPoint ?? randomRefreshPoint;
     this.#maxRefreshing = options.maxRefreshing ?? MAX_REFRESHING;
+    this.#refreshGatherMs = options.refreshGatherMs ?? 0;
     this.#lru = new LRUCache<string, Entry<V>>({
       max: options.max,
       ttl: Math.max(options.ttlMs, 1),
@@ -86,8 +99,15 @@ export class LoadingCache<V extends {}> {
   get(key: string, load: () => Promise<Loaded<V>>): Promise<V> {
     const hit = this.#lru.get(key);
     if (hit !== undefined) {
-      if (this.#refreshing < this.#maxRefreshing && this.#now() >= hit.refreshAt && !this.#flights.has(key)) {
-        this.#refresh(key, hit, load);
+      if (
+        this.#refreshing < this.#maxRefreshing &&
+        this.#now() >= hit.refreshAt &&
+        !this.#flights.has(key) &&
+        !this.#gathered.has(key)
+      ) {
+        this.#refreshing++;
+        if (this.#refreshGatherMs > 0) this.#gather(key, hit, load);
+        else this.#refresh(key, hit, load);
       }
       return Promise.resolve(hit.value);
     }
@@ -96,6 +116,7 @@ export class LoadingCache<V extends {}> {
 
   delete(key: string): void {
     this.#lru.delete(key);
+    if (this.#gathered.delete(key)) this.#refreshing--;
     const flight = this.#flights.get(key);
     if (flight) {
       flight.purged = true;
@@ -103,8 +124,25 @@ export class LoadingCache<V extends {}> {
     }
   }
 
+  #gather(key: string, entry: Entry<V>, load: () => Promise<Loaded<V>>): void {
+    this.#gathered.set(key, { entry, load });
+    if (this.#gatherTimer !== undefined) return;
+    this.#gatherTimer = setTimeout(() => {
+      this.#gatherTimer = undefined;
+      const due = [...this.#gathered];
+      this.#gathered.clear();
+      for (const [k, { entry: e, load: l }] of due) {
+        // A read that found the entry gone meanwhile is loading the key already.
+        if (this.#flights.has(k)) this.#refreshing--;
+        else this.#refresh(k, e, l);
+      }
+    }, this.#refreshGatherMs);
+    // A gathered refresh is never a reason to keep the process alive.
+    this.#gatherTimer.unref();
+  }
+
+  /** Reloads an entry in the background; its place among the refreshes is taken already. */
   #refresh(key: string, entry: Entry<V>, load: () => Promise<Loaded<V>>): void {
-    this.#refreshing++;
     this.#load(key, load)
       .catch(() => {
         // The entry serves on until it expires; the next read past this point tries again.

@@ -86,6 +86,20 @@ describe("API key authentication", () => {
     expect(identity.calls.resolveApiKey).toBe(2);
   });
 
+  it("refreshes the keys that came due together in one ResolveApiKeys call", async () => {
+    const { app, identity, clock } = await gateway({ config: { TOKEN_CACHE_TTL_MS: 30_000 } });
+    const keys = Array.from({ length: 20 }, () => identity.addToken({ orgId: ORG, scopes: ["organizations:read"] }));
+    await Promise.all(keys.map((key) => get(app, ME, key)));
+    expect(identity.calls.resolveApiKeys).toBe(1);
+    // Past every entry's refresh point: each request is answered from the cache, and the
+    // refreshes go out together (one key a call, two at a time, would have renewed two).
+    clock.advance(24_000);
+    const results = await Promise.all(keys.map((key) => get(app, ME, key)));
+    expect(results.map((r) => r.statusCode)).toEqual(keys.map(() => 200));
+    await vi.waitFor(() => expect(identity.calls.resolveApiKey).toBe(40));
+    expect(identity.calls.resolveApiKeys).toBe(2);
+  });
+
   it("resolves a key once for concurrent first requests", async () => {
     const { app, identity } = await gateway();
     const key = identity.addToken({ orgId: ORG, scopes: ["organizations:read"] });

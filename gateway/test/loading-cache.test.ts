@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { type Loaded, LoadingCache } from "../src/loading-cache.js";
 
 /** A loader whose answers the test hands out one by one, counting its calls. */
@@ -22,7 +22,9 @@ function loader() {
 
 const settle = () => new Promise((r) => setImmediate(r));
 
-function cache(opts: { ttlMs?: number; refreshPoint?: () => number; maxRefreshing?: number } = {}) {
+function cache(
+  opts: { ttlMs?: number; refreshPoint?: () => number; maxRefreshing?: number; refreshGatherMs?: number } = {},
+) {
   let t = 1_000_000;
   const c = new LoadingCache<string>({ max: 100, ttlMs: opts.ttlMs ?? 1000, now: () => t, ...opts });
   return { c, advance: (ms: number) => (t += ms) };
@@ -162,6 +164,42 @@ describe("LoadingCache", () => {
     a.answer("a2");
     await settle();
     expect(await c.get("a", () => a.load())).toBe("a2");
+  });
+
+  it("gathers the refreshes reads find due within refreshGatherMs and starts them together", async () => {
+    const { c, advance, a, b } = await twoLoadedKeys({ refreshPoint: () => 0.5, refreshGatherMs: 20 });
+    advance(500);
+    const started: string[] = [];
+    expect(await c.get("a", () => (started.push("a"), a.load()))).toBe("a1");
+    expect(await c.get("b", () => (started.push("b"), b.load()))).toBe("b1");
+    // A second read of a gathered key does not gather it twice.
+    expect(await c.get("a", () => (started.push("a"), a.load()))).toBe("a1");
+    expect(started).toEqual([]);
+    await vi.waitFor(() => expect(started).toEqual(["a", "b"]));
+    a.answer("a2");
+    b.answer("b2");
+    await settle();
+    expect([await c.get("a", () => a.load()), await c.get("b", () => b.load())]).toEqual(["a2", "b2"]);
+    expect([a.calls, b.calls]).toEqual([2, 2]);
+  });
+
+  it("counts gathered refreshes among maxRefreshing, and frees the place of one a purge drops", async () => {
+    const { c, advance, a, b } = await twoLoadedKeys({
+      refreshPoint: () => 0.5,
+      maxRefreshing: 1,
+      refreshGatherMs: 20,
+    });
+    advance(500);
+    await c.get("a", () => a.load());
+    await c.get("b", () => b.load());
+    // "a" holds the one place; purged before its refresh starts, it never loads, and "b" may go.
+    c.delete("a");
+    await c.get("b", () => b.load());
+    await new Promise((r) => setTimeout(r, 40));
+    expect([a.calls, b.calls]).toEqual([1, 2]);
+    b.answer("b2");
+    await settle();
+    expect(await c.get("b", () => b.load())).toBe("b2");
   });
 
   it("by default refreshes between half and four fifths of an entry's life", async () => {
