@@ -170,10 +170,14 @@ describe("LoadingCache", () => {
     const { c, advance, a, b } = await twoLoadedKeys({ refreshPoint: () => 0.5, refreshGatherMs: 20 });
     advance(500);
     const started: string[] = [];
-    expect(await c.get("a", () => (started.push("a"), a.load()))).toBe("a1");
-    expect(await c.get("b", () => (started.push("b"), b.load()))).toBe("b1");
+    const loadOf = (name: string, l: ReturnType<typeof loader>) => () => {
+      started.push(name);
+      return l.load();
+    };
+    expect(await c.get("a", loadOf("a", a))).toBe("a1");
+    expect(await c.get("b", loadOf("b", b))).toBe("b1");
     // A second read of a gathered key does not gather it twice.
-    expect(await c.get("a", () => (started.push("a"), a.load()))).toBe("a1");
+    expect(await c.get("a", loadOf("a", a))).toBe("a1");
     expect(started).toEqual([]);
     await vi.waitFor(() => expect(started).toEqual(["a", "b"]));
     a.answer("a2");
