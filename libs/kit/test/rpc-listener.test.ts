@@ -143,6 +143,23 @@ describe("rpcListener", () => {
     }
   });
 
+  it("on close, ends at once a connection that has sent nothing (kit's client keeps one after a cancelled call)", async () => {
+    const port = await listen();
+    const silent = net.connect(port, "127.0.0.1");
+    silent.on("error", () => {});
+    await new Promise((resolve) => silent.once("connect", resolve));
+    // Let the server accept it before it closes.
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    const silentClosed = new Promise((resolve) => silent.once("close", resolve));
+    open!.closeConnections();
+    const started = Date.now();
+    await new Promise((resolve) => open!.server.close(resolve));
+    open = undefined;
+    await silentClosed;
+    // Not after the time a silent connection is given (72 s by default).
+    expect(Date.now() - started).toBeLessThan(5_000);
+  });
+
   it("on close, ends idle HTTP/1.1 connections at once and a busy one after its answer", async () => {
     const port = await listen();
     const agent = new http.Agent({ keepAlive: true });
