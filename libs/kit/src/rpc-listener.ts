@@ -99,12 +99,12 @@ export function rpcListener(
     closeConnections() {
       for (const s of sessions) s.close();
       closing = true;
+      // A connection that has sent nothing yet has no call on it.
+      for (const socket of undecided) socket.destroy();
       // An idle connection ends now; a busy one after its answer, which says `connection: close`.
       // Destroyed, not ended, as Node's closeIdleConnections does: an ended socket still reads,
       // so a call sent as it closes would run with nobody to answer; a destroyed one reads no
       // more, and its caller sees the connection reset before anything ran.
-      // A connection that has sent nothing yet has no call on it.
-      for (const socket of undecided) socket.destroy();
       for (const socket of h1Sockets) {
         const res = busy.get(socket);
         if (res === undefined) socket.destroy();

@@ -171,8 +171,8 @@ const MAX_SOCKETS = 256;
  *
  * A pooled connection the service has just closed (it restarted, or drains on SIGTERM) can be
  * picked before its close is read, and the call then fails before any answer. A call the proto
- * declares free of side effects (`idempotency_level = NO_SIDE_EFFECTS`, every Get, List, Lookup
- * and Resolve) is sent once more, on another connection; any other call is `Unavailable` (the
+ * declares free of side effects (`idempotency_level = NO_SIDE_EFFECTS`, every Get, List, Lookup,
+ * Resolve and Poll) is sent once more, on another connection; any other call is `Unavailable` (the
  * gateway's 503), since the service may have run it before the connection went.
  */
 function callHttp1(pool: Pool, path: string, req: UnaryRequest): Promise<UnaryResponse> {
