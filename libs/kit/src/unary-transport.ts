@@ -90,11 +90,11 @@ function http2Calls(baseUrl: string, authorityEnd: number): (req: UnaryRequest) 
 
 function http1Calls(baseUrl: string, authorityEnd: number): (req: UnaryRequest) => Promise<UnaryResponse> {
   const pool = new Pool(new URL(baseUrl).origin, {
-    connections: MAX_SOCKETS,
+    connections: MAX_CONNECTIONS,
     // One call at a time per connection, as the server expects of HTTP/1.1.
     pipelining: 1,
-    keepAliveTimeout: IDLE_SOCKET_MS,
-    keepAliveMaxTimeout: IDLE_SOCKET_MS,
+    keepAliveTimeout: IDLE_CONNECTION_MS,
+    keepAliveMaxTimeout: IDLE_CONNECTION_MS,
     // A call's only time limit is its deadline (callEnd), as over HTTP/2.
     headersTimeout: 0,
     bodyTimeout: 0,
@@ -147,16 +147,16 @@ function callHttp2(sessions: Http2SessionManager, path: string, req: UnaryReques
 
 /**
  * How long an idle HTTP/1.1 connection is kept for the next call: below the 72 s the server
- * keeps it (`rpc-listener.ts`), so a call is never sent on a socket the server is closing.
+ * keeps it (`rpc-listener.ts`), so a call is never sent on a connection the server is closing.
  */
-const IDLE_SOCKET_MS = 60_000;
+const IDLE_CONNECTION_MS = 60_000;
 
 /**
  * Connections to one service at most; calls beyond wait for one to be free (within their
  * deadline). HTTP/1.1 carries one call at a time per connection, so this bounds the calls in
  * flight to one service, and keeps a burst from opening thousands of connections to it.
  */
-const MAX_SOCKETS = 256;
+const MAX_CONNECTIONS = 256;
 
 /**
  * One call over HTTP/1.1 keep-alive: the same request and answer as `callHttp2`'s, one
