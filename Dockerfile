@@ -8,7 +8,7 @@
 # TypeScript sources, no tsx, no other service, no dev tooling. Every target runs as the
 # non-root `node` user (uid/gid 1000, numeric so Kubernetes' runAsNonRoot can verify it) and
 # works with a read-only root filesystem. No HEALTHCHECK: probes live in docker-compose.yml
-# and the Kubernetes manifests. Node 22 LTS (NODE_IMAGE=node:24-bookworm-slim builds on 24).
+# and the Kubernetes manifests. Node 22 LTS (NODE_IMAGE=node:24-bookworm-slim with NODE_FLAGS= builds on 24).
 ARG NODE_IMAGE=node:22-bookworm-slim
 
 # ---- the workspace's package manifests and lockfile (what every npm ci below reads) ----
@@ -101,9 +101,13 @@ LABEL org.opencontainers.image.title="platform" \
       org.opencontainers.image.revision="${REVISION}" \
       org.opencontainers.image.licenses="UNLICENSED" \
       org.opencontainers.image.base.name="${NODE_IMAGE}"
+# Node flags for every process (scripts/node-flags.sh says why): on Node 22, AsyncLocalStorage
+# without async_hooks. Node 24 does that by default and refuses the flag: build it with
+# --build-arg NODE_FLAGS= there.
+ARG NODE_FLAGS=--experimental-async-context-frame
 ENV NODE_ENV=production \
     METRICS_PORT=9464 \
-    NODE_OPTIONS=--enable-source-maps
+    NODE_OPTIONS="--enable-source-maps ${NODE_FLAGS}"
 WORKDIR /app
 USER 1000:1000
 EXPOSE 9464

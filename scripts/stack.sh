@@ -64,7 +64,8 @@ PLATFORM_CONTEXT_SECRET, PLATFORM_ADMIN_SECRET, SANDBOX_SEED, STACK_DB_PREFIX, S
 STACK_NODE_FLAGS: extra node flags for every process, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof").
 The processes run on Node 22, as the images do: the node on PATH when it is that new, else one
 fetched from the npm registry and cached (scripts/node-from-registry.sh); STACK_NODE=<binary> picks
-another (STACK_NODE=node: the one on PATH).
+another (STACK_NODE=node: the one on PATH). Each process gets the node flags the images give it
+(scripts/node-flags.sh: on Node 22, --experimental-async-context-frame).
 STACK_RUNTIME=compiled (the default) builds dist/ with esbuild first and runs it, as the images
 do; STACK_RUNTIME=source runs the TypeScript sources through tsx.
 TXT
@@ -198,6 +199,9 @@ case "${1:-}" in
     refuse_taken_ports
     # Node 22, as the images run (scripts/stack-node.sh; STACK_NODE picks another).
     node_bin=$(bash scripts/stack-node.sh)
+    # The flags the images give every process in NODE_OPTIONS, as this node takes them.
+    node_flags=$(bash scripts/node-flags.sh "$node_bin")
+    [ -z "$node_flags" ] || echo "node flags: $node_flags (scripts/node-flags.sh)" >&2
     case "$STACK_RUNTIME" in
       compiled | source) ;;
       *) echo "STACK_RUNTIME must be compiled or source, not '$STACK_RUNTIME'" >&2; exit 2 ;;
@@ -210,8 +214,8 @@ case "${1:-}" in
         echo "building dist/ (npm run build; STACK_RUNTIME=source skips it)…"
         npm run --silent build >"$RUN_DIR/build.log" 2>&1 || { tail -n 30 "$RUN_DIR/build.log" >&2; exit 1; }
         # The command line that runs a process: its compiled bundle.
-        entry() { echo "$node_bin $STACK_NODE_FLAGS dist/$1/main.js"; } ;;
-      source) entry() { echo "$node_bin $STACK_NODE_FLAGS --import tsx $2"; } ;;
+        entry() { echo "$node_bin $node_flags $STACK_NODE_FLAGS dist/$1/main.js"; } ;;
+      source) entry() { echo "$node_bin $node_flags $STACK_NODE_FLAGS --import tsx $2"; } ;;
     esac
     launch identity "$IDENTITY_PORT" PORT="$IDENTITY_PORT" ADMIN_PORT="$ADMIN_PORT" METRICS_PORT="$(metrics_port identity)" \
       DATABASE_URL="$PG_URL/${DB_PREFIX}identity" $(entry identity services/identity/src/main.ts)

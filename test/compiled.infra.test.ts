@@ -7,7 +7,7 @@ import { newId } from "@platform/kit/ids";
 import { SLOT_TOKEN_TAIL_BYTES, slotTokenSigner } from "@platform/scheduling/bench";
 import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
-import { PG_URL, runId } from "./support/processes.js";
+import { NODE_FLAGS, PG_URL, runId } from "./support/processes.js";
 
 // The images run the compiled bundles (`npm run build`: dist/<process>/main.js), not the
 // sources the other tests run through tsx. A bundle finds its SQL migrations in copies next
@@ -29,7 +29,7 @@ const databases: string[] = [];
 
 function runBundle(name: string, env: Record<string, string>): Promise<{ code: number | null; output: string }> {
   return new Promise((done) => {
-    const proc = spawn(process.execPath, [join(ROOT, "dist", name, "main.js")], {
+    const proc = spawn(process.execPath, [...NODE_FLAGS, join(ROOT, "dist", name, "main.js")], {
       env: { ...process.env, LOG_LEVEL: "warn", ...env },
       stdio: ["ignore", "pipe", "pipe"],
     });

@@ -124,12 +124,16 @@ export const PROCESS_NODE = execFileSync("bash", ["scripts/stack-node.sh"], {
   stdio: ["ignore", "pipe", "inherit"],
 }).trim();
 export const PROCESS_NODE_VERSION = execFileSync(PROCESS_NODE, ["-v"], { encoding: "utf8" }).trim();
+/** The node flags the processes run with on that node, as the images and the stack give them (scripts/node-flags.sh). */
+const PROCESS_NODE_FLAGS = execFileSync("bash", ["scripts/node-flags.sh", PROCESS_NODE], { encoding: "utf8" })
+  .split(/\s+/)
+  .filter((flag) => flag !== "");
 
 /** Starts the process of `entry` (compiled or through tsx) and waits until it listens on `port`. */
 export async function startProc(name: string, entry: string, env: Record<string, string>, port: number): Promise<Proc> {
   const profile = values["cpu-prof"] ? ["--cpu-prof", `--cpu-prof-dir=${values["cpu-prof"]}`] : [];
   const startedAt = performance.now();
-  const child = spawn(PROCESS_NODE, [...profile, ...commandOf(entry)], {
+  const child = spawn(PROCESS_NODE, [...PROCESS_NODE_FLAGS, ...profile, ...commandOf(entry)], {
     env: { ...process.env, LOG_LEVEL: "warn", PLATFORM_CONTEXT_SECRET: CONTEXT_SECRET, KAFKA_BROKERS, ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });

@@ -1,4 +1,4 @@
-import { type ChildProcess, spawn } from "node:child_process";
+import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { createConnection } from "node:net";
 import pg from "pg";
@@ -7,6 +7,17 @@ import pg from "pg";
 export const PG_URL = process.env.PG_URL ?? "postgres://postgres@127.0.0.1:5432";
 export const REDIS_URL = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
 export const KAFKA_BROKERS = process.env.KAFKA_BROKERS ?? "127.0.0.1:19092";
+
+/**
+ * The node flags the platform's processes run with on this node (scripts/node-flags.sh), as the
+ * images and `npm run stack` give them: the processes these tests start run as deployed.
+ */
+export const NODE_FLAGS = execFileSync("bash", ["scripts/node-flags.sh", process.execPath], {
+  cwd: new URL("../..", import.meta.url),
+  encoding: "utf8",
+})
+  .split(/\s+/)
+  .filter((flag) => flag !== "");
 
 /** A run id: names what one test run creates (databases, seeds, consumer groups, key prefixes). */
 export const runId = () => randomBytes(4).toString("hex");
@@ -30,7 +41,7 @@ export async function startProcess(
   /** How long it may take to listen (several processes starting at once on a loaded machine take longer). */
   timeoutMs = 60_000,
 ): Promise<Started> {
-  const proc = spawn(process.execPath, ["--import", "tsx", entry], {
+  const proc = spawn(process.execPath, [...NODE_FLAGS, "--import", "tsx", entry], {
     env: { ...process.env, LOG_LEVEL: "warn", ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
