@@ -12,7 +12,8 @@
  * logs, metrics, the response mapping), and the floor row is the least any proxy of these
  * hops costs here.
  *
- * Env: REDIS_URL, IDENTITY_URL, PLATFORM_CONTEXT_SECRET, ORG_ID, RATE_LIMIT_SYNC_MS (10). Prints
+ * Env: REDIS_URL, IDENTITY_URL, PLATFORM_CONTEXT_SECRET, ORG_ID, RATE_LIMIT_SYNC_MS (10), RPC_HTTP_VERSION
+ * (1.1; 2 for a stack whose identity serves only HTTP/2). Prints
  * its URL on stdout.
  */
 import http from "node:http";
@@ -39,7 +40,10 @@ const store = redisRateLimitStoreSyncedEvery({
   prefix: "bench-floor:",
   syncMs: Number(env.RATE_LIMIT_SYNC_MS ?? 10),
 });
-const organizations = createClient(OrganizationService, httpTransport(env.IDENTITY_URL ?? ""));
+const organizations = createClient(
+  OrganizationService,
+  httpTransport(env.IDENTITY_URL ?? "", [], { unaryHttpVersion: env.RPC_HTTP_VERSION === "2" ? "2" : "1.1" }),
+);
 const nextId = idSequence("req_");
 
 async function answer(key: string): Promise<{ status: number; body: string }> {

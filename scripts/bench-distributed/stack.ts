@@ -17,10 +17,11 @@ export const values = suiteArgs(
     soak: "0",
     "soak-rate": "1000",
     "cold-rate": "1000",
+    "rpc-http": "1.1",
   }),
   `usage: npm run bench -- --suite distributed [--duration SECONDS] [--rates 500,1000,1500]
     [--connections 10,50] [--tokens 1000] [--rounds 1] [--skip closed,open,cold,deals] [--soak SECONDS] [--soak-rate 1000]
-    [--cold-rate 1000]
+    [--cold-rate 1000] [--rpc-http 1.1]
 Uses the stack on GATEWAY_PORT (default 8080) or starts one with scripts/stack.sh (and stops what it started);
 a gateway that answers without a running gateway in STACK_RUN_DIR (default .run) is another stack's, and
 the bench refuses it (its CPU columns come from that directory's pid files).
@@ -29,7 +30,10 @@ on bare node:http: bench-distributed/floor-proxy.ts) and the gateway, closed loo
 (open loop); the gateway at --cold-rate with --tokens keys it has not seen (each first request waits for
 its key's look-up); POST /deals. --rounds N alternates the closed-loop rows N times (median round, ratios
 per round). --soak S first sends --soak-rate req/s (1,000) through the gateway for S seconds: past the token cache's
-30 s TTL when S > 30, so the row shows what key look-ups cost a long run. When the Postgres has autovacuum off, the stack's databases are VACUUMed first.`,
+30 s TTL when S > 30, so the row shows what key look-ups cost a long run. When the Postgres has autovacuum off, the stack's databases are VACUUMed first.
+--rpc-http 2 makes the bench's own calls to identity (the direct row, the floor proxy's, the admin
+plane's) over HTTP/2: for a stack built before services took unary calls over HTTP/1.1 (2026-11-29),
+so an earlier build can be measured by this bench.`,
 );
 export const duration = Number(values.duration);
 export const rates = values.rates.split(",").map(Number);
@@ -40,6 +44,12 @@ export const skip = new Set(values.skip.split(",").filter(Boolean));
 export const soakSeconds = Number(values.soak);
 export const soakRate = Number(values["soak-rate"]);
 export const coldRate = Number(values["cold-rate"]);
+const rpcHttpFlag = values["rpc-http"];
+if (rpcHttpFlag !== "1.1" && rpcHttpFlag !== "2") {
+  console.error(`--rpc-http takes 1.1 or 2, not ${rpcHttpFlag}`);
+  process.exit(2);
+}
+export const rpcHttp: "1.1" | "2" = rpcHttpFlag;
 // Checked before anything starts: a bad number would otherwise surface as a 401 or a NaN row.
 for (const [flag, value, least] of [
   ["--duration", duration, 1],
