@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Prints the node flags every platform process runs with on the given node binary (default: the
-# node on PATH), on one line, empty when there are none. npm run stack, the events bench and the
-# infrastructure tests start their processes with them; the images set the same in NODE_OPTIONS
-# (Dockerfile, NODE_FLAGS).
+# node on PATH), on one line, empty when there are none. npm start, npm run stack, the events bench
+# and the infrastructure tests start their processes with them; the images set the same in
+# NODE_OPTIONS (Dockerfile, NODE_FLAGS).
 #
 # --experimental-async-context-frame (Node 22.7 and later 22s): AsyncLocalStorage, which keeps
 # a served call's deadline (libs/kit/src/deadline.ts) and the active trace, carried on V8's

@@ -1,5 +1,5 @@
-// scripts/node-flags.sh: the node flags every platform process runs with (npm run stack, the
-// events bench, the infrastructure tests; the images' NODE_OPTIONS). Runs on the unit suite's
+// scripts/node-flags.sh: the node flags every platform process runs with (npm start, npm run
+// stack, the events bench, the infrastructure tests; the images' NODE_OPTIONS). Runs on the unit suite's
 // node, which CI makes both Node 20 and Node 22.
 import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
@@ -44,5 +44,10 @@ describe("scripts/node-flags.sh", () => {
     expect(dockerfile).toMatch(new RegExp(`^ARG NODE_FLAGS=${FRAME}$`, "m"));
     expect(dockerfile).toMatch(/NODE_OPTIONS="--enable-source-maps \$\{NODE_FLAGS\}"/);
     expect(dockerfile).toMatch(/^ARG NODE_IMAGE=node:22-/m);
+  });
+
+  it("is what npm start gives the embedded runtime's node", () => {
+    const pkg = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { scripts: Record<string, string> };
+    expect(pkg.scripts["start"]).toMatch(/^node \$\(bash scripts\/node-flags\.sh\) /);
   });
 });
