@@ -6,14 +6,7 @@
  * Rate limits stay on: the load is spread over freshly issued tokens so that no token passes
  * the 300 reads/minute of the spec; a 429 fails the run.
  *
- *   npm run bench -- [--duration 10] [--connections 10] [--tokens 600]
- *   npm run bench -- --suite analytics   (buyer signals at 1,000,000 email events)
- *   npm run bench -- --suite distributed (the request path of the distributed runtime)
- *   npm run bench -- --suite availability   (availability against a running stack)
- *   npm run bench -- --suite compression (brotli and gzip against identity, same run)
- *   npm run bench -- --suite events      (webhook delivery, outbox relay, restarts: scripts/bench-events.ts)
- *   npm run bench -- --suite rpc         (one unary Connect call: Connect-ES against kit's lean path)
- *   npm run bench -- --suite ratelimit   (the gateway's rate-limit stores on Redis: every hit checked, or local-first)
+ * `npm run bench -- --help` lists the options and the other suites (SUITES below).
  */
 import { parseArgs } from "node:util";
 import { systemClock } from "@platform/kit/clock";
@@ -22,43 +15,78 @@ import autocannon from "autocannon";
 import Fastify from "fastify";
 import { benchPlatform } from "./bench-embedded.js";
 
-// `--suite <name>` runs another benchmark instead: analytics (scripts/bench-analytics.ts),
-// distributed (scripts/bench-distributed.ts), availability (scripts/bench-availability.ts),
-// compression (scripts/bench-compression.ts), events (scripts/bench-events.ts), rpc
-// (scripts/bench-rpc.ts), ratelimit (scripts/bench-ratelimit.ts).
-const SUITES: Record<string, () => Promise<unknown>> = {
-  analytics: () => import("./bench-analytics.js"),
-  distributed: () => import("./bench-distributed.js"),
-  availability: () => import("./bench-availability.js"),
-  compression: () => import("./bench-compression.js"),
-  events: () => import("./bench-events.js"),
-  rpc: () => import("./bench-rpc.js"),
-  ratelimit: () => import("./bench-ratelimit.js"),
+// `--suite <name>` runs another benchmark instead; each takes `--help` of its own.
+const SUITES: Record<string, { what: string; run: () => Promise<unknown> }> = {
+  analytics: { what: "buyer signals at 1,000,000 email events", run: () => import("./bench-analytics.js") },
+  distributed: {
+    what: "the distributed runtime's request path (starts a stack when none runs)",
+    run: () => import("./bench-distributed.js"),
+  },
+  availability: {
+    what: "availability of a 20-host team against a running stack",
+    run: () => import("./bench-availability.js"),
+  },
+  compression: { what: "brotli and gzip against identity, same run", run: () => import("./bench-compression.js") },
+  events: { what: "webhook delivery, the outbox relay, restarts", run: () => import("./bench-events.js") },
+  rpc: { what: "one unary Connect call: Connect-ES against kit's lean path", run: () => import("./bench-rpc.js") },
+  ratelimit: { what: "the gateway's rate-limit stores on Redis", run: () => import("./bench-ratelimit.js") },
 };
+const USAGE = `usage: npm run bench -- [--duration SECONDS] [--connections N] [--tokens N]
+       npm run bench -- --suite NAME [its options; --help lists them]
+
+Without --suite: GET /organizations/me through the whole embedded gateway against a bare
+fastify route, in one process and run, then availability of a 20-host schedule.
+  --duration SECONDS   each measurement's length (default 10)
+  --connections N      concurrent connections (default 10)
+  --tokens N           API keys the load is spread over, so no key passes the read limit (default 600)
+
+Suites:
+${Object.entries(SUITES)
+  .map(([name, s]) => `  ${name.padEnd(13)} ${s.what}`)
+  .join("\n")}
+`;
+/** A usage error: one line and the usage on stderr, exit status 2, never a stack trace. */
+function usageError(message: string): never {
+  process.stderr.write(`bench: ${message}\n\n${USAGE}`);
+  process.exit(2);
+}
+
 const suiteAt = process.argv.indexOf("--suite");
 if (suiteAt !== -1) {
   const suite = process.argv[suiteAt + 1] ?? "";
-  const run = SUITES[suite];
-  if (!run) throw new Error(`unknown --suite '${suite}'; the suites are: ${Object.keys(SUITES).join(", ")}`);
-  await run();
+  const chosen = SUITES[suite];
+  if (!chosen) usageError(`unknown --suite '${suite}'; the suites are: ${Object.keys(SUITES).join(", ")}`);
+  await chosen.run();
   process.exit(process.exitCode ?? 0);
 }
 
-const { values } = parseArgs({
-  options: {
-    duration: { type: "string", default: "10" },
-    connections: { type: "string", default: "10" },
-    tokens: { type: "string", default: "600" },
-    help: { type: "boolean", short: "h" },
-  },
-});
+const values = (() => {
+  try {
+    return parseArgs({
+      options: {
+        duration: { type: "string", default: "10" },
+        connections: { type: "string", default: "10" },
+        tokens: { type: "string", default: "600" },
+        help: { type: "boolean", short: "h" },
+      },
+    }).values;
+  } catch (error) {
+    return usageError((error as Error).message);
+  }
+})();
 if (values.help) {
-  console.log("usage: npm run bench -- [--duration SECONDS] [--connections N] [--tokens N]");
+  process.stdout.write(USAGE);
   process.exit(0);
 }
-const duration = Number(values.duration);
-const connections = Number(values.connections);
-const tokenCount = Number(values.tokens);
+/** A positive whole number from a flag, or a usage error naming the flag. */
+function count(flag: string, text: string): number {
+  const n = Number(text);
+  if (!Number.isInteger(n) || n < 1) usageError(`--${flag} takes a positive whole number, not '${text}'`);
+  return n;
+}
+const duration = count("duration", values.duration);
+const connections = count("connections", values.connections);
+const tokenCount = count("tokens", values.tokens);
 
 const { platform, acme, issueTokens } = await benchPlatform();
 process.stderr.write(`issuing ${tokenCount} tokens…\n`);
