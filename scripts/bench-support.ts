@@ -11,18 +11,37 @@ import { type GenerateOptions, generateEmailEvents } from "../cli/src/generate.j
 
 /**
  * The suite's options besides `--suite` (which scripts/bench.ts passes on) and `--help`, which
- * prints `usage` and exits.
+ * prints `usage` and exits. An unknown or malformed flag is a usage error, not a stack trace.
  */
 export function suiteArgs<const O extends NonNullable<ParseArgsConfig["options"]>>(options: O, usage: string) {
   type Options = O & { suite: { type: "string" }; help: { type: "boolean"; short: "h" } };
-  const { values } = parseArgs<{ options: Options }>({
-    options: { ...options, suite: { type: "string" }, help: { type: "boolean", short: "h" } },
-  });
+  let values: ReturnType<typeof parseArgs<{ options: Options }>>["values"];
+  try {
+    ({ values } = parseArgs<{ options: Options }>({
+      options: { ...options, suite: { type: "string" }, help: { type: "boolean", short: "h" } },
+    }));
+  } catch (error) {
+    return usageError((error as Error).message);
+  }
   if ((values as { help?: boolean }).help) {
     console.log(usage);
     process.exit(0);
   }
   return values;
+}
+
+/** A bad command line: one line on stderr and exit status 2, before anything starts. */
+export function usageError(message: string): never {
+  console.error(`bench: ${message} (--help lists the options)`);
+  process.exit(2);
+}
+
+/** A flag's whole number of at least `least`, or a usage error naming the flag. */
+export function wholeNumber(flag: string, value: string | number, least = 1): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < least)
+    usageError(`--${flag} takes whole numbers of at least ${least}, not '${value}'`);
+  return n;
 }
 
 /** String options (`--name value`) with these defaults, as `suiteArgs` takes them. */

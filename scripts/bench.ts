@@ -8,12 +8,12 @@
  *
  * `npm run bench -- --help` lists the options and the other suites (SUITES below).
  */
-import { parseArgs } from "node:util";
 import { systemClock } from "@platform/kit/clock";
 import { seedBenchSchedule } from "@platform/scheduling/server";
 import autocannon from "autocannon";
 import Fastify from "fastify";
 import { benchPlatform } from "./bench-embedded.js";
+import { stringFlags, suiteArgs, usageError, wholeNumber } from "./bench-support.js";
 
 // `--suite <name>` runs another benchmark instead; each takes `--help` of its own.
 const SUITES: Record<string, { what: string; run: () => Promise<unknown> }> = {
@@ -43,13 +43,7 @@ fastify route, in one process and run, then availability of a 20-host schedule.
 Suites:
 ${Object.entries(SUITES)
   .map(([name, s]) => `  ${name.padEnd(13)} ${s.what}`)
-  .join("\n")}
-`;
-/** A usage error: one line and the usage on stderr, exit status 2, never a stack trace. */
-function usageError(message: string): never {
-  process.stderr.write(`bench: ${message}\n\n${USAGE}`);
-  process.exit(2);
-}
+  .join("\n")}`;
 
 const suiteAt = process.argv.indexOf("--suite");
 if (suiteAt !== -1) {
@@ -60,33 +54,10 @@ if (suiteAt !== -1) {
   process.exit(process.exitCode ?? 0);
 }
 
-const values = (() => {
-  try {
-    return parseArgs({
-      options: {
-        duration: { type: "string", default: "10" },
-        connections: { type: "string", default: "10" },
-        tokens: { type: "string", default: "600" },
-        help: { type: "boolean", short: "h" },
-      },
-    }).values;
-  } catch (error) {
-    return usageError((error as Error).message);
-  }
-})();
-if (values.help) {
-  process.stdout.write(USAGE);
-  process.exit(0);
-}
-/** A positive whole number from a flag, or a usage error naming the flag. */
-function count(flag: string, text: string): number {
-  const n = Number(text);
-  if (!Number.isInteger(n) || n < 1) usageError(`--${flag} takes a positive whole number, not '${text}'`);
-  return n;
-}
-const duration = count("duration", values.duration);
-const connections = count("connections", values.connections);
-const tokenCount = count("tokens", values.tokens);
+const values = suiteArgs(stringFlags({ duration: "10", connections: "10", tokens: "600" }), USAGE);
+const duration = wholeNumber("duration", values.duration);
+const connections = wholeNumber("connections", values.connections);
+const tokenCount = wholeNumber("tokens", values.tokens);
 
 const { platform, acme, issueTokens } = await benchPlatform();
 process.stderr.write(`issuing ${tokenCount} tokens…\n`);

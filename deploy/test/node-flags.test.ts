@@ -1,6 +1,6 @@
 // scripts/node-flags.sh: the node flags every platform process runs with (npm start, npm run
-// stack, the events bench, the infrastructure tests; the images' NODE_OPTIONS). Runs on the unit suite's
-// node, which CI makes both Node 20 and Node 22.
+// stack, the events bench, the infrastructure tests; the images' NODE_OPTIONS). Runs on the
+// unit suite's node, which CI makes both Node 20 and Node 22.
 import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join, resolve } from "node:path";

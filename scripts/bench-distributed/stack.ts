@@ -4,7 +4,16 @@ import { execFileSync } from "node:child_process";
 import { readlinkSync } from "node:fs";
 import pg from "pg";
 
-import { cpuMs, pidsNamed, portOpen, stackPid, stringFlags, suiteArgs } from "../bench-support.js";
+import {
+  cpuMs,
+  pidsNamed,
+  portOpen,
+  stackPid,
+  stringFlags,
+  suiteArgs,
+  usageError,
+  wholeNumber,
+} from "../bench-support.js";
 
 export const values = suiteArgs(
   stringFlags({
@@ -45,25 +54,19 @@ export const soakSeconds = Number(values.soak);
 export const soakRate = Number(values["soak-rate"]);
 export const coldRate = Number(values["cold-rate"]);
 const rpcHttpFlag = values["rpc-http"];
-if (rpcHttpFlag !== "1.1" && rpcHttpFlag !== "2") {
-  console.error(`--rpc-http takes 1.1 or 2, not ${rpcHttpFlag}`);
-  process.exit(2);
-}
+if (rpcHttpFlag !== "1.1" && rpcHttpFlag !== "2") usageError(`--rpc-http takes 1.1 or 2, not '${rpcHttpFlag}'`);
 export const rpcHttp: "1.1" | "2" = rpcHttpFlag;
 // Checked before anything starts: a bad number would otherwise surface as a 401 or a NaN row.
 for (const [flag, value, least] of [
-  ["--duration", duration, 1],
-  ["--tokens", tokenCount, 1],
-  ["--soak", soakSeconds, 0],
-  ["--soak-rate", soakRate, 1],
-  ["--cold-rate", coldRate, 1],
-  ...rates.map((r) => ["--rates", r, 1] as const),
-  ...connectionCounts.map((c) => ["--connections", c, 1] as const),
+  ["duration", duration, 1],
+  ["tokens", tokenCount, 1],
+  ["soak", soakSeconds, 0],
+  ["soak-rate", soakRate, 1],
+  ["cold-rate", coldRate, 1],
+  ...rates.map((r) => ["rates", r, 1] as const),
+  ...connectionCounts.map((c) => ["connections", c, 1] as const),
 ] as const) {
-  if (!Number.isInteger(value) || value < least) {
-    console.error(`${flag} takes whole numbers of at least ${least}, not ${value} (--help for the options)`);
-    process.exit(2);
-  }
+  wholeNumber(flag, value, least);
 }
 
 export const env = process.env;
