@@ -8,11 +8,6 @@
  *
  * `npm run bench -- --help` lists the options and the other suites (SUITES below).
  */
-import { systemClock } from "@platform/kit/clock";
-import { seedBenchSchedule } from "@platform/scheduling/server";
-import autocannon from "autocannon";
-import Fastify from "fastify";
-import { benchPlatform } from "./bench-embedded.js";
 import { stringFlags, suiteArgs, usageError, wholeNumber } from "./bench-support.js";
 
 // `--suite <name>` runs another benchmark instead; each takes `--help` of its own.
@@ -58,6 +53,17 @@ const values = suiteArgs(stringFlags({ duration: "10", connections: "10", tokens
 const duration = wholeNumber("duration", values.duration);
 const connections = wholeNumber("connections", values.connections);
 const tokenCount = wholeNumber("tokens", values.tokens);
+
+// Loaded once the command line is known good: the embedded platform takes seconds to load, and
+// neither another suite nor a usage error needs it.
+const [{ systemClock }, { seedBenchSchedule }, { default: autocannon }, { default: Fastify }, { benchPlatform }] =
+  await Promise.all([
+    import("@platform/kit/clock"),
+    import("@platform/scheduling/server"),
+    import("autocannon"),
+    import("fastify"),
+    import("./bench-embedded.js"),
+  ]);
 
 const { platform, acme, issueTokens } = await benchPlatform();
 process.stderr.write(`issuing ${tokenCount} tokens…\n`);
