@@ -12,9 +12,9 @@
  * logs, metrics, the response mapping), and the floor row is the least any proxy of these
  * hops costs here.
  *
- * Env: REDIS_URL, IDENTITY_URL, PLATFORM_CONTEXT_SECRET, ORG_ID, RATE_LIMIT_SYNC_MS (10), RPC_HTTP_VERSION
- * (1.1; 2 for a stack whose identity serves only HTTP/2). Prints
- * its URL on stdout.
+ * Env: REDIS_URL, IDENTITY_URL, PLATFORM_CONTEXT_SECRET, ORG_ID, RATE_LIMIT_SYNC_MS (10),
+ * RPC_HTTP_VERSION (1.1; 2 for a stack whose identity serves only HTTP/2). Prints its URL on
+ * stdout.
  */
 import http from "node:http";
 import { toJsonString } from "@bufbuild/protobuf";
