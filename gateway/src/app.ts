@@ -156,6 +156,10 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
     // On a busy machine loading a plugin (swagger-ui's assets) can pass fastify's default
     // 10 s; a slow first start must not end in a crash.
     pluginTimeout: 60_000,
+    // While it drains (SIGTERM), a request that still arrives on an open keep-alive connection
+    // is served, with `Connection: close`, rather than refused with fastify's bare 503: it was
+    // sent before the client could know, and its answer is what a rolling restart owes it.
+    return503OnClosing: false,
   }) as unknown as FastifyInstance;
 
   const allowed = new AllowedMethods();

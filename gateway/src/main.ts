@@ -68,7 +68,8 @@ const app = await buildGateway({
   ...(bus ? { bus } : {}),
   ...(redis ? { streamSlots: redisStreamSlots({ client: redis, prefix: config.RATE_LIMIT_PREFIX }) } : {}),
 });
-await app.listen({ port: config.PORT, host: config.HOST });
+// SO_REUSEPORT, so that a replacement binds the port before this instance stops (shared-port.ts).
+await app.listen({ port: config.PORT, host: config.HOST, reusePort: true } as { port: number; host: string });
 
 exitOnSignals({
   name: "gateway",
