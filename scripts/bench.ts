@@ -25,6 +25,10 @@ const SUITES: Record<string, { what: string; run: () => Promise<unknown> }> = {
   events: { what: "webhook delivery, the outbox relay, restarts", run: () => import("./bench-events.js") },
   rpc: { what: "one unary Connect call: Connect-ES against kit's lean path", run: () => import("./bench-rpc.js") },
   ratelimit: { what: "the gateway's rate-limit stores on Redis", run: () => import("./bench-ratelimit.js") },
+  roll: {
+    what: "every process replaced under 500 req/s: restart against roll (a stack)",
+    run: () => import("./bench-roll.js"),
+  },
 };
 const USAGE = `usage: npm run bench -- [--duration SECONDS] [--connections N] [--tokens N]
        npm run bench -- --suite NAME [its options; --help lists them]

@@ -44,7 +44,7 @@ SHUTDOWN_MS=${SHUTDOWN_TIMEOUT_MS:-20000}
 
 usage() {
   cat <<TXT
-usage: scripts/stack.sh start|stop|status|logs [name]|roll [name|all]|restart [name|all]
+usage: scripts/stack.sh start|stop|status|logs [name]|roll [name…|all]|restart [name…|all]
 
   start    start Postgres/Redis if stopped, Kafka (scripts/kafka.sh), then each service
            and the gateway as separate processes; waits until each is ready
@@ -55,7 +55,7 @@ usage: scripts/stack.sh start|stop|status|logs [name]|roll [name|all]|restart [n
            (all: every one, the gateway last): rebuild (compiled), start the new instance
            on the same ports (SO_REUSEPORT) and wait until it listens on them, then SIGTERM
            the old one, which drains (SHUTDOWN_TIMEOUT_MS) while the new one takes the work
-           (docs/deploying.md)
+           (docs/deploying.md); STACK_BUILD=0 runs the dist/ there is
   restart  stop, then start, each named process: what roll replaces (nothing serves between)
 
 Each process runs under a small supervisor that restarts it when it exits (after 1 s, then
@@ -218,6 +218,8 @@ prepare_runtime() {
   [ -z "$node_flags" ] || echo "node flags: $node_flags (scripts/node-flags.sh)" >&2
   case "$STACK_RUNTIME" in
     compiled)
+      # STACK_BUILD=0: run the dist/ there is (a bench that built it before it measures).
+      [ "${STACK_BUILD:-1}" = 0 ] && return 0
       echo "building dist/ (npm run build; STACK_RUNTIME=source skips it)…"
       npm run --silent build >"$RUN_DIR/build.log" 2>&1 || { tail -n 30 "$RUN_DIR/build.log" >&2; exit 1; } ;;
     source) ;;
@@ -262,13 +264,17 @@ command_of() {
   esac
 }
 
-# The processes a roll or restart names: one, or all of them in start order (the gateway last).
+# The processes a roll or restart names, in the order given; all (or none): every one in start
+# order, the gateway last.
 targets() {
-  if [ "${1:-all}" = all ]; then echo "$PROCESSES"; return 0; fi
-  case " $PROCESSES " in
-    *" $1 "*) echo "$1" ;;
-    *) echo "no process '$1'; the processes: $PROCESSES" >&2; exit 2 ;;
-  esac
+  if [ $# -eq 0 ] || [ "$1" = all ]; then echo "$PROCESSES"; return 0; fi
+  local n
+  for n in "$@"; do
+    case " $PROCESSES " in
+      *" $n "*) echo "$n" ;;
+      *) echo "no process '$n'; the processes: $PROCESSES" >&2; exit 2 ;;
+    esac
+  done
 }
 
 # Whether process `pid` itself listens on every one of `ports` (ss shows each listener's owner).
@@ -374,7 +380,7 @@ case "${1:-}" in
     bash scripts/kafka.sh status || true
     ;;
   roll)
-    names=$(targets "${2:-all}")
+    names=$(targets "${@:2}")
     for n in $names; do running "$n" || { echo "$n: not running (scripts/stack.sh start first)" >&2; exit 1; }; done
     prepare_runtime
     if [ "$(cat /proc/sys/net/ipv4/tcp_migrate_req 2>/dev/null || echo 1)" = 0 ]; then
@@ -384,7 +390,7 @@ case "${1:-}" in
     for n in $names; do roll_one "$n" || exit 1; done
     ;;
   restart)
-    names=$(targets "${2:-all}")
+    names=$(targets "${@:2}")
     prepare_runtime
     for n in $names; do
       stop_one "$n"
