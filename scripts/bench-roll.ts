@@ -137,20 +137,20 @@ async function main(): Promise<void> {
   const deal = ((await api("GET", "/deals?limit=1")).items as { stage: string }[])[0];
   if (!account || !deal) throw new Error("the sandbox has no account or no deal");
 
-  const receiver = webhookReceiver();
+  const run = Date.now().toString(36);
+  const receiver = webhookReceiver(`/roll/${run}`);
   await new Promise<void>((resolve, reject) => {
     receiver.server.once("error", reject);
     receiver.server.listen(receiverPort, "127.0.0.1", () => resolve());
   });
-  await api("POST", "/webhook-subscriptions", {
-    endpointUrl: `http://127.0.0.1:${receiverPort}/roll`,
+  const subscription = await api("POST", "/webhook-subscriptions", {
+    endpointUrl: `http://127.0.0.1:${receiverPort}/roll/${run}`,
     events: ["revenue.deal.created"],
   });
   if ((env.STACK_RUNTIME ?? "compiled") === "compiled") {
     log("building dist/ for the new instances (npm run build)…");
     execFileSync("npm", ["run", "--silent", "build"], { stdio: ["ignore", "ignore", "inherit"] });
   }
-  const run = Date.now().toString(36);
   const fixtures = (label: string) => ({ gateway, keys, accountId: account.id, stage: deal.stage, label });
 
   /** Waits until every created deal's webhook came, or `seconds` passed; the names still missing. */
@@ -198,6 +198,10 @@ async function main(): Promise<void> {
     if (missing.length > 0)
       log(`${mode}: ${missing.length} webhooks never came, e.g. ${missing.slice(0, 3).join(", ")}`);
   }
+  await fetch(`${gateway}/api/v1alpha1/webhook-subscriptions/${subscription.id}`, {
+    method: "DELETE",
+    headers: { "X-Platform-Api-Key": keys[1] as string },
+  }).catch(() => undefined);
   receiver.server.closeAllConnections();
   receiver.server.close();
 

@@ -52,11 +52,14 @@ export interface LoadResult {
 /**
  * Starts the load; `stop()` stops sending and resolves once every request has its answer.
  * A request is retried once when it went out on a reused keep-alive connection that the server
- * closed before answering (Node's documented pattern: `request.reusedSocket` and ECONNRESET):
+ * closed before answering (Node's documented pattern: `request.reusedSocket` and ECONNRESET), on a
+ * new connection:
  * every request of the mix is safe to send again, reads by nature, writes by their Idempotency-Key.
  */
 export function startLoad(f: Fixtures, rate: number): { stop(): Promise<LoadResult> } {
   const agent = new http.Agent({ keepAlive: true, maxSockets: 1024 });
+  // A retry goes on a connection of its own: the pool's other idle ones may be closing too.
+  const fresh = new http.Agent({ keepAlive: false });
   const { hostname, port } = new URL(f.gateway);
   const histogram: RecordableHistogram = createHistogram();
   const perSecond: RecordableHistogram[] = [];
@@ -98,7 +101,7 @@ export function startLoad(f: Fixtures, rate: number): { stop(): Promise<LoadResu
   const send = (p: Planned, key: string, idempotencyKey: string, due: number, attempt: number) => {
     const req = http.request(
       {
-        agent,
+        agent: attempt === 1 ? agent : fresh,
         host: hostname,
         port,
         method: p.method,
@@ -168,6 +171,7 @@ export function startLoad(f: Fixtures, rate: number): { stop(): Promise<LoadResu
       const seconds = (performance.now() - start) / 1000;
       if (done < sent) await new Promise<void>((r) => (allDone = r));
       agent.destroy();
+      fresh.destroy();
       return {
         sent,
         ok,

@@ -4,8 +4,11 @@ import { existsSync, readFileSync } from "node:fs";
 import http from "node:http";
 import { cpuMs, pidsNamed } from "../bench-support.js";
 
-/** A receiver of deal.created webhooks: deliveries per event id, and the deal names seen. */
-export function webhookReceiver() {
+/**
+ * A receiver of deal.created webhooks on `path` (one per run: a subscription an earlier run left
+ * behind posts elsewhere): deliveries per event id, and the deal names seen.
+ */
+export function webhookReceiver(path: string) {
   const byEvent = new Map<string, number>();
   const names = new Set<string>();
   const server = http.createServer({ keepAliveTimeout: 30_000 }, (req, res) => {
@@ -13,6 +16,7 @@ export function webhookReceiver() {
     req.on("data", (c: Buffer) => chunks.push(c));
     req.on("end", () => {
       res.writeHead(204).end();
+      if (req.url !== path) return;
       try {
         const body = JSON.parse(Buffer.concat(chunks).toString("utf8")) as {
           id?: string;
