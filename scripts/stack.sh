@@ -209,22 +209,24 @@ stop_one() {
   rm -f "$RUN_DIR/$name.pid" "$RUN_DIR/$name.child" "$RUN_DIR/$name.restarts"
 }
 
-# The node binary and flags every process runs with, and dist/ built when compiled.
-prepare_runtime() {
+# The node binary and flags every process runs with, and the runtime checked.
+pick_node() {
   # Node 22, as the images run (scripts/stack-node.sh; STACK_NODE picks another).
   node_bin=$(bash scripts/stack-node.sh)
   # The flags the images give every process in NODE_OPTIONS, as this node takes them.
   node_flags=$(bash scripts/node-flags.sh "$node_bin")
   [ -z "$node_flags" ] || echo "node flags: $node_flags (scripts/node-flags.sh)" >&2
   case "$STACK_RUNTIME" in
-    compiled)
-      # STACK_BUILD=0: run the dist/ there is (a bench that built it before it measures).
-      [ "${STACK_BUILD:-1}" = 0 ] && return 0
-      echo "building dist/ (npm run build; STACK_RUNTIME=source skips it)…"
-      npm run --silent build >"$RUN_DIR/build.log" 2>&1 || { tail -n 30 "$RUN_DIR/build.log" >&2; exit 1; } ;;
-    source) ;;
+    compiled | source) ;;
     *) echo "STACK_RUNTIME must be compiled or source, not '$STACK_RUNTIME'" >&2; exit 2 ;;
   esac
+}
+
+# dist/ built when compiled; STACK_BUILD=0 runs the dist/ there is (a bench that built it first).
+build_dist() {
+  [ "$STACK_RUNTIME" = compiled ] && [ "${STACK_BUILD:-1}" != 0 ] || return 0
+  echo "building dist/ (npm run build; STACK_RUNTIME=source skips it)…"
+  npm run --silent build >"$RUN_DIR/build.log" 2>&1 || { tail -n 30 "$RUN_DIR/build.log" >&2; exit 1; }
 }
 
 # The command line that runs a process: its compiled bundle, or its source through tsx.
@@ -344,13 +346,10 @@ case "${1:-}" in
   start)
     mkdir -p "$RUN_DIR"
     refuse_taken_ports
-    case "$STACK_RUNTIME" in
-      compiled | source) ;;
-      *) echo "STACK_RUNTIME must be compiled or source, not '$STACK_RUNTIME'" >&2; exit 2 ;;
-    esac
+    pick_node
     bash scripts/infra.sh up
     bash scripts/kafka.sh start --mark "$RUN_DIR/kafka.started-by-stack"
-    prepare_runtime
+    build_dist
     for n in $PROCESSES; do
       command_of "$n"
       launch "$n" "$PORT0" "${CMD[@]}"
@@ -382,7 +381,8 @@ case "${1:-}" in
   roll)
     names=$(targets "${@:2}")
     for n in $names; do running "$n" || { echo "$n: not running (scripts/stack.sh start first)" >&2; exit 1; }; done
-    prepare_runtime
+    pick_node
+    build_dist
     if [ "$(cat /proc/sys/net/ipv4/tcp_migrate_req 2>/dev/null || echo 1)" = 0 ]; then
       echo "note: net.ipv4.tcp_migrate_req is 0: a connection the kernel queued for an old instance in the instant" \
         "it closes its port is reset instead of handed to the new one (sysctl -w net.ipv4.tcp_migrate_req=1; docs/deploying.md)" >&2
@@ -391,7 +391,8 @@ case "${1:-}" in
     ;;
   restart)
     names=$(targets "${@:2}")
-    prepare_runtime
+    pick_node
+    build_dist
     for n in $names; do
       stop_one "$n"
       command_of "$n"
