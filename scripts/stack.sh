@@ -206,7 +206,7 @@ stop_one() {
     fi
     echo "$name: stopped"
   fi
-  rm -f "$RUN_DIR/$name.pid" "$RUN_DIR/$name.child" "$RUN_DIR/$name.restarts"
+  rm -f "$RUN_DIR/$name.pid" "$RUN_DIR/$name.child" "$RUN_DIR/$name.restarts" "$RUN_DIR/$name.generation"
 }
 
 # The node binary and flags every process runs with, and the runtime checked.

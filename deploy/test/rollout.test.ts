@@ -16,7 +16,7 @@ function changed(name: string, kind: "Deployment" | "PodDisruptionBudget", chang
     return copy;
   });
 }
-const container = (d: Any) => d.spec.template.spec.containers[0];
+const container = (d: Any): Any => d.spec.template.spec.containers[0];
 
 describe("rolling updates in the Kubernetes manifests", () => {
   it.each(processes.map((p) => p.name))("%s: maxUnavailable 0, readiness, preStop, grace > drain, a PDB", (name) => {
@@ -33,25 +33,51 @@ describe("rolling updates in the Kubernetes manifests", () => {
   it.each([
     [
       "a rolling update that may take a pod away first",
-      (d: Any) => (d.spec.strategy.rollingUpdate.maxUnavailable = 1),
+      (d: Any): void => {
+        d.spec.strategy.rollingUpdate.maxUnavailable = 1;
+      },
       /maxUnavailable must be 0/,
     ],
     [
       "a rolling update that may neither add nor remove",
-      (d: Any) => (d.spec.strategy.rollingUpdate.maxSurge = 0),
+      (d: Any): void => {
+        d.spec.strategy.rollingUpdate.maxSurge = 0;
+      },
       /maxSurge 0/,
     ],
-    ["a recreate strategy", (d: Any) => (d.spec.strategy = { type: "Recreate" }), /not RollingUpdate/],
-    ["no readiness probe", (d: Any) => delete container(d).readinessProbe, /no readinessProbe/],
-    ["no preStop pause", (d: Any) => delete container(d).lifecycle, /no preStop pause/],
+    [
+      "a recreate strategy",
+      (d: Any): void => {
+        d.spec.strategy = { type: "Recreate" };
+      },
+      /not RollingUpdate/,
+    ],
+    [
+      "no readiness probe",
+      (d: Any): void => {
+        delete container(d).readinessProbe;
+      },
+      /no readinessProbe/,
+    ],
+    [
+      "no preStop pause",
+      (d: Any): void => {
+        delete container(d).lifecycle;
+      },
+      /no preStop pause/,
+    ],
     [
       "a grace period shorter than pause + drain",
-      (d: Any) => (d.spec.template.spec.terminationGracePeriodSeconds = 20),
+      (d: Any): void => {
+        d.spec.template.spec.terminationGracePeriodSeconds = 20;
+      },
       /terminationGracePeriodSeconds 20/,
     ],
     [
       "a drain (SHUTDOWN_TIMEOUT_MS in the env) the grace period does not cover",
-      (d: Any) => container(d).env.push({ name: "SHUTDOWN_TIMEOUT_MS", value: "28000" }),
+      (d: Any): void => {
+        container(d).env.push({ name: "SHUTDOWN_TIMEOUT_MS", value: "28000" });
+      },
       /plus the drain \(SHUTDOWN_TIMEOUT_MS, 28 s\)/,
     ],
   ] as const)("refuses %s", (_what, change, message) => {
