@@ -193,6 +193,11 @@ launch() {
 
 stop_one() {
   local name=$1
+  # A new instance an interrupted roll left behind, before its handover.
+  if [ -f "$RUN_DIR/$name.next.pid" ]; then
+    kill "$(cat "$RUN_DIR/$name.next.pid")" 2>/dev/null || true
+    rm -f "$RUN_DIR/$name.next.pid" "$RUN_DIR/$name.next.child" "$RUN_DIR/$name.next.restarts"
+  fi
   if running "$name"; then
     local pid child
     pid=$(cat "$RUN_DIR/$name.pid")
@@ -305,12 +310,14 @@ roll_one() {
   t0=$(date +%s.%N)
   (trap '' HUP; supervise "$name" "$name.next" env KAFKA_GROUP_INSTANCE_ID="stack-$name-$gen" "${CMD[@]}") </dev/null >/dev/null 2>&1 &
   new_sup=$!
-  for _ in $(seq 1 240); do
+  # Known to `stop` until the handover, should the roll itself be interrupted.
+  echo "$new_sup" >"$RUN_DIR/$name.next.pid"
+  for _ in $(seq 1 480); do
     new_child=$(cat "$RUN_DIR/$name.next.child" 2>/dev/null || true)
     if [ -f "$RUN_DIR/$name.next.restarts" ] || ! alive "$new_sup"; then
       echo "$name: the new instance exited while starting; the old one (pid $old_child) keeps serving. Last log lines:" >&2
       tail -n 30 "$RUN_DIR/$name.log" >&2
-      kill "$new_sup" 2>/dev/null
+      kill "$new_sup" 2>/dev/null; rm -f "$RUN_DIR/$name.next.pid"
       return 1
     fi
     # shellcheck disable=SC2086
@@ -319,8 +326,8 @@ roll_one() {
   done
   # shellcheck disable=SC2086
   if ! listens_on "$new_child" $own; then
-    echo "$name: the new instance did not listen on $own within 60 s; the old one keeps serving" >&2
-    kill "$new_sup" 2>/dev/null
+    echo "$name: the new instance did not listen on $own within 120 s; the old one keeps serving" >&2
+    kill "$new_sup" 2>/dev/null; rm -f "$RUN_DIR/$name.next.pid"
     return 1
   fi
   echo "$name: new instance ready (pid $new_child, $(awk "BEGIN{printf \"%.1f\", $(date +%s.%N) - $t0}") s); draining pid $old_child"
@@ -328,6 +335,7 @@ roll_one() {
   rm -f "$RUN_DIR/$name.restarts"
   kill -USR1 "$new_sup"
   echo "$new_sup" >"$RUN_DIR/$name.pid"
+  rm -f "$RUN_DIR/$name.next.pid"
   echo "$gen" >"$RUN_DIR/$name.generation"
   t0=$(date +%s.%N)
   kill -TERM "$old_sup" 2>/dev/null
