@@ -94,7 +94,8 @@ running() { [ -f "$RUN_DIR/$1.pid" ] && alive "$(cat "$RUN_DIR/$1.pid")"; }
 # Runs one process and restarts it whenever it exits, waiting 1 s, 2 s, 4 s … up to 30 s
 # between restarts (back to 1 s once a run lasted a minute). Its pid is $name.pid, the
 # current process's $name.child; $name.restarts counts restarts with the last exit status.
-# A new instance of a roll writes to $name.next.* (its stem) until SIGUSR1 makes it the current.
+# A new instance of a roll writes to $name.next.* (its stem) until $name.pid names it, which
+# the roll writes (with $name.child) at the handover.
 supervise() {
   local name=$1 stem=$2; shift 2
   set +e
@@ -102,18 +103,15 @@ supervise() {
   # Only its own pid file goes: the current one may be the instance that replaced it.
   trap '[ "$(cat "$RUN_DIR/$stem.child" 2>/dev/null)" = "$child" ] && rm -f "$RUN_DIR/$stem.child"
     [ -n "$child" ] && kill -TERM "$child" 2>/dev/null && wait "$child"; exit 0' TERM INT
-  trap 'rm -f "$RUN_DIR/$stem.child" "$RUN_DIR/$stem.restarts"; stem=$name; echo "$child" >"$RUN_DIR/$stem.child"' USR1
   while :; do
+    [ "$(cat "$RUN_DIR/$name.pid" 2>/dev/null)" = "$BASHPID" ] && stem=$name
     started=$(date +%s)
     "$@" >>"$RUN_DIR/$name.log" 2>&1 &
     child=$!
     echo "$child" >"$RUN_DIR/$stem.child"
-    # A trapped signal (the handover's USR1) ends `wait` early: wait again while the child runs.
-    while :; do
-      wait "$child"
-      code=$?
-      alive "$child" || break
-    done
+    wait "$child"
+    code=$?
+    [ "$(cat "$RUN_DIR/$name.pid" 2>/dev/null)" = "$BASHPID" ] && stem=$name
     restarts=$((restarts + 1))
     [ $(($(date +%s) - started)) -ge 60 ] && delay=1
     echo "$restarts $code $(date -u +%Y-%m-%dT%H:%M:%SZ)" >"$RUN_DIR/$stem.restarts"
@@ -332,10 +330,9 @@ roll_one() {
   fi
   echo "$name: new instance ready (pid $new_child, $(awk "BEGIN{printf \"%.1f\", $(date +%s.%N) - $t0}") s); draining pid $old_child"
   # The new one becomes the current (its pid files), then the old one drains and exits.
-  rm -f "$RUN_DIR/$name.restarts"
-  kill -USR1 "$new_sup"
+  echo "$new_child" >"$RUN_DIR/$name.child"
   echo "$new_sup" >"$RUN_DIR/$name.pid"
-  rm -f "$RUN_DIR/$name.next.pid"
+  rm -f "$RUN_DIR/$name.restarts" "$RUN_DIR/$name.next.pid" "$RUN_DIR/$name.next.child" "$RUN_DIR/$name.next.restarts"
   echo "$gen" >"$RUN_DIR/$name.generation"
   t0=$(date +%s.%N)
   kill -TERM "$old_sup" 2>/dev/null
@@ -346,8 +343,7 @@ roll_one() {
     echo "$name: the old instance did not exit; killed" >&2
   fi
   waited=$(awk "BEGIN{printf \"%.1f\", $(date +%s.%N) - $t0}")
-  for _ in $(seq 1 20); do [ -f "$RUN_DIR/$name.child" ] && break; sleep 0.05; done
-  echo "$name: rolled (pid $old_child drained and exited in $waited s; now pid $(cat "$RUN_DIR/$name.child" 2>/dev/null || echo "$new_child"))"
+  echo "$name: rolled (pid $old_child drained and exited in $waited s; now pid $new_child)"
 }
 
 case "${1:-}" in
