@@ -36,13 +36,13 @@ export function linesNewerThan(markdown: string, baseline: string): string[] {
     .flatMap((s) => s.lines);
 }
 
-const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 
 /**
  * Whether one of `lines` names any of `names`, as a whole word (`DealUpdated` does not match
  * `DealUpdatedV2`; `GET /deals/{dealId}` does not match `GET /deals/{dealId}/meetings`).
  */
 export function isRecorded(lines: string[], names: string[]): boolean {
-  const patterns = names.map((n) => new RegExp(`(^|[\\s\`'"(,])${escape(n)}($|[\\s\`'"),.:;])`));
+  const patterns = names.map((n) => new RegExp(`(^|[\\s\`'"(,])${escapeRegExp(n)}($|[\\s\`'"),.:;])`));
   return lines.some((line) => patterns.some((p) => p.test(line)));
 }
