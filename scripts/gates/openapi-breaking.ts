@@ -66,7 +66,10 @@ export function openApiBreakingChanges(before: Json, after: Json): Finding[] {
     .map((d) => {
       const { where, names } = operationOf(d.path);
       const at = d.path.slice(3).join("/");
-      const what = d.description || `${d.action} ${at}`;
+      // Some of the library's descriptions lack their subject ("… in Response 200 …").
+      const what = d.description?.match(/^\S/)
+        ? d.description
+        : `[${d.action}] ${String(d.path.at(-1))}${d.description ?? ""}`;
       return { gate: "openapi" as const, where, names, message: at ? `${what}  [at ${at}]` : what };
     });
 }
