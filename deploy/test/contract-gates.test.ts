@@ -213,7 +213,7 @@ describe("npm run gates", () => {
     expect(failed.status).toBe(1);
     expect(failed.stderr).toMatch(/openapi: FAILED against v1\.0\.0/);
     expect(failed.stderr).toMatch(
-      /BREAKING GET \/api\/v1alpha1\/accounts\/\{accountId\}\n[^]*?\[Removed\] property `summary`/,
+      /BREAKING GET \/api\/v1alpha1\/accounts\/\{accountId\}\n[\s\S]*?\[Removed\] property `summary`/,
     );
     expect(failed.stderr).toMatch(/under a version newer than 1\.0\.0/);
 
