@@ -32,7 +32,7 @@ export const DESTRUCTIVE_RULES = [
 ] as const;
 
 /** The marker that allows destructive DDL, with its reason. */
-const CONTRACT_PHASE = /^\s*--\s*contract-phase:\s*(\S.*)$/m;
+const CONTRACT_PHASE = /^[ \t]*--[ \t]*contract-phase:[ \t]*(\S.*)$/m;
 
 /** Released migrations: path (from the repository root) → sha-256 of the text. */
 export type MigrationBaseline = Record<string, string>;
