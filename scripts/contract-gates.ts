@@ -75,7 +75,9 @@ export async function contractGates(root: string, only: readonly Gate[] = GATES)
   const baseline = existsSync(baselineFile) ? readJson<Baseline>(baselineFile) : undefined;
   const dir = join(root, "releases", "baseline");
   if (!baseline)
-    lines.push("no release recorded (releases/baseline.json): proto and openapi have nothing to compare with");
+    lines.push(
+      "no release recorded (releases/baseline.json): nothing to compare with; the first release (scripts/release.sh) grandfathers every migration",
+    );
 
   const findings: Finding[] = [];
   if (baseline && wants("proto")) findings.push(...protoBreakingChanges(join(root, "proto"), join(dir, "proto.binpb")));
@@ -84,7 +86,7 @@ export async function contractGates(root: string, only: readonly Gate[] = GATES)
     const after = readJson<Record<string, unknown>>(join(root, "api", "openapi.json"));
     findings.push(...openApiBreakingChanges(before, after));
   }
-  if (wants("migrations")) {
+  if (baseline && wants("migrations")) {
     const released = join(dir, "migrations.json");
     findings.push(...migrationFindings(root, existsSync(released) ? readJson<MigrationBaseline>(released) : {}));
   }
@@ -95,7 +97,7 @@ export async function contractGates(root: string, only: readonly Gate[] = GATES)
   const failing = unrecorded(findings, recordLines);
   const accepted = findings.filter((f) => !failing.includes(f));
   for (const gate of ["proto", "openapi", "migrations"] as const) {
-    if (!wants(gate) || (gate !== "migrations" && !baseline)) continue;
+    if (!wants(gate) || !baseline) continue;
     const mine = failing.filter((f) => f.gate === gate);
     const fine = accepted.filter((f) => f.gate === gate);
     const against = gate === "migrations" ? "" : ` against ${baseline?.tag}`;
