@@ -67,9 +67,9 @@ export function openApiBreakingChanges(before: Json, after: Json): Finding[] {
       const { where, names } = operationOf(d.path);
       const at = d.path.slice(3).join("/");
       // Some of the library's descriptions lack their subject ("… in Response 200 …").
-      const what = d.description?.match(/^\S/)
-        ? d.description
-        : `[${d.action}] ${String(d.path.at(-1))}${d.description ?? ""}`;
+      const value = d.action === "add" ? d.after : d.before;
+      const subject = typeof value === "object" ? String(d.path.at(-1)) : JSON.stringify(value);
+      const what = d.description?.match(/^\S/) ? d.description : `[${d.action}] ${subject}${d.description ?? ""}`;
       return { gate: "openapi" as const, where, names, message: at ? `${what}  [at ${at}]` : what };
     });
 }
