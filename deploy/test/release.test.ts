@@ -14,6 +14,8 @@ const clone = join(scratch, "repo");
 const git = (...args: string[]) => execFileSync("git", args, { cwd: clone, encoding: "utf8" }).trim();
 const release = (...args: string[]) =>
   spawnSync("bash", ["scripts/release.sh", ...args], { cwd: clone, encoding: "utf8", env: { ...process.env, CI: "" } });
+/** A release runs the gates and builds the baselines: slow on a busy machine. */
+const SLOW = { timeout: 180_000 };
 const readJson = (path: string) => JSON.parse(readFileSync(join(clone, path), "utf8"));
 
 let last: string;
@@ -34,22 +36,26 @@ beforeAll(() => {
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
 describe("scripts/release.sh", () => {
-  it("answers --help, and refuses a bad version, a version not newer than the last, a dirty tree, a missing CHANGELOG section", () => {
-    expect(release("--help").stdout).toMatch(/^usage: scripts\/release\.sh VERSION/);
-    expect(release().status).toBe(2);
-    expect(release("1.0").stderr).toMatch(/'1\.0' is not a semver version/);
-    if (last !== "0.0.0")
-      expect(release(last).stderr).toMatch(new RegExp(`${last} is not newer than the last release, ${last}`));
-    expect(release(next).stderr).toMatch(new RegExp(`CHANGELOG.md has no section for ${next}`));
-    writeFileSync(join(clone, "stray.txt"), "x");
-    const dirty = release(next);
-    expect(dirty.status).toBe(1);
-    expect(dirty.stderr).toMatch(/the working tree is not clean/);
-    rmSync(join(clone, "stray.txt"));
-    expect(git("tag", "--list", `v${next}`)).toBe("");
-  });
+  it(
+    "answers --help, and refuses a bad version, a version not newer than the last, a dirty tree, a missing CHANGELOG section",
+    SLOW,
+    () => {
+      expect(release("--help").stdout).toMatch(/^usage: scripts\/release\.sh VERSION/);
+      expect(release().status).toBe(2);
+      expect(release("1.0").stderr).toMatch(/'1\.0' is not a semver version/);
+      if (last !== "0.0.0")
+        expect(release(last).stderr).toMatch(new RegExp(`${last} is not newer than the last release, ${last}`));
+      expect(release(next).stderr).toMatch(new RegExp(`CHANGELOG.md has no section for ${next}`));
+      writeFileSync(join(clone, "stray.txt"), "x");
+      const dirty = release(next);
+      expect(dirty.status).toBe(1);
+      expect(dirty.stderr).toMatch(/the working tree is not clean/);
+      rmSync(join(clone, "stray.txt"));
+      expect(git("tag", "--list", `v${next}`)).toBe("");
+    },
+  );
 
-  it("records the baselines, tags the release commit, and writes releases/baseline.json naming it", () => {
+  it("records the baselines, tags the release commit, and writes releases/baseline.json naming it", SLOW, () => {
     const changelog = readFileSync(join(clone, "CHANGELOG.md"), "utf8");
     writeFileSync(
       join(clone, "CHANGELOG.md"),
