@@ -51,8 +51,9 @@ node --import tsx -e '
   import("./scripts/gates/migration-lint.ts").then(({ migrationBaseline }) => {
     require("node:fs").writeFileSync("releases/baseline/migrations.json", `${JSON.stringify(migrationBaseline("."), null, 2)}\n`);
   });'
-npm pkg set version="$version"
-git add releases/baseline package.json
+# package.json and package-lock.json alike (the lockfile repeats the root version).
+npm version "$version" --no-git-tag-version --allow-same-version --workspaces=false >/dev/null
+git add releases/baseline package.json package-lock.json
 git commit -q -m "release: $tag"
 commit=$(git rev-parse HEAD)
 git tag -a "$tag" -m "$tag" "$commit"
