@@ -10,7 +10,7 @@ Cuts release VERSION (semver, e.g. 1.1.0) from HEAD:
   1. refuses a dirty tree, a VERSION that is not newer than the last release's
      (releases/baseline.json), an existing tag vVERSION, a CHANGELOG.md without a
      "## [VERSION]" section, a stale api/openapi.json, or failing contract gates;
-  2. commits "release: vVERSION": package.json's version, and the baselines under
+  2. commits "release: vVERSION": the version in package.json and package-lock.json, and the baselines under
      releases/baseline/: openapi.json (the public document, webhook payloads v2 and legacy
      included), proto.binpb (buf image of proto/: RPC and Kafka event messages),
      migrations.json (every migration's sha-256: these are now released);

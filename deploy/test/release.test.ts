@@ -72,6 +72,7 @@ describe("scripts/release.sh", () => {
     expect(git("rev-parse", "HEAD~1")).toBe(tagged);
     expect(git("status", "--porcelain")).toBe("");
     expect(JSON.parse(git("show", `${tagged}:package.json`)).version).toBe(next);
+    expect(JSON.parse(git("show", `${tagged}:package-lock.json`)).version).toBe(next);
     expect(readFileSync(join(clone, "releases", "baseline", "openapi.json"), "utf8")).toBe(
       readFileSync(join(clone, "api", "openapi.json"), "utf8"),
     );
