@@ -1,3 +1,4 @@
+import { buildInfo } from "@platform/kit/build-info";
 import { problemFromError } from "@platform/kit/connect";
 import { problem } from "@platform/kit/problems";
 import type { FastifyInstance } from "fastify";
@@ -25,7 +26,9 @@ export function registerHealth(
     draining = true;
     done();
   });
-  app.get("/healthz", hidden, async () => ({ status: "ok" }));
+  // Which build answers: during a rolling update old and new instances answer side by side.
+  const live = { status: "ok", ...buildInfo() };
+  app.get("/healthz", hidden, async () => live);
   app.get("/readyz", hidden, async (request, reply) => {
     if (draining) {
       return sendProblem(reply, problem("service-unavailable", "The gateway is shutting down."), deps.docsUrl);

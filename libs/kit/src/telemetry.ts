@@ -8,6 +8,7 @@ import { PgInstrumentation } from "@opentelemetry/instrumentation-pg";
 import { RedisInstrumentation } from "@opentelemetry/instrumentation-redis";
 import { type IMetricReader, PeriodicExportingMetricReader } from "@opentelemetry/sdk-metrics";
 import { NodeSDK } from "@opentelemetry/sdk-node";
+import { registerBuildInfoMetric } from "./build-info.js";
 import { listenShared } from "./shared-port.js";
 
 let sdk: NodeSDK | undefined;
@@ -39,7 +40,7 @@ function prometheusReader(port: number, host: string): PrometheusExporter {
  * Instrumented: HTTP (the gateway's server side, outgoing requests such as webhook
  * deliveries), pg, kafkajs, redis;
  * Connect calls through kit's RPC interceptors (rpc-telemetry.ts) alone. Metrics: a Prometheus /metrics endpoint on
- * METRICS_PORT and OTLP export when an endpoint is set.
+ * METRICS_PORT and OTLP export when an endpoint is set, with the build_info gauge (build-info.ts).
  *
  * What nobody reads costs nothing: with neither a trace exporter nor a metrics reader the SDK
  * is not started at all (the API stays no-op, and the RPC interceptors and HTTP metrics step
@@ -102,6 +103,7 @@ export function startTelemetry(
       : [],
   });
   sdk.start();
+  registerBuildInfoMetric(process.env.OTEL_SERVICE_NAME ?? defaultServiceName);
 }
 
 export async function stopTelemetry(): Promise<void> {
