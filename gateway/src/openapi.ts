@@ -5,7 +5,8 @@ import type { FastifyInstance, FastifySchema } from "fastify";
 import { OPENAPI_TAGS } from "./openapi-tags.js";
 import { documentWebhooks } from "./openapi-webhooks.js";
 import { DAILY_QUOTA, TIER_LIMITS } from "./rate-limit/limiter.js";
-import { API_PREFIX, type JsonSchema, type RouteSpec, requiredScopes } from "./route.js";
+import { API_PREFIX, type RouteSpec, requiredScopes } from "./route.js";
+import type { JsonSchema } from "./schemas/common.js";
 
 const header = (description: string) => ({ type: "string", description });
 
