@@ -7,7 +7,7 @@ import { type AmountInput, checkAgainstSchema } from "../domain/deal-input.js";
 import { type DealSchemaRecord, isTerminal, schemaVersionAfterUpdate } from "../domain/deal-schema.js";
 import type { DealRecord, InsightRecordRow, MeetingRecord } from "../domain/model.js";
 import { dealCreatedEvent, dealUpdatedEvent } from "../events/outbox-events.js";
-import { dealMessage, insightIdsOf } from "../handlers/proto.js";
+import { dealMessage, insightIdsOf } from "../messages.js";
 import type { DealNames } from "../store/deal-names.store.js";
 import type { TxStore } from "../store/index.js";
 import type { CrmReferences, Directory } from "./references.js";

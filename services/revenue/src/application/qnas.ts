@@ -5,7 +5,7 @@ import { isInsightType } from "../domain/insight-types.js";
 import { IMPORTANCES, type Importance, type QnaRecord } from "../domain/model.js";
 import { type AnswerSource, canTransition, type QnaState, stateAfterAnswer } from "../domain/qna-state.js";
 import { qnaCreatedEvent, qnaUpdatedEvent } from "../events/outbox-events.js";
-import { qnaMessage } from "../handlers/proto.js";
+import { qnaMessage } from "../messages.js";
 import type { TxStore } from "../store/index.js";
 import { lockedDeal } from "./deals.js";
 

@@ -22,10 +22,10 @@ import {
 import type { CrmReferences, Directory } from "../application/references.js";
 import { idempotentInsert, idempotentWrite, type WriteDeps } from "../application/write.js";
 import type { AmountInput } from "../domain/deal-input.js";
+import { dealMessage, jsonOfStruct } from "../messages.js";
 import { DEAL_SORT_KEYS, type DealListFilter } from "../store/deal.store.js";
 import type { Store } from "../store/index.js";
 import { MEETING_SORT_KEYS } from "../store/meeting.store.js";
-import { dealMessage, jsonOfStruct } from "./proto.js";
 
 export interface DealDeps extends WriteDeps {
   store: Store;

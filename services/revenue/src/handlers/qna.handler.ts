@@ -17,9 +17,9 @@ import {
   defaultConfidence,
   isQnaState,
 } from "../domain/qna-state.js";
+import { qnaMessage } from "../messages.js";
 import type { Store } from "../store/index.js";
 import type { Backlog, Bucket } from "../store/qna.store.js";
-import { qnaMessage } from "./proto.js";
 
 export interface QnaDeps extends WriteDeps {
   store: Store;

@@ -22,8 +22,8 @@ import { idempotentWrite, type WriteDeps } from "../application/write.js";
 import type { HostRecord, MeetingRecord } from "../domain/model.js";
 import { meetingStatus } from "../domain/status.js";
 import { meetingBookedEvent, meetingCanceledEvent, meetingRescheduledEvent } from "../events/outbox-events.js";
+import { meetingMessage } from "../messages.js";
 import type { Store } from "../store/index.js";
-import { meetingMessage } from "./proto.js";
 
 const MAX_CANCEL_REASON = 500;
 

@@ -6,7 +6,7 @@ import { pendingAttempt } from "../domain/attempt.js";
 import { TEST_EVENT_TYPE } from "../domain/catalog.js";
 import type { AttemptRecord, SubscriptionRecord } from "../domain/model.js";
 import { newSecret } from "../domain/signature.js";
-import { deliveryMessage, subscriptionMessage } from "../handlers/proto.js";
+import { deliveryMessage, subscriptionMessage } from "../messages.js";
 import type { TxStore } from "../store/index.js";
 
 // The subscription use cases, each inside the transaction of its Idempotency-Key: creating,

@@ -32,10 +32,10 @@ import { checkEvents } from "../domain/catalog.js";
 import { checkEndpoint, type EndpointPolicy } from "../domain/endpoint.js";
 import type { AttemptStatus } from "../domain/model.js";
 import { newSecret } from "../domain/signature.js";
+import { deliveryMessage, subscriptionMessage } from "../messages.js";
 import { ATTEMPT_SORT_KEYS } from "../store/attempt.store.js";
 import { pgStore, type TxStore, txStore } from "../store/index.js";
 import { SUBSCRIPTION_SORT_KEYS } from "../store/subscription.store.js";
-import { deliveryMessage, subscriptionMessage } from "./proto.js";
 
 const MAX_DESCRIPTION = 500;
 const ATTEMPT_STATUSES: readonly string[] = ["pending", "succeeded", "failed"];
