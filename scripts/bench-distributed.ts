@@ -213,29 +213,13 @@ try {
       const direct: Row[] = [];
       const floor: Row[] = [];
       const gateway: Row[] = [];
+      const closedLoop = (name: string, base: string) =>
+        autocannonRow(name, `${base}${API}/organizations/me`, conns, duration, nextKey);
       for (let round = 0; round < rounds; round++) {
-        bare.push(
-          await autocannonRow("bare fastify route", `${bareUrl}${API}/organizations/me`, conns, duration, nextKey),
-        );
+        bare.push(await closedLoop("bare fastify route", bareUrl));
         direct.push(await directRow(getOrganization, conns, duration));
-        floor.push(
-          await autocannonRow(
-            "floor proxy (floor-proxy.ts)",
-            `${floorUrl}${API}/organizations/me`,
-            conns,
-            duration,
-            nextKey,
-          ),
-        );
-        gateway.push(
-          await autocannonRow(
-            "gateway GET /organizations/me",
-            `${GATEWAY}${API}/organizations/me`,
-            conns,
-            duration,
-            nextKey,
-          ),
-        );
+        floor.push(await closedLoop("floor proxy (floor-proxy.ts)", floorUrl));
+        gateway.push(await closedLoop("gateway GET /organizations/me", GATEWAY));
       }
       for (const r of [bare, direct, floor, gateway].map(medianRound)) {
         rows.push({ ...r, name: `${r.name}, ${conns} conns` });
