@@ -217,9 +217,26 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
     sign,
     cache: new LoadingCache<GrantRecord>({ max: CACHE_MAX_ENTRIES, ttlMs: config.TOKEN_CACHE_TTL_MS, now }),
   });
+  const streams = new EventStreams({
+    slots: deps.streamSlots ?? memoryStreamSlots(),
+    logger,
+    now,
+    options: {
+      ...EVENT_STREAM_DEFAULTS,
+      maxStreamsPerToken: config.EVENTS_STREAM_MAX_PER_TOKEN,
+      pollMs: config.EVENTS_STREAM_POLL_MS,
+      heartbeatMs: config.EVENTS_STREAM_HEARTBEAT_MS,
+    },
+  });
   const purge: CachePurge = {
-    apiKey: (keyHash) => authenticator.purge(keyHash),
-    delegation: (parentOrgId, childOrgId) => delegation.purge(parentOrgId, childOrgId),
+    apiKey: (keyHash, tokenId) => {
+      authenticator.purge(keyHash);
+      streams.revoke(tokenId);
+    },
+    delegation: (parentOrgId, childOrgId) => {
+      delegation.purge(parentOrgId, childOrgId);
+      streams.recheckAll();
+    },
   };
   app.decorate("purge", purge);
   const guard: GuardDeps = {
@@ -240,17 +257,6 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
   for (const schema of SHARED_SCHEMAS) app.addSchema(schema);
   await registerCompression(app);
   await registerOpenApi(app, { docsUrl, serverUrl: publicUrl(config) });
-  const streams = new EventStreams({
-    slots: deps.streamSlots ?? memoryStreamSlots(),
-    logger,
-    now,
-    options: {
-      ...EVENT_STREAM_DEFAULTS,
-      maxStreamsPerToken: config.EVENTS_STREAM_MAX_PER_TOKEN,
-      pollMs: config.EVENTS_STREAM_POLL_MS,
-      heartbeatMs: config.EVENTS_STREAM_HEARTBEAT_MS,
-    },
-  });
   // Open streams would hold the server open: end them (clients resume elsewhere with Last-Event-ID).
   app.addHook("preClose", async () => streams.closeAll());
   registerHealth(app, { clients, sign, docsUrl });

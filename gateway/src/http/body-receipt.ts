@@ -50,7 +50,7 @@ const CLOSING_STATUSES = new Set([401, 429]);
  * key, or over its limits, does not keep the connection.
  */
 export function installBodyReceipt(app: FastifyInstance, receipt: BodyReceipt): void {
-  app.addHook("preParsing", (request, _reply, payload, done) => {
+  app.addHook("preParsing", (request, reply, payload, done) => {
     // Bodyless requests, and bodies already received with their headers, need no deadline.
     if (request.raw.complete) {
       done(null, payload);
@@ -73,7 +73,12 @@ export function installBodyReceipt(app: FastifyInstance, receipt: BodyReceipt): 
       // fastify's body reader turns an error without a statusCode into a 400.
       timed.destroy(Object.assign(late, { statusCode: late.status }));
     }, deadlineMs);
-    timed.once("end", () => clearTimeout(timer)).once("close", () => clearTimeout(timer));
+    const stop = () => clearTimeout(timer);
+    timed.once("end", stop).once("close", stop);
+    // Answered without the body being read (a 415 from the parser, a handler that reads none):
+    // no deadline left to keep, and no reader for its error.
+    reply.raw.once("close", stop);
+    timed.on("error", () => {});
     payload.pipe(timed);
     done(null, timed);
   });
