@@ -1,15 +1,15 @@
+import type { Socket } from "node:net";
 import type { Clock } from "@platform/kit/clock";
 import type { RequestContext } from "@platform/kit/context";
 import type { CursorCodec } from "@platform/kit/cursor";
 import { parseId } from "@platform/kit/ids";
 import { parseSort } from "@platform/kit/pagination";
 import { problem } from "@platform/kit/problems";
-import type { Socket } from "node:net";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import type { ApiKeyAuthenticator, Token } from "./auth.js";
 import { ACTING_ON_HEADER, type Delegation, type DelegationResolver } from "./delegation.js";
-import { openCursor, type PageBinding } from "./http/cursor-binding.js";
 import type { KeylessConnections } from "./http/connection-limits.js";
+import { openCursor, type PageBinding } from "./http/cursor-binding.js";
 import { requestFingerprint } from "./http/idempotency-fingerprint.js";
 import { bringsNonJsonBody } from "./http/json-body.js";
 import type { RateLimiter, Tier } from "./rate-limit/limiter.js";

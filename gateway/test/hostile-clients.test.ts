@@ -2,7 +2,7 @@ import type { AddressInfo } from "node:net";
 import { ALL_SCOPES } from "@platform/kit/scopes";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { API, buildTestGateway, errorType, ORG, type TestGateway } from "./harness.js";
-import { head, type RawConnection, RawConnection as Raw, type RawResponse } from "./raw-http.js";
+import { head, RawConnection, type RawResponse } from "./raw-http.js";
 
 // The edge under hostile clients, over real sockets: an answer decided on the headers comes
 // before any of the body is sent, the client can read it, and the connection then closes.
@@ -44,7 +44,7 @@ beforeEach(() => {
 });
 
 async function connection(): Promise<RawConnection> {
-  const c = new Raw(port);
+  const c = new RawConnection(port);
   open.push(c);
   await c.connected;
   return c;
