@@ -1,6 +1,7 @@
 import { PassThrough } from "node:stream";
 import { problem } from "@platform/kit/problems";
 import type { FastifyInstance } from "fastify";
+import { closeUnheard } from "./connection-limits.js";
 
 /** How long bodies may take to arrive (gateway config). */
 export interface BodyReceipt {
@@ -44,10 +45,12 @@ const CLOSING_STATUSES = new Set([401, 429]);
  * replaced; its parser reads the replacement, and an error on it becomes the reply.
  *
  * Any answer sent before its request's body has fully arrived (401, 403, 429, 413, 415, 408 …)
- * closes the connection (`Connection: close`): the rest of the body is then discarded rather
- * than read as the next request, and http/connection-limits.ts lets the client read the answer
- * before the socket goes. 401 and 429 close it even without a body: a client without a valid
- * key, or over its limits, does not keep the connection.
+ * closes the connection (`Connection: close`), so the rest of the body is never taken for the
+ * next request. For an admitted request (413, 408, 400 …) http/connection-limits.ts lets the
+ * client read the answer before the socket goes (lingering close); one refused on its headers
+ * (415, 401, 403, 429) is closed as soon as its answer is written, its body unread. 401 and 429
+ * close the connection even without a body: a client without a valid key, or over its limits,
+ * does not keep it.
  */
 export function installBodyReceipt(app: FastifyInstance, receipt: BodyReceipt): void {
   app.addHook("preParsing", (request, reply, payload, done) => {
@@ -83,7 +86,12 @@ export function installBodyReceipt(app: FastifyInstance, receipt: BodyReceipt): 
     done(null, timed);
   });
   app.addHook("onSend", (request, reply, payload, done) => {
-    if (!request.raw.complete || CLOSING_STATUSES.has(reply.statusCode)) reply.header("connection", "close");
+    const early = !request.raw.complete;
+    if (early || CLOSING_STATUSES.has(reply.statusCode)) {
+      reply.header("connection", "close");
+      // Only an admitted request (valid key, within its limits) is heard out with a lingering close.
+      if (early && !request.admission) closeUnheard(request.raw.socket);
+    }
     done(null, payload);
   });
 }

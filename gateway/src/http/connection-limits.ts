@@ -30,9 +30,28 @@ type Lingering = Socket & { destroySoon(): void };
 function lingerBeforeDestroy(this: Lingering): void {
   if (this.destroyed) return;
   this.end();
+  if (UNHEARD.has(this)) {
+    // Node's own destroySoon: gone once the answer is written, nothing more read.
+    if (this.writableFinished) this.destroy();
+    else this.once("finish", () => this.destroy());
+    return;
+  }
   const timer = setTimeout(() => this.destroy(), LINGER_MS);
   timer.unref();
   this.once("close", () => clearTimeout(timer));
+}
+
+/** Connections whose client is not heard out: no lingering close, see `closeUnheard`. */
+const UNHEARD = new WeakSet<Socket>();
+
+/**
+ * The connection closes as soon as the answer is written, without reading (or discarding) the
+ * rest of the body: for requests that were not admitted (no valid key, over a rate limit), whose
+ * uploads the gateway owes nothing. Draining them would cost it the bandwidth and the buffers
+ * of every byte a hostile client sends; a client still writing may then see a reset.
+ */
+export function closeUnheard(socket: Socket | null | undefined): void {
+  if (socket) UNHEARD.add(socket);
 }
 
 /**
