@@ -20,7 +20,9 @@ export class RawConnection {
   readonly connected: Promise<void>;
 
   constructor(port: number) {
-    this.socket = connect({ port, host: "127.0.0.1" });
+    // Half-open allowed: after the server's FIN the client can go on writing, as one still
+    // sending its body does, until the server closes the socket.
+    this.socket = connect({ port, host: "127.0.0.1", allowHalfOpen: true });
     this.connected = new Promise((resolve) => this.socket.once("connect", () => resolve()));
     this.socket.on("data", (chunk: Buffer) => {
       this.#received = Buffer.concat([this.#received, chunk]);
