@@ -9,6 +9,7 @@ import {
   keys,
   MAX_STREAMS,
   openStream,
+  platform,
   problemType,
   t,
   useEventsPlatform,
@@ -130,7 +131,10 @@ describe("GET /events/stream", { timeout: 90_000 }, () => {
 
     await admin.revokeToken({ tokenId: token?.id ?? "" });
     const revokedAt = Date.now();
-    // Created after the revocation: no stream of the revoked key may carry them.
+    // Created once the revocation event has reached the gateway (the relay and the bus are
+    // asynchronous): no stream of the revoked key may carry them.
+    await platform.drainOutbox();
+    await platform.bus.idle();
     const after = await bookAndCancel();
     for (const s of streams) {
       const endedAt = await s.ended;
