@@ -83,14 +83,14 @@ describe("answers decided on the headers come before the body is read", () => {
     expect(refused.headers.connection).toBe("close");
   });
 
-  it("closes a keyless upload's connection once its 401 is written, reading none of what follows", async () => {
+  it("closes a keyless upload's connection soon after its 401, without hearing the body out", async () => {
     const c = await connection();
     // A body never complete: what follows cannot be taken for a next (malformed) request.
     await c.write(head("POST", DEALS, json(2 ** 40)));
     const res = await c.response();
     expectProblemResponse(res, "missing-trust-header", 401);
-    // The client goes on sending its body until a write fails: a gateway that read it (or
-    // drained it for LINGER_MS) would keep accepting the bytes all along.
+    // The client goes on sending its body until a write fails: a gateway that heard it out (or
+    // drained it for LINGER_MS, as after a 413) would keep accepting the bytes all along.
     const answeredAt = Date.now();
     const chunk = Buffer.alloc(64 * 1024, 0x20);
     let failed: string | undefined;
