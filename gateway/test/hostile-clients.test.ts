@@ -121,6 +121,20 @@ describe("answers decided on the headers come before the body is read", () => {
     expect(await c.ended).toBe("end");
   });
 
+  it("answers 404 and 405 on the headers, without reading a body nothing would use", async () => {
+    const nowhere = await connection();
+    await nowhere.write(head("POST", `${API}/no-such-thing`, json(LIMIT)));
+    const missing = await nowhere.response();
+    expectProblemResponse(missing, "not-found", 404);
+    expect(missing.headers.connection).toBe("close");
+
+    const wrongMethod = await connection();
+    await wrongMethod.write(head("PUT", `${API}/organizations/me/entitlements`, json(LIMIT)));
+    const refused = await wrongMethod.response();
+    expectProblemResponse(refused, "method-not-allowed", 405);
+    expect(refused.headers.allow).toBe("GET, HEAD");
+  });
+
   it("keeps 415 for a body that is not JSON, before the key is looked at", async () => {
     const c = await connection();
     await c.write(head("POST", DEALS, { "content-type": "text/plain", "content-length": 1000 }));
