@@ -135,6 +135,18 @@ describe("answers decided on the headers come before the body is read", () => {
     expect(refused.headers.allow).toBe("GET, HEAD");
   });
 
+  it("says 100 Continue only to an admitted request, so a waiting client never sends a refused body", async () => {
+    const refused = await connection();
+    await refused.write(head("POST", DEALS, json(LIMIT, { expect: "100-continue" })));
+    const answer = await refused.response();
+    expectProblemResponse(answer, "missing-trust-header", 401);
+
+    const admitted = await connection();
+    const body = JSON.stringify({ name: "x" });
+    await admitted.write(head("POST", DEALS, json(body.length, { expect: "100-continue", "x-platform-api-key": key })));
+    expect((await admitted.response()).status).toBe(100);
+  });
+
   it("keeps 415 for a body that is not JSON, before the key is looked at", async () => {
     const c = await connection();
     await c.write(head("POST", DEALS, { "content-type": "text/plain", "content-length": 1000 }));

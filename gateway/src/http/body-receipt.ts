@@ -53,12 +53,17 @@ const CLOSING_STATUSES = new Set([401, 429]);
  * does not keep it.
  */
 export function installBodyReceipt(app: FastifyInstance, receipt: BodyReceipt): void {
+  // Node answers `Expect: 100-continue` itself, before the request is even routed. Instead the
+  // request goes on as any other, and is told to continue only here, once it was admitted: a
+  // client that waits for the 100 (curl does for large bodies) never sends a body to be refused.
+  app.server.on("checkContinue", (req, res) => app.server.emit("request", req, res));
   app.addHook("preParsing", (request, reply, payload, done) => {
     // Bodyless requests, and bodies already received with their headers, need no deadline.
     if (request.raw.complete) {
       done(null, payload);
       return;
     }
+    if (request.headers.expect?.toLowerCase() === "100-continue") reply.raw.writeContinue();
     const declared = Number(request.headers["content-length"]);
     // Larger than the limit: fastify answers 413 from Content-Length without reading it.
     const size = Number.isFinite(declared) ? declared : receipt.bodyLimitBytes;
