@@ -96,7 +96,8 @@ describe("answers decided on the headers come before the body is read", () => {
     let failed: string | undefined;
     while (failed === undefined && Date.now() - answeredAt < 2 * LINGER_MS) failed = await c.write(chunk);
     expect(failed).toMatch(/EPIPE|ECONNRESET/);
-    expect(Date.now() - answeredAt).toBeLessThan(LINGER_MS / 2);
+    // 500 ms for a refused request, 2 s for an admitted one: the bound leaves room for a busy machine.
+    expect(Date.now() - answeredAt).toBeLessThan(LINGER_MS * 0.75);
   });
 
   it("answers 429 with Retry-After and RateLimit to a key over its limit before reading the body", async () => {
@@ -218,12 +219,13 @@ describe("receive deadline", () => {
 
   it("accepts a body that arrives in time, however it is split", async () => {
     const c = await connection();
-    const body = JSON.stringify({ name: "x" });
+    // 16 KiB at 8 KiB/s: 2.2 s to arrive, far more than the pauses below, however busy the machine.
+    const body = JSON.stringify({ name: "x".repeat(16 * 1024) });
     await c.write(head("POST", DEALS, json(body.length, { "x-platform-api-key": key })));
     await new Promise((r) => setTimeout(r, 50));
-    await c.write(body.slice(0, 5));
+    await c.write(body.slice(0, 5_000));
     await new Promise((r) => setTimeout(r, 50));
-    await c.write(body.slice(5));
+    await c.write(body.slice(5_000));
     const res = await c.response();
     // Past the edge: the body was read and went on (revenue has no fake here: 501, or a 400 of its own).
     expect([400, 501]).toContain(res.status);
