@@ -48,7 +48,7 @@ function problemsOf(spec: RouteSpec): ProblemName[] {
   // Any query parameter the route does not declare is refused (http/strict-query.ts).
   names.push("invalid-filter");
   if (spec.method !== "GET" && spec.method !== "DELETE") {
-    names.push("malformed-json", "unsupported-media-type", "payload-too-large");
+    names.push("malformed-json", "unsupported-media-type", "payload-too-large", "request-timeout");
   }
   if (spec.invalidBody) names.push(spec.invalidBody);
   names.push(...(spec.problems ?? []));
