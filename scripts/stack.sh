@@ -33,6 +33,9 @@ export REDIS_URL=${REDIS_URL:-redis://127.0.0.1:6379}
 export KAFKA_BROKERS=${KAFKA_BROKERS:-127.0.0.1:${KAFKA_PORT:-19092}}
 export PLATFORM_CONTEXT_SECRET=${PLATFORM_CONTEXT_SECRET:-dev-context-secret-change-me-0123456789}
 export PLATFORM_ADMIN_SECRET=${PLATFORM_ADMIN_SECRET:-dev-admin-secret-change-me}
+# SO_REUSEPORT for every process, so that `roll` starts a replacement on the ports it replaces
+# (libs/kit/src/shared-port.ts); processes started any other way keep EADDRINUSE on a taken port.
+export LISTEN_REUSE_PORT=1
 # compiled: `npm run build` first, then each process runs its dist/<process>/main.js, as the
 # images do; source: straight from the TypeScript sources through tsx (no build step).
 STACK_RUNTIME=${STACK_RUNTIME:-compiled}

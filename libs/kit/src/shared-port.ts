@@ -12,9 +12,16 @@ import type net from "node:net";
 export function listenShared(server: net.Server, port: number, host: string): Promise<void> {
   return new Promise<void>((resolve, reject) => {
     server.once("error", reject);
-    server.listen({ port, host, reusePort: true } as net.ListenOptions, () => {
+    server.listen({ port, host, reusePort: reusePort() } as net.ListenOptions, () => {
       server.off("error", reject);
       resolve();
     });
   });
 }
+
+/**
+ * Only where replacement is the plan: `npm run stack` sets LISTEN_REUSE_PORT=1 for its processes.
+ * Anywhere else a taken port must stay an EADDRINUSE at start, not a silent share of the traffic
+ * with whatever process holds it (a second stack, a forgotten instance).
+ */
+export const reusePort = (env: NodeJS.ProcessEnv = process.env): boolean => env.LISTEN_REUSE_PORT === "1";

@@ -4,9 +4,10 @@ import { afterAll, describe, expect, it } from "vitest";
 import { listenShared } from "../src/shared-port.js";
 import { startTelemetry, stopTelemetry } from "../src/telemetry.js";
 
-// Every listener binds with SO_REUSEPORT (Node ≥ 22.12), so that a replacement instance can
-// listen on a port before the old one stops (`npm run stack -- roll`); the metrics endpoint is
-// one of them, served by kit rather than by the Prometheus exporter's own server.
+// Under `npm run stack` (LISTEN_REUSE_PORT=1) every listener binds with SO_REUSEPORT (Node ≥ 22.12),
+// so that a replacement instance can listen on a port before the old one stops (`npm run stack --
+// roll`); the metrics endpoint is one of them, served by kit rather than by the Prometheus
+// exporter's own server. Without the setting, a taken port stays an error.
 const reusePort = (() => {
   const [major = 0, minor = 0] = process.versions.node.split(".").map(Number);
   return major > 22 || (major === 22 && minor >= 12);
@@ -29,6 +30,7 @@ describe("listeners on a shared port", () => {
     const port = await freePort();
     const first = http.createServer((_req, res) => res.end("first"));
     const second = http.createServer((_req, res) => res.end("second"));
+    process.env.LISTEN_REUSE_PORT = "1";
     await listenShared(first, port, "127.0.0.1");
     try {
       await listenShared(second, port, "127.0.0.1");
@@ -39,6 +41,18 @@ describe("listeners on a shared port", () => {
       first.closeAllConnections();
       second.closeAllConnections();
       await new Promise((r) => second.close(r));
+      delete process.env.LISTEN_REUSE_PORT;
+    }
+  });
+
+  it("without LISTEN_REUSE_PORT=1, a second instance on a port gets EADDRINUSE instead of sharing it", async () => {
+    const port = await freePort();
+    const first = http.createServer();
+    await listenShared(first, port, "127.0.0.1");
+    try {
+      await expect(listenShared(http.createServer(), port, "127.0.0.1")).rejects.toMatchObject({ code: "EADDRINUSE" });
+    } finally {
+      await new Promise((r) => first.close(r));
     }
   });
 
