@@ -40,8 +40,11 @@ export async function startProcess(
   port: number,
   /** How long it may take to listen (several processes starting at once on a loaded machine take longer). */
   timeoutMs = 60_000,
+  /** The checkout it runs from (`entry` is relative to it; its own tsx and packages): this one when unset. */
+  root?: string,
 ): Promise<Started> {
   const proc = spawn(process.execPath, [...NODE_FLAGS, "--import", "tsx", entry], {
+    ...(root ? { cwd: root } : {}),
     env: { ...process.env, LOG_LEVEL: "warn", ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
@@ -121,6 +124,8 @@ export interface StackProcess {
   database?: string;
   /** Its own settings, after the stack's. */
   env?: Record<string, string>;
+  /** The checkout it runs from (another build, e.g. the previous release's); the repository root when unset. */
+  root?: string;
 }
 
 export interface StackOptions {
@@ -144,8 +149,11 @@ export interface Stack {
   /** The full name of a database of the stack. */
   database(short: string): string;
   databaseUrl(short: string): string;
-  /** Starts one process of the stack again (after it was stopped). */
-  restart(name: string): Promise<Started>;
+  /**
+   * Starts one process of the stack again (after it was stopped); `other` runs it from another
+   * checkout (`root`) with settings added to its own.
+   */
+  restart(name: string, other?: { root: string; env?: Record<string, string> }): Promise<Started>;
   /** Stops every process, last started first, and drops the stack's databases. */
   stop(): Promise<void>;
 }
@@ -172,7 +180,7 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
       ...(p.database ? { DATABASE_URL: databaseUrl(p.database) } : {}),
       ...p.env,
     };
-    const proc = await startProcess(p.name, p.entry, env, p.port, opts.timeoutMs ?? STACK_PROCESS_TIMEOUT_MS);
+    const proc = await startProcess(p.name, p.entry, env, p.port, opts.timeoutMs ?? STACK_PROCESS_TIMEOUT_MS, p.root);
     started.push(proc);
     byName.set(p.name, proc);
     return proc;
@@ -186,7 +194,10 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
     },
     database,
     databaseUrl,
-    restart: (name) => launch(spec(name)),
+    restart: (name, other) => {
+      const p = spec(name);
+      return launch(other ? { ...p, root: other.root, env: { ...p.env, ...other.env } } : p);
+    },
     async stop() {
       for (const p of [...started].reverse()) {
         // A process left frozen (SIGSTOP) by a failed assertion must be able to take its SIGTERM.
