@@ -226,7 +226,12 @@ beforeAll(async () => {
         entry: "services/crm-data/src/main.ts",
         database: "crm",
         port: ports.crmAdmin,
-        env: { ...service, PORT: String(ports.crm), ADMIN_PORT: String(ports.crmAdmin), PLATFORM_ADMIN_SECRET: adminSecret },
+        env: {
+          ...service,
+          PORT: String(ports.crm),
+          ADMIN_PORT: String(ports.crmAdmin),
+          PLATFORM_ADMIN_SECRET: adminSecret,
+        },
       },
       {
         name: "revenue",
@@ -242,7 +247,13 @@ beforeAll(async () => {
           IDENTITY_URL: url(ports.identity),
         },
       },
-      { name: "webhooks", entry: "services/webhooks/src/main.ts", database: "webhooks", port: ports.webhooks, env: webhooks },
+      {
+        name: "webhooks",
+        entry: "services/webhooks/src/main.ts",
+        database: "webhooks",
+        port: ports.webhooks,
+        env: webhooks,
+      },
       {
         name: "webhooks-delivery",
         entry: "services/webhooks/src/delivery-main.ts",
