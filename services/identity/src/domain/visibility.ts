@@ -1,4 +1,4 @@
-import { isId } from "@platform/kit/ids";
+import { idFault, isId } from "@platform/kit/ids";
 import { problem } from "@platform/kit/problems";
 
 /**
@@ -8,7 +8,7 @@ import { problem } from "@platform/kit/problems";
 export function visibleOrgId(requested: string, callerOrgId: string): string {
   if (requested === "" || requested === callerOrgId) return callerOrgId;
   if (!isId("org_", requested)) {
-    throw problem("invalid-resource-id", `orgId '${requested}' is not a valid organization id (expected prefix org_)`, {
+    throw problem("invalid-resource-id", `orgId '${requested}' is not a valid organization id: ${idFault("org_", requested)}`, {
       parameter: "orgId",
     });
   }
