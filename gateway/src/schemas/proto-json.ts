@@ -4,7 +4,7 @@ import type { JsonSchema } from "../route.js";
 // The JSON Schema of a protobuf message in its canonical JSON form (`toJson` with the default
 // options, as events are published): lowerCamelCase names, 64-bit integers as strings, enums by
 // name, well-known types as their JSON. Fields at their default value are omitted from that
-// form, so no property is required; none but the message's appears. Used to document the revenue events' payloads.
+// form, so no property is required. Used to document the revenue events' payloads.
 
 const LONG = new Set([ScalarType.INT64, ScalarType.UINT64, ScalarType.SINT64, ScalarType.FIXED64, ScalarType.SFIXED64]);
 
@@ -78,8 +78,7 @@ export function protoJsonSchema(message: DescMessage, seen: ReadonlySet<string> 
   const inner = new Set([...seen, message.typeName]);
   return {
     type: "object",
+    // Open to fields a later version of the message adds (a closed object would make adding one breaking).
     properties: Object.fromEntries(message.fields.map((f) => [f.jsonName, field(f, inner)])),
-    // The canonical JSON has the message's fields and no other.
-    additionalProperties: false,
   };
 }
