@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -28,7 +28,7 @@ describe("the packed client", () => {
     expect(files.some((f) => f.startsWith("src/") || f.startsWith("test/"))).toBe(false);
 
     const app = join(work, "app");
-    run("mkdir", ["-p", app], work);
+    mkdirSync(app);
     writeFileSync(join(app, "package.json"), JSON.stringify({ name: "app", private: true, type: "module" }));
     const tarball = join(work, readdirSync(work).find((f) => f.endsWith(".tgz")) as string);
     run("npm", ["install", "--offline", "--no-audit", "--no-fund", tarball], app);
@@ -44,7 +44,8 @@ describe("the packed client", () => {
       ],
       app,
     );
-    expect(out.trim()).toBe("function 0.1.0 function");
+    const { version } = JSON.parse(readFileSync(join(PACKAGE, "package.json"), "utf8")) as { version: string };
+    expect(out.trim()).toBe(`function ${version} function`);
 
     // A consumer compiles against the shipped declarations (node16 resolution, strict).
     writeFileSync(
