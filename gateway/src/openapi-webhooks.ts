@@ -8,8 +8,8 @@ import {
   QnaUpdatedSchema,
 } from "@platform/contracts/events/revenue";
 import { WEBHOOK_EVENT_CATALOG, WEBHOOK_TEST_EVENT_TYPE, type WebhookEventKind } from "@platform/contracts/webhooks";
-import { API_PREFIX, type JsonSchema } from "./route.js";
-import { nullable } from "./schemas/common.js";
+import { API_PREFIX } from "./route.js";
+import { type JsonSchema, nullable } from "./schemas/common.js";
 import { protoJsonSchema } from "./schemas/proto-json.js";
 
 // The webhooks the platform sends, documented in the OpenAPI document's top-level `webhooks`

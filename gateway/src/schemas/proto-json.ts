@@ -1,5 +1,5 @@
 import { type DescEnum, type DescField, type DescMessage, ScalarType } from "@bufbuild/protobuf";
-import type { JsonSchema } from "../route.js";
+import type { JsonSchema } from "./common.js";
 
 // The JSON Schema of a protobuf message in its canonical JSON form (`toJson` with the default
 // options, as events are published): lowerCamelCase names, 64-bit integers as strings, enums by
