@@ -49,6 +49,7 @@ usage: scripts/stack.sh start|stop|status|logs [name]
   stop     stop the processes this script started (by their pid files), then Kafka if
            this script started it
   status   show which processes run, and how often each was restarted
+  targets  print process=metrics-port for each process (what Prometheus scrapes)
 
 Each process runs under a small supervisor that restarts it when it exits (after 1 s, then
 2 s, 4 s … up to 30 s; back to 1 s after a run of a minute); its log says so.
@@ -68,6 +69,10 @@ another (STACK_NODE=node: the one on PATH). Each process gets the node flags the
 (scripts/node-flags.sh: on Node 22, --experimental-async-context-frame).
 STACK_RUNTIME=compiled (the default) builds dist/ with esbuild first and runs it, as the images
 do; STACK_RUNTIME=source runs the TypeScript sources through tsx.
+When scripts/observability.sh runs Zipkin (ZIPKIN_PORT, default 9411), every process sends its
+spans there (OTEL_TRACES_EXPORTER=zipkin; sampling parentbased_traceidratio, OTEL_TRACES_SAMPLER_ARG
+default 1: every request; an integrator's sampled traceparent is always kept); when it runs
+Prometheus, the processes' /metrics ports become its targets. Neither running: nothing changes.
 TXT
 }
 
@@ -193,10 +198,34 @@ stop_one() {
   rm -f "$RUN_DIR/$name.pid" "$RUN_DIR/$name.child" "$RUN_DIR/$name.restarts"
 }
 
+# Spans to Zipkin and scrape targets for Prometheus, only while scripts/observability.sh runs them;
+# settings the caller gave win.
+observability() {
+  if bash scripts/observability.sh status zipkin >/dev/null 2>&1; then
+    export OTEL_TRACES_EXPORTER=${OTEL_TRACES_EXPORTER:-zipkin}
+    export OTEL_EXPORTER_ZIPKIN_ENDPOINT=${OTEL_EXPORTER_ZIPKIN_ENDPOINT:-http://127.0.0.1:${ZIPKIN_PORT:-9411}/api/v2/spans}
+    export OTEL_TRACES_SAMPLER=${OTEL_TRACES_SAMPLER:-parentbased_traceidratio}
+    export OTEL_TRACES_SAMPLER_ARG=${OTEL_TRACES_SAMPLER_ARG:-1}
+    echo "traces: Zipkin http://127.0.0.1:${ZIPKIN_PORT:-9411}/zipkin/ ($OTEL_TRACES_SAMPLER $OTEL_TRACES_SAMPLER_ARG)"
+  fi
+  if bash scripts/observability.sh status prometheus >/dev/null 2>&1; then
+    # shellcheck disable=SC2046
+    bash scripts/observability.sh targets stack $(targets)
+    echo "metrics: Prometheus http://127.0.0.1:${PROMETHEUS_PORT:-9090}/targets scrapes every process"
+  fi
+}
+
+targets() {
+  local n
+  for n in $METRICS_ORDER; do printf '%s=%s ' "$n" "$(metrics_port "$n")"; done
+  echo
+}
+
 case "${1:-}" in
   start)
     mkdir -p "$RUN_DIR"
     refuse_taken_ports
+    observability
     # Node 22, as the images run (scripts/stack-node.sh; STACK_NODE picks another).
     node_bin=$(bash scripts/stack-node.sh)
     # The flags the images give every process in NODE_OPTIONS, as this node takes them.
@@ -262,6 +291,7 @@ case "${1:-}" in
     done
     bash scripts/kafka.sh status || true
     ;;
+  targets) targets ;;
   logs) tail -n 100 -f "$RUN_DIR/${2:?name: one of $PROCESSES}.log" ;;
   -h|--help|help) usage ;;
   *) usage >&2; exit 2 ;;

@@ -7,6 +7,7 @@ import { PgInstrumentation } from "@opentelemetry/instrumentation-pg";
 import { RedisInstrumentation } from "@opentelemetry/instrumentation-redis";
 import { type IMetricReader, PeriodicExportingMetricReader } from "@opentelemetry/sdk-metrics";
 import { NodeSDK } from "@opentelemetry/sdk-node";
+import { observeEventLoopDelay } from "./event-loop.js";
 
 let sdk: NodeSDK | undefined;
 
@@ -16,6 +17,8 @@ let sdk: NodeSDK | undefined;
  * trace exporter from them: OTEL_TRACES_EXPORTER, OTEL_EXPORTER_OTLP_PROTOCOL http/protobuf or
  * http/json, …); OTLP export is on only when OTEL_EXPORTER_OTLP_ENDPOINT (or the traces
  * variant) is set, so a developer's machine never retries exports to a collector that is not there.
+ * OTEL_TRACES_EXPORTER=zipkin (with OTEL_EXPORTER_ZIPKIN_ENDPOINT) sends spans to a Zipkin
+ * server in its own format: `npm run stack` sets both when scripts/observability.sh runs one.
  * Instrumented: HTTP (the gateway's server side, outgoing requests such as webhook
  * deliveries), pg, kafkajs, redis;
  * Connect calls through kit's RPC interceptors (rpc-telemetry.ts) alone. Metrics: a Prometheus /metrics endpoint on
@@ -40,7 +43,9 @@ export function startTelemetry(
 ): void {
   if (sdk || process.env.OTEL_SDK_DISABLED === "true") return;
   process.env.OTEL_SERVICE_NAME ??= defaultServiceName;
-  const exporting = Boolean(process.env.OTEL_EXPORTER_OTLP_ENDPOINT || process.env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT);
+  const exporting =
+    Boolean(process.env.OTEL_EXPORTER_OTLP_ENDPOINT || process.env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) ||
+    zipkinExporter(process.env.OTEL_TRACES_EXPORTER);
   const exportingMetrics = Boolean(
     process.env.OTEL_EXPORTER_OTLP_ENDPOINT || process.env.OTEL_EXPORTER_OTLP_METRICS_ENDPOINT,
   );
@@ -82,6 +87,13 @@ export function startTelemetry(
       : [],
   });
   sdk.start();
+  // Every process with a metrics reader exports its event-loop delay (an SRE's first saturation signal).
+  if (metricReaders.length > 0) observeEventLoopDelay();
+}
+
+/** OTEL_TRACES_EXPORTER names Zipkin (the variable is a comma-separated list). */
+function zipkinExporter(value: string | undefined): boolean {
+  return (value ?? "").split(",").some((name) => name.trim() === "zipkin");
 }
 
 export async function stopTelemetry(): Promise<void> {

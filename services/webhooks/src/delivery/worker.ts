@@ -1,4 +1,4 @@
-import { context, metrics, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace } from "@opentelemetry/api";
+import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace } from "@opentelemetry/api";
 import type { Subscription } from "@platform/kit/bus";
 import type { Clock } from "@platform/kit/clock";
 import type { Db, Queryable } from "@platform/kit/db";
@@ -12,6 +12,7 @@ import { renderPayload } from "../domain/payload.js";
 import { type AttemptOutcome, type FailureRun, settle, type Verdict, verdictOf } from "../domain/retry.js";
 import { signatureHeaders } from "../domain/signature.js";
 import { type ClaimedAttempt, type Completion, deliveryStore } from "../store/delivery.store.js";
+import { deliveryMetrics } from "./metrics.js";
 import type { Sender } from "./sender.js";
 
 /** Attempts settled in one transaction at most. */
@@ -80,10 +81,7 @@ export function deliveryWorker(options: WorkerOptions): DeliveryWorker {
   const secrets = options.secrets ?? developmentSecretBox();
   // Instruments are made here, not at import, so they bind to the provider telemetry set up.
   const tracer = trace.getTracer("@platform/webhooks");
-  const outcomes = metrics.getMeter("@platform/webhooks").createCounter("webhooks.delivery.outcomes", {
-    description:
-      "Webhook delivery attempts by outcome (succeeded, retry, gave-up, gone, disabled:<reason>) and event type",
-  });
+  const measured = deliveryMetrics(db, clock);
   const random = options.random ?? Math.random;
   const inFlight = new Set<Promise<void>>();
 
@@ -149,7 +147,13 @@ export function deliveryWorker(options: WorkerOptions): DeliveryWorker {
     if (completion?.disable) settledKind = `disabled:${completion.disable}`;
     // A retry the subscription's state withheld (it is disabled): the event ends here for it.
     else if (completion && verdict.kind === "retry" && !completion.retryAt) settledKind = "gave-up";
-    outcomes.add(1, { "webhook.event_type": event.type, outcome: settledKind });
+    measured.record({
+      eventType: event.type,
+      outcome: settledKind,
+      durationMs: outcome.durationMs,
+      occurredAt: event.occurredAt,
+      sentAt,
+    });
     const log = { attemptId: attempt.id, subscriptionId: subscription.id, eventId: event.id, status: outcome.status };
     if (!completion) logger.warn(log, "webhook attempt outcome dropped: its lease expired or its subscription is gone");
     else if (completion.disable) logger.warn({ ...log, reason: completion.disable }, "webhook subscription disabled");
