@@ -25,7 +25,7 @@ START_TIMEOUT="${OBSERVABILITY_START_TIMEOUT:-90}"
 usage() {
   cat <<EOF
 Usage: scripts/observability.sh start [--mark FILE]|stop [--if-marked FILE]|status [zipkin|prometheus]
-                                |targets NAME [process=port ...]|targets-dir|logs zipkin|prometheus|--help
+                                |targets NAME [process=port ...]|targets-dir|install|logs zipkin|prometheus|--help
 
 Runs Zipkin ${ZIPKIN_VERSION} (traces) on 127.0.0.1:${ZIPKIN_PORT} and Prometheus (metrics, SLO rules)
 on 127.0.0.1:${PROMETHEUS_PORT}, without Docker.
@@ -40,6 +40,7 @@ on 127.0.0.1:${PROMETHEUS_PORT}, without Docker.
   targets      NAME process=port ...: Prometheus scrapes 127.0.0.1:port/metrics as job=process
                (file targets/NAME.json, picked up within 5 s); NAME alone removes the file
   targets-dir  print the directory of the target files
+  install      install Debian's prometheus package (prometheus, promtool) when missing
   logs         print one backend's log
 
 Once they run, \`npm run stack -- start\` sends every process's spans to Zipkin
@@ -283,6 +284,7 @@ case "${1:-}" in
     ;;
   targets) shift && cmd_targets "$@" ;;
   targets-dir) echo "${STATE_DIR}/targets" ;;
+  install) install_prometheus ;;
   logs)
     case "${2:-}" in zipkin | prometheus) cat "${STATE_DIR}/$2.log" ;; *) usage >&2; exit 2 ;; esac
     ;;
