@@ -109,7 +109,11 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   const gateway = arg("--gateway", `http://127.0.0.1:${process.env.GATEWAY_PORT ?? 8080}`);
   const receiver = await startReceiver();
   try {
-    const booking = await bookTraced({ gateway, seed: arg("--seed", process.env.SANDBOX_SEED ?? "sandbox"), receiverUrl: receiver.url });
+    const booking = await bookTraced({
+      gateway,
+      seed: arg("--seed", process.env.SANDBOX_SEED ?? "sandbox"),
+      receiverUrl: receiver.url,
+    });
     const deadline = Date.now() + 30_000;
     while (!receiver.received.some((d) => d.body.data.meeting?.id === booking.meetingId) && Date.now() < deadline)
       await new Promise((r) => setTimeout(r, 200));
