@@ -225,7 +225,6 @@ case "${1:-}" in
   start)
     mkdir -p "$RUN_DIR"
     refuse_taken_ports
-    observability
     # Node 22, as the images run (scripts/stack-node.sh; STACK_NODE picks another).
     node_bin=$(bash scripts/stack-node.sh)
     # The flags the images give every process in NODE_OPTIONS, as this node takes them.
@@ -237,6 +236,7 @@ case "${1:-}" in
     esac
     bash scripts/infra.sh up
     bash scripts/kafka.sh start --mark "$RUN_DIR/kafka.started-by-stack"
+    observability
     local_url() { echo "http://127.0.0.1:$1"; }
     case "$STACK_RUNTIME" in
       compiled)
@@ -273,6 +273,8 @@ case "${1:-}" in
     ;;
   stop)
     for n in gateway webhooks-delivery webhooks analytics revenue crm-data scheduling identity; do stop_one "$n"; done
+    # Prometheus stops scraping what is gone (no PlatformTargetDown for a stack stopped on purpose).
+    if bash scripts/observability.sh status prometheus >/dev/null 2>&1; then bash scripts/observability.sh targets stack; fi
     bash scripts/kafka.sh stop --if-marked "$RUN_DIR/kafka.started-by-stack"
     ;;
   status)

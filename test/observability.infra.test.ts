@@ -163,15 +163,16 @@ describe("observability through Zipkin and Prometheus", () => {
     const delivered = await eventually("the delivery at the receiver", () =>
       receiver.received.find((d) => d.body.data.meeting?.id === booking.meetingId),
     );
-    // Every hop is exported: wait until the last one (the delivery's POST) is in Zipkin.
+    // Every hop is exported (each process sends its spans in its own 100 ms batches): wait until the
+    // delivery's POST and the consume span are there and no span waits for its parent.
     const spans = await eventually(
-      "the booking's trace in Zipkin, up to the delivery's POST",
+      "the booking's whole trace in Zipkin",
       async () => {
         const found = await zipkinTrace(traceId);
-        return found.some((s) => s.id === delivered.traceparent?.split("-")[2]) &&
-          found.some((s) => s.kind === "CONSUMER")
-          ? found
-          : undefined;
+        const ids = new Set(found.map((s) => s.id));
+        const whole = found.every((s) => s.parentId === parentSpanId || ids.has(s.parentId ?? ""));
+        const last = ids.has(delivered.traceparent?.split("-")[2] ?? "") && found.some((s) => s.kind === "CONSUMER");
+        return whole && last ? found : undefined;
       },
       30_000,
       250,
@@ -273,19 +274,23 @@ describe("observability through Zipkin and Prometheus", () => {
 
   it("has Prometheus scrape every process, with the series an SRE alerts on and bounded labels", async () => {
     const jobs = Object.keys(metricsPorts);
+    let seen: unknown;
     await eventually(
       "every process's target up in Prometheus",
       async () => {
         const res = await fetch(`${PROMETHEUS}/api/v1/targets?state=active`);
         const body = (await res.json()) as {
-          data: { activeTargets: { labels: Record<string, string>; health: string }[] };
+          data: { activeTargets: { labels: Record<string, string>; health: string; lastError?: string }[] };
         };
         const ours = body.data.activeTargets.filter((t) => t.labels.source === targetsName);
+        seen = ours;
         return ours.length === jobs.length && ours.every((t) => t.health === "up") ? ours : undefined;
       },
       60_000,
       500,
-    );
+    ).catch((err: Error) => {
+      throw new Error(`${err.message}; targets: ${JSON.stringify(seen)}`);
+    });
     const required: Record<string, string[]> = {
       // RED per route and per RPC.
       http_server_request_duration_count: ["gateway"],
