@@ -31,8 +31,9 @@ Runs Zipkin ${ZIPKIN_VERSION} (traces) on 127.0.0.1:${ZIPKIN_PORT} and Prometheu
 on 127.0.0.1:${PROMETHEUS_PORT}, without Docker.
 
   start        fetch the Zipkin jar (once, Maven Central), install prometheus with apt-get when
-               missing, start both in the background and wait until they answer; does nothing
-               for one that already runs. Writes the stack's scrape targets (stack.sh targets).
+               missing, start both in the background and wait until they answer; a Prometheus
+               already running reloads the rules of deploy/prometheus/rules. Writes the stack's
+               scrape targets (stack.sh targets).
                --mark FILE: creates FILE when this call started something
   stop         stop what this state dir's pid files name (only processes this script started)
                --if-marked FILE: only when FILE exists (then removes it)
@@ -183,7 +184,11 @@ EOF
 start_prometheus() {
   local pid
   if pid="$(running_pid prometheus)"; then
-    log "prometheus already running (pid ${pid}) on 127.0.0.1:${PROMETHEUS_PORT}"
+    # The checkout's current rules: a running Prometheus reloads them (--web.enable-lifecycle).
+    write_prometheus_config
+    curl -fsS -X POST -o /dev/null "http://127.0.0.1:${PROMETHEUS_PORT}/-/reload" ||
+      log "warning: prometheus did not reload its configuration"
+    log "prometheus already running (pid ${pid}) on 127.0.0.1:${PROMETHEUS_PORT}; rules reloaded"
     return
   fi
   install_prometheus
@@ -267,7 +272,8 @@ case "${1:-}" in
     start_zipkin
     start_prometheus
     # shellcheck disable=SC2046
-    cmd_targets stack $(bash scripts/stack.sh targets)
+    # The default stack's ports, unless a running stack wrote its own.
+    [[ -f "${STATE_DIR}/targets/stack.json" ]] || cmd_targets stack $(bash scripts/stack.sh targets)
     ;;
   stop)
     if [[ -n "${MARK}" && ! -f "${MARK}" ]]; then
