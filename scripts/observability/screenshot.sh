@@ -24,9 +24,15 @@ fi
 if [ -z "$trace_id" ]; then
   log "booking a meeting through the gateway on port ${GATEWAY_PORT:-8080}"
   trace_id=$(node --import tsx scripts/observability/trace-booking.ts | node -e 'process.stdin.on("data", (d) => console.log(JSON.parse(d).traceId))')
-  # The processes export in batches: give the last spans (the delivery) time to arrive.
-  sleep 3
 fi
+# The processes export in batches (every 5 s by default): wait until the trace stops growing.
+count=-1
+for _ in $(seq 1 40); do
+  now=$(curl -fsS "$ZIPKIN/api/v2/trace/$trace_id" 2>/dev/null | node -e 'let b="";process.stdin.on("data",(d)=>b+=d).on("end",()=>{try{console.log(JSON.parse(b).length)}catch{console.log(0)}})') || true
+  [ "$now" -gt 0 ] && [ "$now" -eq "$count" ] && break
+  count=$now
+  sleep 3
+done
 [[ "$trace_id" =~ ^[0-9a-f]{32}$ ]] || { log "not a trace id: $trace_id"; exit 2; }
 curl -fsS -o /dev/null "$ZIPKIN/api/v2/trace/$trace_id" || { log "Zipkin has no trace $trace_id"; exit 1; }
 profile=$(mktemp -d)
@@ -37,7 +43,7 @@ log "trace $trace_id → $out"
 # A fresh profile, nothing fetched from outside: the UI and its data come from Zipkin alone.
 chromium --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
   --disable-background-networking --disable-component-update --disable-sync --hide-scrollbars \
-  --user-data-dir="$profile" --window-size=1600,1100 --virtual-time-budget=15000 \
+  --user-data-dir="$profile" --window-size=1600,1650 --virtual-time-budget=15000 \
   --screenshot="$abs_out" "$ZIPKIN/zipkin/traces/$trace_id" >/dev/null 2>&1
 [ -s "$out" ] || { log "chromium wrote no screenshot"; exit 1; }
 log "wrote $out ($(wc -c <"$out") bytes)"

@@ -41,6 +41,8 @@ export async function startReceiver(port = 0): Promise<{ url: string; received: 
 }
 
 export interface TracedBooking {
+  /** The receiver's subscription (removeSubscription deletes it once its delivery arrived). */
+  subscriptionId: string;
   traceId: string;
   /** The integrator's span: the parent of the gateway's server span. */
   parentSpanId: string;
@@ -64,7 +66,7 @@ export async function bookTraced(opts: {
     if (res.status !== expected) throw new Error(`${init.method} ${path}: ${res.status} ${text}`);
     return JSON.parse(text) as unknown;
   };
-  await call(
+  const subscription = (await call(
     "/webhook-subscriptions",
     {
       method: "POST",
@@ -72,7 +74,7 @@ export async function bookTraced(opts: {
       body: JSON.stringify({ endpointUrl: opts.receiverUrl, events: ["scheduling.smartscheduler.booked"] }),
     },
     201,
-  );
+  )) as { id: string };
   const formValues = { region: "AMER" };
   const groups = (await call(
     `/smart-schedules/${sandboxScheduleId(opts.seed, "acme-intro")}/availability`,
@@ -97,7 +99,20 @@ export async function bookTraced(opts: {
     },
     201,
   )) as { id: string };
-  return { traceId, parentSpanId, meetingId: booked.id };
+  return { subscriptionId: subscription.id, traceId, parentSpanId, meetingId: booked.id };
+}
+
+/** Deletes a subscription bookTraced made, so a later run's trace has no delivery to a receiver that is gone. */
+export async function removeSubscription(opts: {
+  gateway: string;
+  seed: string;
+  subscriptionId: string;
+}): Promise<void> {
+  const key = sandboxKeysOffline(opts.seed).find((k) => k.name === "acme-full")?.key ?? "";
+  await fetch(`${opts.gateway}/api/v1alpha1/webhook-subscriptions/${opts.subscriptionId}`, {
+    method: "DELETE",
+    headers: { "x-platform-api-key": key },
+  });
 }
 
 function arg(name: string, fallback: string): string {
@@ -107,17 +122,15 @@ function arg(name: string, fallback: string): string {
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   const gateway = arg("--gateway", `http://127.0.0.1:${process.env.GATEWAY_PORT ?? 8080}`);
+  const seed = arg("--seed", process.env.SANDBOX_SEED ?? "sandbox");
   const receiver = await startReceiver();
   try {
-    const booking = await bookTraced({
-      gateway,
-      seed: arg("--seed", process.env.SANDBOX_SEED ?? "sandbox"),
-      receiverUrl: receiver.url,
-    });
+    const booking = await bookTraced({ gateway, seed, receiverUrl: receiver.url });
     const deadline = Date.now() + 30_000;
     while (!receiver.received.some((d) => d.body.data.meeting?.id === booking.meetingId) && Date.now() < deadline)
       await new Promise((r) => setTimeout(r, 200));
     const hit = receiver.received.find((d) => d.body.data.meeting?.id === booking.meetingId);
+    await removeSubscription({ gateway, seed, subscriptionId: booking.subscriptionId });
     console.log(JSON.stringify({ ...booking, deliveredWith: hit?.traceparent ?? null }));
   } finally {
     await receiver.close();
