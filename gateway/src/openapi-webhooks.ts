@@ -1,6 +1,6 @@
 import { WEBHOOK_EVENT_CATALOG, WEBHOOK_TEST_EVENT_TYPE } from "@platform/contracts/webhooks";
-import { API_PREFIX, type JsonSchema } from "./route.js";
-import { nullable } from "./schemas/common.js";
+import { API_PREFIX } from "./route.js";
+import { type JsonSchema, nullable } from "./schemas/common.js";
 
 // The webhooks the platform sends, documented in the OpenAPI document's top-level `webhooks`
 // (one POST per event kind), and the event catalog as the enum of the subscription bodies'

@@ -1,5 +1,5 @@
 import { parseSort } from "@platform/kit/pagination";
-import type { JsonSchema } from "../route.js";
+import type { JsonSchema } from "./common.js";
 
 /** A list endpoint's sort allowlist and default; its cursors are bound to the effective sort. */
 export interface PageSpec {

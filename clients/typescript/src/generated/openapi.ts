@@ -3436,6 +3436,21 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
+      /** @description Problem types: request-timeout */
+      408: {
+        headers: {
+          /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
+          "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
       /** @description Problem types: precondition-failed */
       412: {
         headers: {
@@ -3966,6 +3981,21 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
+      /** @description Problem types: request-timeout */
+      408: {
+        headers: {
+          /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
+          "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
       /** @description Problem types: email-already-in-use */
       409: {
         headers: {
@@ -4367,6 +4397,21 @@ export interface operations {
       };
       /** @description Problem types: user-not-found */
       404: {
+        headers: {
+          /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
+          "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Problem types: request-timeout */
+      408: {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
@@ -5101,6 +5146,21 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
+      /** @description Problem types: request-timeout */
+      408: {
+        headers: {
+          /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
+          "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
       /** @description Problem types: payload-too-large */
       413: {
         headers: {
@@ -5316,6 +5376,21 @@ export interface operations {
       };
       /** @description Problem types: insufficient-scope, delegation-scope-required, cross-org-delegation-forbidden, delegation-scope-insufficient */
       403: {
+        headers: {
+          /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
+          "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Problem types: request-timeout */
+      408: {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
@@ -5903,6 +5978,21 @@ export interface operations {
       };
       /** @description Problem types: meeting-not-found */
       404: {
+        headers: {
+          /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
+          "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Problem types: request-timeout */
+      408: {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
@@ -8243,6 +8333,21 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
+      /** @description Problem types: request-timeout */
+      408: {
+        headers: {
+          /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
+          "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
       /** @description Problem types: payload-too-large */
       413: {
         headers: {
@@ -8816,6 +8921,21 @@ export interface operations {
       };
       /** @description Problem types: account-not-found, contact-not-found, user-not-found, deal-not-found */
       404: {
+        headers: {
+          /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
+          "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Problem types: request-timeout */
+      408: {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
@@ -9588,6 +9708,21 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
+      /** @description Problem types: request-timeout */
+      408: {
+        headers: {
+          /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
+          "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
       /** @description Problem types: payload-too-large */
       413: {
         headers: {
@@ -10157,6 +10292,21 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
+      /** @description Problem types: request-timeout */
+      408: {
+        headers: {
+          /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
+          "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
       /** @description Problem types: qna-transition-invalid */
       409: {
         headers: {
@@ -10368,6 +10518,21 @@ export interface operations {
       };
       /** @description Problem types: qna-item-not-found */
       404: {
+        headers: {
+          /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
+          "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Problem types: request-timeout */
+      408: {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
@@ -10971,6 +11136,21 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
+      /** @description Problem types: request-timeout */
+      408: {
+        headers: {
+          /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
+          "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
       /** @description Problem types: payload-too-large */
       413: {
         headers: {
@@ -11353,6 +11533,21 @@ export interface operations {
       };
       /** @description Problem types: deal-not-found, insight-record-not-found, meeting-not-found */
       404: {
+        headers: {
+          /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
+          "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Problem types: request-timeout */
+      408: {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
@@ -13512,6 +13707,21 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
+      /** @description Problem types: request-timeout */
+      408: {
+        headers: {
+          /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
+          "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
       /** @description Problem types: payload-too-large */
       413: {
         headers: {
@@ -14053,6 +14263,21 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
+      /** @description Problem types: request-timeout */
+      408: {
+        headers: {
+          /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
+          "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
       /** @description Problem types: payload-too-large */
       413: {
         headers: {
@@ -14256,6 +14481,21 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
+      /** @description Problem types: request-timeout */
+      408: {
+        headers: {
+          /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
+          "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
       /** @description Problem types: payload-too-large */
       413: {
         headers: {
@@ -14446,6 +14686,21 @@ export interface operations {
       };
       /** @description Problem types: webhook-subscription-not-found */
       404: {
+        headers: {
+          /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
+          "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Problem types: request-timeout */
+      408: {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;
@@ -14818,6 +15073,21 @@ export interface operations {
       };
       /** @description Problem types: webhook-subscription-not-found */
       404: {
+        headers: {
+          /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
+          "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Problem types: request-timeout */
+      408: {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;

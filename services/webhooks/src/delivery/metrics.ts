@@ -13,7 +13,11 @@ import type { Db } from "@platform/kit/db";
  *    oldest has waited (s), read from the database at each collection.
  * Made when the worker starts, not at import, so they bind to the provider telemetry set up.
  */
-export function deliveryMetrics(db: Db, clock: Clock) {
+export interface DeliveryMetrics {
+  record(a: { eventType: string; outcome: string; durationMs: number; occurredAt?: Date; sentAt: Date }): void;
+}
+
+export function deliveryMetrics(db: Db, clock: Clock): DeliveryMetrics {
   const meter = metrics.getMeter("@platform/webhooks");
   const outcomes = meter.createCounter("webhooks.delivery.outcomes", {
     description:
