@@ -43,9 +43,11 @@ const ports = {
   crmAdmin: port + 4,
   revenue: port + 5,
   revenueAdmin: port + 6,
-  webhooks: port + 7,
-  delivery: port + 8,
-  gateway: port + 9,
+  analytics: port + 7,
+  analyticsAdmin: port + 8,
+  webhooks: port + 9,
+  delivery: port + 10,
+  gateway: port + 11,
 };
 const url = (p: number) => `http://127.0.0.1:${p}`;
 const BOOKED = "scheduling.smartscheduler.booked";
@@ -84,6 +86,8 @@ async function newKey(name: string): Promise<string> {
       "organizations:read",
       "deals:read",
       "deals:write",
+      "accounts:read",
+      "email-blasts:read",
       "smart-scheduling:read",
       "smart-scheduling:write",
       "webhooks:read",
@@ -104,8 +108,11 @@ async function smoke(label: string): Promise<void> {
     60_000,
     250,
   );
-  const deals = await api(key, "GET", "/deals?limit=1");
-  expect(deals.status, `${label}: GET /deals`).toBe(200);
+  // A read of each service the flow does not write to as well.
+  for (const path of ["/deals?limit=1", "/email-blasts?limit=1", "/accounts?limit=1"]) {
+    const res = await api(key, "GET", path);
+    expect(res.status, `${label}: GET ${path}: ${res.status === 200 ? "" : await res.text()}`).toBe(200);
+  }
 
   // An idempotent write, then the same request again: the stored response, marked as a replay.
   const idempotencyKey = `mixed-${label}-${run}`;
@@ -248,6 +255,19 @@ beforeAll(async () => {
         },
       },
       {
+        name: "analytics",
+        entry: "services/analytics/src/main.ts",
+        database: "analytics",
+        port: ports.analyticsAdmin,
+        env: {
+          ...service,
+          PORT: String(ports.analytics),
+          ADMIN_PORT: String(ports.analyticsAdmin),
+          PLATFORM_ADMIN_SECRET: adminSecret,
+          CRM_URL: url(ports.crm),
+        },
+      },
+      {
         name: "webhooks",
         entry: "services/webhooks/src/main.ts",
         database: "webhooks",
@@ -272,6 +292,7 @@ beforeAll(async () => {
           SCHEDULING_URL: url(ports.scheduling),
           CRM_URL: url(ports.crm),
           REVENUE_URL: url(ports.revenue),
+          ANALYTICS_URL: url(ports.analytics),
           WEBHOOKS_URL: url(ports.webhooks),
           REDIS_URL,
           RATE_LIMIT_PREFIX: rateLimitPrefix,
@@ -322,7 +343,7 @@ describe("mixed versions: the previous release beside the current build", () => 
   );
 
   // Each on the database the current build's migrations already brought forward (expand/contract).
-  for (const service of ["scheduling", "revenue", "webhooks", "identity", "crm-data"]) {
+  for (const service of ["scheduling", "revenue", "webhooks", "identity", "crm-data", "analytics"]) {
     it(
       `the current gateway with the previous ${service}`,
       () => withPrevious(service, () => smoke(`prev-${service}`)),
