@@ -23,7 +23,7 @@ export async function openPglite(dataDir?: string): Promise<PGlite> {
   // Loaded here, when a process opens the embedded database, not when it loads kit: a service
   // on Postgres never needs it, and merely loading PGlite's module made a scratch server of
   // kit's path allocate 6 KB more per call and promote 13 MB more over 8,000 calls
-  // (docs/benchmarks.md, "A getter per call, and PGlite loaded where nobody uses it").
+  // (docs/benchmarks/rpc.md, "A getter per call, and PGlite loaded where nobody uses it").
   const [{ PGlite }, { btree_gist }] = await Promise.all([
     import("@electric-sql/pglite"),
     import("@electric-sql/pglite/contrib/btree_gist"),
