@@ -16,9 +16,10 @@ import {
 import type { Db } from "@platform/kit/db";
 import { openPglite, pgliteDb } from "@platform/kit/db";
 import { InProcessBus } from "@platform/kit/in-process-bus";
+import { startInProcessRelay } from "@platform/kit/in-process-relay";
 import type { Logger } from "@platform/kit/logger";
 import { kitMigrations, migrate } from "@platform/kit/migrate";
-import { type OutboxRelay, startOutboxRelay } from "@platform/kit/outbox-relay";
+import type { OutboxRelay } from "@platform/kit/outbox-relay";
 import type { SandboxKeyInfo } from "@platform/sandbox";
 import type { FastifyInstance } from "fastify";
 import { lockDataDirectory } from "./data-lock.js";
@@ -121,8 +122,6 @@ export async function createEmbeddedPlatform(opts: EmbeddedOptions): Promise<Emb
   for (const service of embeddedServices(opts)) {
     const db = pgliteDb(pglite, service.schema);
     await migrate(db, [kitMigrations, service.migrations]);
-    const relay = startOutboxRelay({ db, bus, logger, clock });
-    relays.push(relay);
     dbs[service.schema] = db;
     const parts = await service.start({
       db,
@@ -139,6 +138,9 @@ export async function createEmbeddedPlatform(opts: EmbeddedOptions): Promise<Emb
     consumers.push(...(parts.consumers ?? []));
     started.push({ name: service.name, parts });
   }
+  // Once every consumer group has subscribed: a relay marks a row published when the groups
+  // subscribed at that moment have handled its event (rows a crash left unpublished go out now).
+  for (const db of Object.values(dbs)) relays.push(startInProcessRelay({ db, bus, logger, clock }));
 
   // The platform counts as seeded by this start when identity created the sandbox organization.
   let seeded = false;
