@@ -102,7 +102,8 @@ describe("the embedded runtime killed with SIGKILL during writes", { timeout: 60
     );
     expect(subscribed.status, JSON.stringify(subscribed.json)).toBe(201);
 
-    // A burst: four writers, each POST with its Idempotency-Key; SIGKILL once 30 were acknowledged.
+    // A burst: sixteen writers, each POST with its Idempotency-Key, faster than the consumers
+    // keep up with; SIGKILL once 40 were acknowledged, with their events still in flight.
     const acknowledged: string[] = [];
     let n = 0;
     let killed = false;
@@ -123,16 +124,16 @@ describe("the embedded runtime killed with SIGKILL during writes", { timeout: 60
         } catch (err) {
           if (!killed) throw err;
         }
-        if (acknowledged.length >= 30 && !killed) {
+        if (acknowledged.length >= 40 && !killed) {
           killed = true;
           p.child.kill("SIGKILL");
         }
       }
     };
-    await Promise.all([writer(), writer(), writer(), writer()]);
+    await Promise.all(Array.from({ length: 16 }, writer));
     expect((await p.exited).signal).toBe("SIGKILL");
     running.splice(running.indexOf(p), 1);
-    expect(acknowledged.length).toBeGreaterThanOrEqual(30);
+    expect(acknowledged.length).toBeGreaterThanOrEqual(40);
 
     p = await start();
     const dealOf = (e: { data: unknown }) => (e.data as { deal?: { id?: string } }).deal?.id;
