@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import type { PGlite, Transaction } from "@electric-sql/pglite";
+import type { PGlite, PGliteOptions, Transaction } from "@electric-sql/pglite";
 import pg from "pg";
 import { callTimeLeftMs, checkCallDeadline } from "./deadline.js";
 import type { Logger } from "./logger.js";
@@ -281,7 +281,8 @@ export interface PgOptions {
 
 // Connection-level failures: SQLSTATE class 08, the server shutting down or terminating the
 // backend (57P01-57P03), too many connections, and the driver's socket errors.
-const UNAVAILABLE_SQLSTATES = new Set(["57P01", "57P02", "57P03", "53300"]);
+// 58030 (io_error): the embedded database's directory cannot be written (DiskFailedError).
+const UNAVAILABLE_SQLSTATES = new Set(["57P01", "57P02", "57P03", "53300", "58030"]);
 const UNAVAILABLE_ERRNOS = new Set([
   "ECONNRESET",
   "ECONNREFUSED",
@@ -479,8 +480,11 @@ function statementNames(): (sql: string, params: readonly unknown[] | undefined)
  */
 export const PGLITE_TEMPLATE_ENV = "PGLITE_TEMPLATE";
 
-/** Opens the embedded Postgres: a directory keeps data across restarts, none keeps it in memory. */
-export async function openPglite(dataDir?: string): Promise<PGlite> {
+/**
+ * Opens the embedded Postgres: a directory keeps data across restarts, none keeps it in memory.
+ * `fs`, when given, is the file system over `dataDir` (the embedded runtime's watched one).
+ */
+export async function openPglite(dataDir?: string, fs?: PGliteOptions["fs"]): Promise<PGlite> {
   const template = process.env[PGLITE_TEMPLATE_ENV];
   // A directory that already holds a cluster opens as it is; PGlite refuses to load over one.
   const fresh = !dataDir || !existsSync(join(dataDir, "PG_VERSION"));
@@ -493,7 +497,7 @@ export async function openPglite(dataDir?: string): Promise<PGlite> {
     import("@electric-sql/pglite/contrib/btree_gist"),
   ]);
   return PGlite.create({
-    ...(dataDir ? { dataDir } : {}),
+    ...(fs ? { fs } : dataDir ? { dataDir } : {}),
     ...(template && fresh ? { loadDataDir: new Blob([readFileSync(template)]) } : {}),
     extensions: { btree_gist },
     parsers: { [INT8_OID]: (v: string) => Number(v) },

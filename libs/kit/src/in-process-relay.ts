@@ -1,6 +1,7 @@
 import { context } from "@opentelemetry/api";
 import { suppressTracing } from "@opentelemetry/core";
 import { type Clock, systemClock } from "./clock.js";
+import { DiskFailedError } from "./data-dir-health.js";
 import type { Db } from "./db.js";
 import { outsideCall } from "./deadline.js";
 import { purgeExpired } from "./housekeeping.js";
@@ -57,7 +58,8 @@ export function startInProcessRelay(options: InProcessRelayOptions): OutboxRelay
 
   let handedSeq = 0;
   let stopped = false;
-  let failing = false;
+  /** A round failed since the last success ("logged": and said so). */
+  let failing: boolean | "logged" = false;
   let lastPurge = 0;
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<void> | undefined;
@@ -157,12 +159,15 @@ export function startInProcessRelay(options: InProcessRelayOptions): OutboxRelay
       .then(purge)
       .then(
         () => {
-          if (failing) logger.info("outbox: database reachable again");
+          if (failing === "logged") logger.info("outbox: database reachable again");
           failing = false;
         },
         (err: unknown) => {
-          if (!failing && !stopped) logger.error({ err }, "outbox: relay round failed; retrying");
-          failing = true;
+          // An unwritable data directory is logged once, by its watch (DiskFailedError).
+          if (!failing && !stopped && !(err instanceof DiskFailedError)) {
+            logger.error({ err }, "outbox: relay round failed; retrying");
+            failing = "logged";
+          } else failing ||= true;
         },
       )
       .finally(() => {
