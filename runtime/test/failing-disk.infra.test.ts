@@ -64,12 +64,8 @@ async function createDeal(p: EmbeddedProcess) {
       stage: "Discovery",
     }),
   });
-  return {
-    status: res.status,
-    type: res.headers.get("content-type"),
-    body: await res.json(),
-    ms: Date.now() - started,
-  };
+  const body = (await res.json()) as { id?: string } & Record<string, unknown>;
+  return { status: res.status, type: res.headers.get("content-type"), body, ms: Date.now() - started };
 }
 
 const readyz = async (p: EmbeddedProcess) => (await fetch(p.api.replace("/api/v1alpha1", "/readyz"))).status;
@@ -107,7 +103,7 @@ describe.skipIf(!chattrWorks())(
       const said = p
         .output()
         .split("\n")
-        .filter((l) => l.includes("data directory cannot be written"));
+        .filter((l) => l.includes('"msg":"data directory cannot be written'));
       expect(said).toHaveLength(1);
       expect(said[0]).toContain(join(dataDir, "pglite"));
       expect(said[0]).toContain("EPERM");
