@@ -39,7 +39,10 @@ COPY gateway gateway
 COPY services services
 COPY runtime runtime
 COPY scripts/build.ts scripts/
-RUN node --import tsx scripts/build.ts
+# The build context has no .git: the commit every process reports (build_info, /healthz) is
+# --build-arg REVISION=$(git rev-parse HEAD), as the image's revision label.
+ARG REVISION=unknown
+RUN BUILD_COMMIT=${REVISION} node --import tsx scripts/build.ts
 
 # ---- production dependencies of gateway alone ----
 FROM manifests AS deps-gateway

@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process";
 import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -66,6 +67,28 @@ function migrationsPlugin(copied: Set<string>): Plugin {
   };
 }
 
+/**
+ * What every process reports as its build (libs/kit/src/build-info.ts): the root package.json's
+ * version, and the commit: BUILD_COMMIT when given (the image build has no .git), else
+ * `git rev-parse HEAD`, else "unknown".
+ */
+function buildStamp(): { version: string; commit: string } {
+  const pkg = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { version?: string };
+  let commit = process.env.BUILD_COMMIT?.trim() || "unknown";
+  if (commit === "unknown") {
+    try {
+      commit = execFileSync("git", ["rev-parse", "HEAD"], {
+        cwd: ROOT,
+        encoding: "utf8",
+        stdio: ["ignore", "pipe", "ignore"],
+      }).trim();
+    } catch {
+      // Not a checkout: the commit stays unknown.
+    }
+  }
+  return { version: pkg.version ?? "unknown", commit };
+}
+
 /** Bare imports other than our workspace packages stay external (resolved from node_modules). */
 const externalPackages: Plugin = {
   name: "external-packages",
@@ -77,7 +100,11 @@ const externalPackages: Plugin = {
   },
 };
 
-async function buildProcess(name: string, entry: string): Promise<{ name: string; bytes: number; ms: number }> {
+async function buildProcess(
+  name: string,
+  entry: string,
+  stamp: { version: string; commit: string },
+): Promise<{ name: string; bytes: number; ms: number }> {
   const started = performance.now();
   const outdir = join(ROOT, "dist", name);
   rmSync(outdir, { recursive: true, force: true });
@@ -101,6 +128,7 @@ async function buildProcess(name: string, entry: string): Promise<{ name: string
     // identity's CPU under load (docs/benchmarks.md, "AsyncLocalStorage without async_hooks").
     keepNames: false,
     logLevel: "warning",
+    define: { __PLATFORM_BUILD__: JSON.stringify(stamp) },
     plugins: [externalPackages, migrationsPlugin(copied)],
   });
   for (const pkgDir of copied) {
@@ -122,10 +150,11 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
     }
   }
   mkdirSync(join(ROOT, "dist"), { recursive: true });
+  const stamp = buildStamp();
   for (const [name, entry] of Object.entries(PROCESSES)) {
     if (wanted.length > 0 && !wanted.includes(name)) continue;
     if (!existsSync(join(ROOT, entry))) throw new Error(`entry point ${entry} of ${name} is missing`);
-    const r = await buildProcess(name, entry);
+    const r = await buildProcess(name, entry, stamp);
     console.log(`built dist/${r.name}/main.js (${(r.bytes / 1024).toFixed(0)} KiB entry) in ${r.ms} ms`);
   }
 }

@@ -3,7 +3,7 @@ import { dirname, join, relative, resolve, sep } from "node:path";
 import ts from "typescript";
 import { PROCESSES } from "./build.js";
 
-// Fails (exit 1) on any import that couples deployable units (issue #16; ARCHITECTURE.md):
+// Fails (exit 1) on any import that couples deployable units (issue #16; docs/architecture.md):
 //  - a service (services/<A>, sources and tests) importing another service, the gateway,
 //    the runtime or the CLI, by package name or by a relative path;
 //  - a library (libs/*) or the gateway importing a service, the runtime or the CLI;

@@ -9,7 +9,7 @@ import { createLogger } from "@platform/kit/logger";
  * The gateway's OpenAPI document exactly as GET /api/v1alpha1/openapi.json serves it, built in
  * process from the routes alone: no port is listened on and no service is called (each
  * transport serves nothing). `env` holds the gateway's settings (PLATFORM_DOCS_URL ...).
- * Used by scripts/openapi.ts and the TypeScript client's generator.
+ * Used by scripts/openapi.ts (which writes the committed api/openapi.json) and the contract gates.
  */
 export async function openApiDocument(env: Record<string, string | undefined>): Promise<Record<string, unknown>> {
   const config = loadConfig(gatewayConfigSpec, { ...env, LOG_LEVEL: "silent" });

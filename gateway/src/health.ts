@@ -1,3 +1,4 @@
+import { buildInfo } from "@platform/kit/build-info";
 import { problemFromError } from "@platform/kit/connect";
 import { problem } from "@platform/kit/problems";
 import type { FastifyInstance } from "fastify";
@@ -18,7 +19,9 @@ export function registerHealth(
   deps: { clients: ServiceClients; sign: ContextSigner; docsUrl: string },
 ): void {
   const hidden = { schema: { hide: true } };
-  app.get("/healthz", hidden, async () => ({ status: "ok" }));
+  // Which build answers: during a rolling update old and new instances answer side by side.
+  const live = { status: "ok", ...buildInfo() };
+  app.get("/healthz", hidden, async () => live);
   app.get("/readyz", hidden, async (request, reply) => {
     try {
       await deps.clients.identity.gatewayAuth.resolveApiKey(

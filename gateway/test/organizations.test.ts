@@ -1,4 +1,5 @@
 import { Code, ConnectError } from "@connectrpc/connect";
+import { buildInfo } from "@platform/kit/build-info";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import {
   API,
@@ -125,7 +126,8 @@ describe("health", () => {
   it("is live and ready without a key", async () => {
     const live = await get(gw.app, "/healthz");
     expect(live.statusCode).toBe(200);
-    expect(live.json()).toEqual({ status: "ok" });
+    expect(live.json()).toEqual({ status: "ok", version: buildInfo().version, commit: buildInfo().commit });
+    expect(live.json().commit).toMatch(/^([0-9a-f]{40}|unknown)$/);
     const ready = await get(gw.app, "/readyz");
     expect(ready.statusCode).toBe(200);
     expect(ready.json()).toEqual({ status: "ready" });

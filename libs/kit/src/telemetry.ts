@@ -7,6 +7,7 @@ import { PgInstrumentation } from "@opentelemetry/instrumentation-pg";
 import { RedisInstrumentation } from "@opentelemetry/instrumentation-redis";
 import { type IMetricReader, PeriodicExportingMetricReader } from "@opentelemetry/sdk-metrics";
 import { NodeSDK } from "@opentelemetry/sdk-node";
+import { registerBuildInfoMetric } from "./build-info.js";
 
 let sdk: NodeSDK | undefined;
 
@@ -19,7 +20,7 @@ let sdk: NodeSDK | undefined;
  * Instrumented: HTTP (the gateway's server side, outgoing requests such as webhook
  * deliveries), pg, kafkajs, redis;
  * Connect calls through kit's RPC interceptors (rpc-telemetry.ts) alone. Metrics: a Prometheus /metrics endpoint on
- * METRICS_PORT and OTLP export when an endpoint is set.
+ * METRICS_PORT and OTLP export when an endpoint is set, with the build_info gauge (build-info.ts).
  *
  * What nobody reads costs nothing: with neither a trace exporter nor a metrics reader the SDK
  * is not started at all (the API stays no-op, and the RPC interceptors and HTTP metrics step
@@ -82,6 +83,7 @@ export function startTelemetry(
       : [],
   });
   sdk.start();
+  registerBuildInfoMetric(process.env.OTEL_SERVICE_NAME ?? defaultServiceName);
 }
 
 export async function stopTelemetry(): Promise<void> {
