@@ -100,13 +100,16 @@ describe.skipIf(!chattrWorks())(
       expect(refused.type).toMatch(/^application\/problem\+json/);
       expect(refused.body).toMatchObject({ type: PROBLEM, status: 503 });
       expect(refused.ms).toBeLessThan(3000);
-      const said = p
-        .output()
-        .split("\n")
-        .filter((l) => l.includes('"msg":"data directory cannot be written'));
-      expect(said).toHaveLength(1);
-      expect(said[0]).toContain(join(dataDir, "pglite"));
-      expect(said[0]).toContain("EPERM");
+      const said = () =>
+        p
+          .output()
+          .split("\n")
+          .filter((l) => l.includes('"msg":"data directory cannot be written'));
+      // The line may reach the pipe a moment after the state it reports.
+      await within("the log line", 5000, async () => said().length > 0);
+      expect(said()).toHaveLength(1);
+      expect(said()[0]).toContain(join(dataDir, "pglite"));
+      expect(said()[0]).toContain("EPERM");
 
       // Writable again: it serves again, without a restart.
       immutable(dataDir, false);
