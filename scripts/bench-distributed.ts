@@ -34,16 +34,13 @@
  *     PLATFORM_CONTEXT_SECRET, PLATFORM_ADMIN_SECRET (scripts/stack.sh's names and defaults)
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { readFileSync } from "node:fs";
-import http from "node:http";
-import { createHistogram, type RecordableHistogram } from "node:perf_hooks";
 import { createClient } from "@connectrpc/connect";
 import { IdentityAdminService, OrganizationService } from "@platform/contracts/identity";
 import { systemClock } from "@platform/kit/clock";
 import { adminClientInterceptor, httpTransport } from "@platform/kit/connect";
 import { CONTEXT_HEADER, signContext } from "@platform/kit/context";
-import autocannon from "autocannon";
-
+import { printReport } from "./bench-distributed/report.js";
+import { autocannonRow, directRow, type OpenLoopRow, openLoopRow, type Row } from "./bench-distributed/rows.js";
 import {
   ADMIN,
   ADMIN_SECRET,
@@ -51,7 +48,6 @@ import {
   CONTEXT_SECRET,
   coldRate,
   connectionCounts,
-  cpuPerRequest,
   duration,
   env,
   GATEWAY,
@@ -63,8 +59,6 @@ import {
   rounds,
   rpcHttp,
   STACK_NODE,
-  STACK_NODE_VERSION,
-  sampleCpu,
   sampleServer,
   skip,
   soakRate,
@@ -170,59 +164,6 @@ const [bareUrl, floorUrl] = await Promise.all([
 
 // ---------------------------------------------------------------- closed loop
 
-interface Row {
-  name: string;
-  rps: number;
-  p50: number;
-  p99: number;
-  requests: number;
-  errors: number;
-  cpu: Record<string, number>;
-}
-
-async function autocannonRow(
-  name: string,
-  url: string,
-  conns: number,
-  seconds: number,
-  opts: { method?: "GET" | "POST"; body?: (n: number) => string } = {},
-): Promise<Row> {
-  log(`${name}: ${seconds}s at ${conns} connections…`);
-  const before = await sampleCpu();
-  let n = 0;
-  const r = await autocannon({
-    url,
-    connections: conns,
-    duration: seconds,
-    requests: [
-      {
-        method: opts.method ?? "GET",
-        setupRequest: (req) => {
-          n++;
-          const headers: Record<string, string | string[] | undefined> = {
-            ...req.headers,
-            "X-Platform-Api-Key": nextKey(),
-          };
-          if (!opts.body) return { ...req, headers };
-          headers["Content-Type"] = "application/json";
-          headers["Idempotency-Key"] = `bench-${process.pid}-${Date.now()}-${n}`;
-          return { ...req, headers, body: opts.body(n) };
-        },
-      },
-    ],
-  });
-  const after = await sampleCpu();
-  return {
-    name,
-    rps: r.requests.average,
-    p50: r.latency.p50,
-    p99: r.latency.p99,
-    requests: r.requests.total,
-    errors: r.non2xx + r.errors + r.timeouts,
-    cpu: cpuPerRequest(before, after, r.requests.total),
-  };
-}
-
 const organizations = createClient(OrganizationService, httpTransport(IDENTITY, [], { unaryHttpVersion: rpcHttp }));
 const apiContext = {
   principal: "api" as const,
@@ -231,137 +172,11 @@ const apiContext = {
   tokenId: tokens[0]?.tokenId ?? "",
   scopes: SCOPES,
 };
-
-/** GetOrganization straight to identity: `conns` calls in flight at all times over one HTTP/2 session. */
-async function directRow(conns: number, seconds: number): Promise<Row> {
-  const name = `identity GetOrganization direct (Connect)`;
-  log(`${name}: ${seconds}s at ${conns} concurrent calls…`);
-  const histogram = createHistogram();
-  let requests = 0;
-  let errors = 0;
-  const before = await sampleCpu();
-  const started = performance.now();
-  const end = started + seconds * 1000;
-  await Promise.all(
-    Array.from({ length: conns }, async () => {
-      while (performance.now() < end) {
-        const t0 = performance.now();
-        try {
-          await organizations.getOrganization(
-            { orgId: "" },
-            { headers: { [CONTEXT_HEADER]: signContext(apiContext, CONTEXT_SECRET, systemClock) } },
-          );
-          histogram.record(Math.max(1, Math.round((performance.now() - t0) * 1000)));
-          requests++;
-        } catch {
-          errors++;
-        }
-      }
-    }),
+const getOrganization = () =>
+  organizations.getOrganization(
+    { orgId: "" },
+    { headers: { [CONTEXT_HEADER]: signContext(apiContext, CONTEXT_SECRET, systemClock) } },
   );
-  const elapsed = (performance.now() - started) / 1000;
-  const after = await sampleCpu();
-  return {
-    name,
-    rps: requests / elapsed,
-    p50: histogram.percentile(50) / 1000,
-    p99: histogram.percentile(99) / 1000,
-    requests,
-    errors,
-    cpu: cpuPerRequest(before, after, requests),
-  };
-}
-
-// ---------------------------------------------------------------- open loop
-
-/**
- * Sends GET /organizations/me at an even `rate` for `seconds`: request i is due at
- * start + i/rate and its latency runs from that due time to the end of its response, however
- * late the generator or the server made it. Connections come from a keep-alive pool that
- * grows as needed, so a slow response never holds back the next send.
- */
-async function openLoopRow(
-  target: { name: string; url: string },
-  rate: number,
-  seconds: number,
-  keyOf: () => string = nextKey,
-): Promise<Row & { max: number; late: number; worstSecond: { p99: number; at: number } }> {
-  const name = `${target.name}, ${rate} req/s`;
-  log(`open loop ${name}: ${seconds}s…`);
-  const agent = new http.Agent({ keepAlive: true, maxSockets: 1024 });
-  const { hostname, port } = new URL(target.url);
-  const histogram: RecordableHistogram = createHistogram();
-  // One histogram per second of scheduled send time: a stall shows as one bad second.
-  const perSecond: RecordableHistogram[] = Array.from({ length: Math.ceil(seconds) }, () => createHistogram());
-  const total = Math.round(rate * seconds);
-  const intervalMs = 1000 / rate;
-  let sent = 0;
-  let done = 0;
-  let errors = 0;
-  let late = 0;
-  const before = await sampleCpu();
-  const start = performance.now();
-  await new Promise<void>((resolve) => {
-    const send = (due: number) => {
-      const req = http.request(
-        {
-          agent,
-          host: hostname,
-          port,
-          path: `${API}/organizations/me`,
-          headers: { "X-Platform-Api-Key": keyOf() },
-        },
-        (res) => {
-          res.resume();
-          res.once("end", () => {
-            if (res.statusCode !== 200) errors++;
-            finish(due);
-          });
-        },
-      );
-      req.once("error", () => {
-        errors++;
-        finish(due);
-      });
-      req.end();
-    };
-    const finish = (due: number) => {
-      const micros = Math.max(1, Math.round((performance.now() - due) * 1000));
-      histogram.record(micros);
-      perSecond[Math.min(perSecond.length - 1, Math.floor((due - start) / 1000))]?.record(micros);
-      if (++done === total) resolve();
-    };
-    const tick = () => {
-      const now = performance.now();
-      while (sent < total) {
-        const due = start + sent * intervalMs;
-        if (due > now) break;
-        // More than a millisecond behind its slot: the generator itself fell behind (CPU).
-        if (now - due > 1) late++;
-        sent++;
-        send(due);
-      }
-      if (sent < total) setTimeout(tick, Math.max(0, start + sent * intervalMs - performance.now()));
-    };
-    tick();
-  });
-  const after = await sampleCpu();
-  agent.destroy();
-  return {
-    name,
-    rps: total / ((performance.now() - start) / 1000),
-    p50: histogram.percentile(50) / 1000,
-    p99: histogram.percentile(99) / 1000,
-    max: histogram.max / 1000,
-    requests: total,
-    errors,
-    late,
-    worstSecond: perSecond
-      .map((h, at) => ({ p99: h.count ? h.percentile(99) / 1000 : 0, at }))
-      .reduce((worst, second) => (second.p99 > worst.p99 ? second : worst), { p99: 0, at: 0 }),
-    cpu: cpuPerRequest(before, after, total),
-  };
-}
 
 // ---------------------------------------------------------------- the run
 
@@ -373,17 +188,23 @@ function medianRound(rs: Row[]): Row {
 }
 
 const rows: Row[] = [];
-const openRows: Awaited<ReturnType<typeof openLoopRow>>[] = [];
+const openRows: OpenLoopRow[] = [];
 const ratios: string[] = [];
 try {
   log("warm-up (fills the token cache; discarded)…");
-  await autocannonRow("warm-up", `${GATEWAY}${API}/organizations/me`, 10, Math.max(3, Math.ceil(tokenCount / 300)));
-  await autocannonRow("warm-up", `${floorUrl}${API}/organizations/me`, 10, 3);
-  await directRow(10, 2);
+  await autocannonRow(
+    "warm-up",
+    `${GATEWAY}${API}/organizations/me`,
+    10,
+    Math.max(3, Math.ceil(tokenCount / 300)),
+    nextKey,
+  );
+  await autocannonRow("warm-up", `${floorUrl}${API}/organizations/me`, 10, 3, nextKey);
+  await directRow(getOrganization, 10, 2);
   if (soakSeconds > 0) {
     // Right after the warm-up, so a soak longer than the token cache's TTL runs through the
     // moment the keys the warm-up loaded come due again.
-    const soak = await openLoopRow({ name: "gateway", url: GATEWAY }, soakRate, soakSeconds);
+    const soak = await openLoopRow({ name: "gateway", url: GATEWAY }, soakRate, soakSeconds, nextKey);
     openRows.push({ ...soak, name: `${soak.name} for ${soakSeconds} s (soak)` });
   }
   if (!skip.has("closed")) {
@@ -392,15 +213,13 @@ try {
       const direct: Row[] = [];
       const floor: Row[] = [];
       const gateway: Row[] = [];
+      const closedLoop = (name: string, base: string) =>
+        autocannonRow(name, `${base}${API}/organizations/me`, conns, duration, nextKey);
       for (let round = 0; round < rounds; round++) {
-        bare.push(await autocannonRow("bare fastify route", `${bareUrl}${API}/organizations/me`, conns, duration));
-        direct.push(await directRow(conns, duration));
-        floor.push(
-          await autocannonRow("floor proxy (floor-proxy.ts)", `${floorUrl}${API}/organizations/me`, conns, duration),
-        );
-        gateway.push(
-          await autocannonRow("gateway GET /organizations/me", `${GATEWAY}${API}/organizations/me`, conns, duration),
-        );
+        bare.push(await closedLoop("bare fastify route", bareUrl));
+        direct.push(await directRow(getOrganization, conns, duration));
+        floor.push(await closedLoop("floor proxy (floor-proxy.ts)", floorUrl));
+        gateway.push(await closedLoop("gateway GET /organizations/me", GATEWAY));
       }
       for (const r of [bare, direct, floor, gateway].map(medianRound)) {
         rows.push({ ...r, name: `${r.name}, ${conns} conns` });
@@ -424,8 +243,8 @@ try {
     // The floor proxy at the same rates, in turn with the gateway: the tail any proxy of these
     // hops has here, beside the gateway's.
     for (const rate of rates) {
-      openRows.push(await openLoopRow({ name: "floor proxy", url: floorUrl }, rate, duration));
-      openRows.push(await openLoopRow({ name: "gateway", url: GATEWAY }, rate, duration));
+      openRows.push(await openLoopRow({ name: "floor proxy", url: floorUrl }, rate, duration, nextKey));
+      openRows.push(await openLoopRow({ name: "gateway", url: GATEWAY }, rate, duration, nextKey));
     }
   }
   if (!skip.has("cold")) {
@@ -441,7 +260,7 @@ try {
   if (!skip.has("deals")) {
     for (const conns of [1, 10]) {
       rows.push(
-        await autocannonRow(`POST /deals, ${conns} conns`, `${GATEWAY}${API}/deals`, conns, duration, {
+        await autocannonRow(`POST /deals, ${conns} conns`, `${GATEWAY}${API}/deals`, conns, duration, nextKey, {
           method: "POST",
           body: dealBody,
         }),
@@ -455,49 +274,4 @@ try {
   stopWhatWeStarted();
 }
 
-// Every process sampled, in this order; a column no row used is left out.
-const cpuCols = [
-  "gateway",
-  "identity",
-  "crm-data",
-  "revenue",
-  "scheduling",
-  "analytics",
-  "webhooks",
-  "webhooks-delivery",
-  "postgres",
-  "redis",
-  "kafka",
-  "bare",
-  "floor",
-  "load generator",
-].filter((c) => [...rows, ...openRows].some((r) => (r.cpu[c] ?? 0) > 0.0005));
-const cpuCells = (cpu: Record<string, number>) =>
-  cpuCols.map((c) => (cpu[c] === undefined || cpu[c] === 0 ? "–" : cpu[c].toFixed(3))).join(" | ");
-console.log(`\n| closed loop | req/s | p50 ms | p99 ms | requests | errors | CPU ms/req: ${cpuCols.join(" | ")} |`);
-console.log(`|---|---|---|---|---|---|${cpuCols.map(() => "---").join("|")}|`);
-for (const r of rows) {
-  console.log(
-    `| ${r.name} | ${r.rps.toFixed(0)} | ${r.p50.toFixed(2)} | ${r.p99.toFixed(2)} | ${r.requests} | ${r.errors} | ${cpuCells(r.cpu)} |`,
-  );
-}
-if (openRows.length) {
-  console.log(
-    `\n| open loop GET /organizations/me, rate | sent req/s | p50 ms | p99 ms | worst second: p99 ms (its second) | max ms | errors | late sends | CPU ms/req: ${cpuCols.join(" | ")} |`,
-  );
-  console.log(`|---|---|---|---|---|---|---|---|${cpuCols.map(() => "---").join("|")}|`);
-  for (const r of openRows) {
-    console.log(
-      `| ${r.name} | ${r.rps.toFixed(0)} | ${r.p50.toFixed(2)} | ${r.p99.toFixed(2)} | ${r.worstSecond.p99.toFixed(1)} (${r.worstSecond.at}) | ${r.max.toFixed(1)} | ${r.errors} | ${r.late} | ${cpuCells(r.cpu)} |`,
-    );
-  }
-}
-console.log(`\n${ratios.join("\n")}`);
-console.log(
-  `the stack, the bare route and the floor proxy on node ${STACK_NODE_VERSION}, the load generator on ${process.version}; ${duration}s per target, ${rounds} round(s), ${tokenCount} tokens, rate limits on, load average ${readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ")}\n`,
-);
-const failed = [...rows, ...openRows].filter((r) => r.errors > 0);
-if (failed.length) {
-  console.error(`errors in: ${failed.map((r) => r.name).join(", ")}`);
-  process.exitCode = 1;
-}
+printReport(rows, openRows, ratios);

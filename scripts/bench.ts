@@ -23,8 +23,16 @@ const SUITES: Record<string, { what: string; run: () => Promise<unknown> }> = {
   },
   compression: { what: "brotli and gzip against identity, same run", run: () => import("./bench-compression.js") },
   events: { what: "webhook delivery, the outbox relay, restarts", run: () => import("./bench-events.js") },
+  hostile: {
+    what: "the gateway's memory under 400 stalled keyless uploads (a process of its own)",
+    run: () => import("./bench-hostile.js"),
+  },
   rpc: { what: "one unary Connect call: Connect-ES against kit's lean path", run: () => import("./bench-rpc.js") },
   ratelimit: { what: "the gateway's rate-limit stores on Redis", run: () => import("./bench-ratelimit.js") },
+  roll: {
+    what: "every process replaced under 500 req/s: restart against roll (a stack)",
+    run: () => import("./bench-roll.js"),
+  },
 };
 const USAGE = `usage: npm run bench -- [--duration SECONDS] [--connections N] [--tokens N]
        npm run bench -- --suite NAME [its options; --help lists them]

@@ -33,22 +33,33 @@ export REDIS_URL=${REDIS_URL:-redis://127.0.0.1:6379}
 export KAFKA_BROKERS=${KAFKA_BROKERS:-127.0.0.1:${KAFKA_PORT:-19092}}
 export PLATFORM_CONTEXT_SECRET=${PLATFORM_CONTEXT_SECRET:-dev-context-secret-change-me-0123456789}
 export PLATFORM_ADMIN_SECRET=${PLATFORM_ADMIN_SECRET:-dev-admin-secret-change-me}
+# SO_REUSEPORT for every process, so that `roll` starts a replacement on the ports it replaces
+# (libs/kit/src/shared-port.ts); processes started any other way keep EADDRINUSE on a taken port.
+export LISTEN_REUSE_PORT=1
 # compiled: `npm run build` first, then each process runs its dist/<process>/main.js, as the
 # images do; source: straight from the TypeScript sources through tsx (no build step).
 STACK_RUNTIME=${STACK_RUNTIME:-compiled}
 # Extra node flags for every process, e.g. STACK_NODE_FLAGS="--cpu-prof --cpu-prof-dir=/tmp/prof"
 # (node refuses --cpu-prof in NODE_OPTIONS).
 STACK_NODE_FLAGS=${STACK_NODE_FLAGS:-}
+# How long a process drains after SIGTERM (kit's SHUTDOWN_TIMEOUT_MS, passed on to every process).
+SHUTDOWN_MS=${SHUTDOWN_TIMEOUT_MS:-20000}
 
 usage() {
   cat <<TXT
-usage: scripts/stack.sh start|stop|status|logs [name]
+usage: scripts/stack.sh start|stop|status|logs [name]|roll [name…|all]|restart [name…|all]
 
   start    start Postgres/Redis if stopped, Kafka (scripts/kafka.sh), then each service
            and the gateway as separate processes; waits until each is ready
   stop     stop the processes this script started (by their pid files), then Kafka if
            this script started it
   status   show which processes run, and how often each was restarted
+  roll     replace running processes one at a time as a Kubernetes rolling update does
+           (all: every one, the gateway last): rebuild (compiled), start the new instance
+           on the same ports (SO_REUSEPORT) and wait until it listens on them, then SIGTERM
+           the old one, which drains (SHUTDOWN_TIMEOUT_MS) while the new one takes the work
+           (docs/deploying.md); STACK_BUILD=0 runs the dist/ there is
+  restart  stop, then start, each named process: what roll replaces (nothing serves between)
 
 Each process runs under a small supervisor that restarts it when it exits (after 1 s, then
 2 s, 4 s … up to 30 s; back to 1 s after a run of a minute); its log says so.
@@ -86,21 +97,27 @@ running() { [ -f "$RUN_DIR/$1.pid" ] && alive "$(cat "$RUN_DIR/$1.pid")"; }
 # Runs one process and restarts it whenever it exits, waiting 1 s, 2 s, 4 s … up to 30 s
 # between restarts (back to 1 s once a run lasted a minute). Its pid is $name.pid, the
 # current process's $name.child; $name.restarts counts restarts with the last exit status.
+# A new instance of a roll writes to $name.next.* (its stem) until $name.pid names it, which
+# the roll writes (with $name.child) at the handover.
 supervise() {
-  local name=$1; shift
+  local name=$1 stem=$2; shift 2
   set +e
   local child="" restarts=0 delay=1 started code
-  trap 'rm -f "$RUN_DIR/$name.child"; [ -n "$child" ] && kill -TERM "$child" 2>/dev/null && wait "$child"; exit 0' TERM INT
+  # Only its own pid file goes: the current one may be the instance that replaced it.
+  trap '[ "$(cat "$RUN_DIR/$stem.child" 2>/dev/null)" = "$child" ] && rm -f "$RUN_DIR/$stem.child"
+    [ -n "$child" ] && kill -TERM "$child" 2>/dev/null && wait "$child"; exit 0' TERM INT
   while :; do
+    [ "$(cat "$RUN_DIR/$name.pid" 2>/dev/null)" = "$BASHPID" ] && stem=$name
     started=$(date +%s)
     "$@" >>"$RUN_DIR/$name.log" 2>&1 &
     child=$!
-    echo "$child" >"$RUN_DIR/$name.child"
+    echo "$child" >"$RUN_DIR/$stem.child"
     wait "$child"
     code=$?
+    [ "$(cat "$RUN_DIR/$name.pid" 2>/dev/null)" = "$BASHPID" ] && stem=$name
     restarts=$((restarts + 1))
     [ $(($(date +%s) - started)) -ge 60 ] && delay=1
-    echo "$restarts $code $(date -u +%Y-%m-%dT%H:%M:%SZ)" >"$RUN_DIR/$name.restarts"
+    echo "$restarts $code $(date -u +%Y-%m-%dT%H:%M:%SZ)" >"$RUN_DIR/$stem.restarts"
     echo "stack.sh: $name exited with status $code; restart $restarts in ${delay} s" >>"$RUN_DIR/$name.log"
     sleep "$delay" &
     wait $!
@@ -169,7 +186,7 @@ launch() {
   # Detached from this shell: the supervisor outlives `stack.sh start`. A static Kafka member
   # id per process: restarted after a crash, it takes its old place in its consumer groups at
   # once instead of waiting out the dead member's session.
-  (trap '' HUP; supervise "$name" env KAFKA_GROUP_INSTANCE_ID="stack-$name" "$@") </dev/null >/dev/null 2>&1 &
+  (trap '' HUP; supervise "$name" "$name" env KAFKA_GROUP_INSTANCE_ID="stack-$name" "$@") </dev/null >/dev/null 2>&1 &
   echo $! >"$RUN_DIR/$name.pid"
   wait_port "$name" "$port"
   echo "$name: ready on port $port (pid $(cat "$RUN_DIR/$name.child"), log $RUN_DIR/$name.log)"
@@ -177,6 +194,11 @@ launch() {
 
 stop_one() {
   local name=$1
+  # A new instance an interrupted roll left behind, before its handover.
+  if [ -f "$RUN_DIR/$name.next.pid" ]; then
+    kill "$(cat "$RUN_DIR/$name.next.pid")" 2>/dev/null || true
+    rm -f "$RUN_DIR/$name.next.pid" "$RUN_DIR/$name.next.child" "$RUN_DIR/$name.next.restarts"
+  fi
   if running "$name"; then
     local pid child
     pid=$(cat "$RUN_DIR/$name.pid")
@@ -190,54 +212,155 @@ stop_one() {
     fi
     echo "$name: stopped"
   fi
-  rm -f "$RUN_DIR/$name.pid" "$RUN_DIR/$name.child" "$RUN_DIR/$name.restarts"
+  rm -f "$RUN_DIR/$name.pid" "$RUN_DIR/$name.child" "$RUN_DIR/$name.restarts" "$RUN_DIR/$name.generation"
+}
+
+# The node binary and flags every process runs with, and the runtime checked.
+pick_node() {
+  # Node 22, as the images run (scripts/stack-node.sh; STACK_NODE picks another).
+  node_bin=$(bash scripts/stack-node.sh)
+  # The flags the images give every process in NODE_OPTIONS, as this node takes them.
+  node_flags=$(bash scripts/node-flags.sh "$node_bin")
+  [ -z "$node_flags" ] || echo "node flags: $node_flags (scripts/node-flags.sh)" >&2
+  case "$STACK_RUNTIME" in
+    compiled | source) ;;
+    *) echo "STACK_RUNTIME must be compiled or source, not '$STACK_RUNTIME'" >&2; exit 2 ;;
+  esac
+}
+
+# dist/ built when compiled; STACK_BUILD=0 runs the dist/ there is (a bench that built it first).
+build_dist() {
+  [ "$STACK_RUNTIME" = compiled ] && [ "${STACK_BUILD:-1}" != 0 ] || return 0
+  echo "building dist/ (npm run build; STACK_RUNTIME=source skips it)…"
+  npm run --silent build >"$RUN_DIR/build.log" 2>&1 || { tail -n 30 "$RUN_DIR/build.log" >&2; exit 1; }
+}
+
+# The command line that runs a process: its compiled bundle, or its source through tsx.
+entry() {
+  case "$STACK_RUNTIME" in
+    compiled) echo "$node_bin $node_flags $STACK_NODE_FLAGS dist/$1/main.js" ;;
+    source) echo "$node_bin $node_flags $STACK_NODE_FLAGS --import tsx $2" ;;
+  esac
+}
+local_url() { echo "http://127.0.0.1:$1"; }
+
+# CMD: the environment and command line of one process; PORT0: the port that says it is up.
+command_of() {
+  case $1 in
+    identity) PORT0=$IDENTITY_PORT; CMD=(PORT="$IDENTITY_PORT" ADMIN_PORT="$ADMIN_PORT" METRICS_PORT="$(metrics_port identity)"
+      DATABASE_URL="$PG_URL/${DB_PREFIX}identity" $(entry identity services/identity/src/main.ts)) ;;
+    scheduling) PORT0=$SCHEDULING_PORT; CMD=(PORT="$SCHEDULING_PORT" METRICS_PORT="$(metrics_port scheduling)"
+      DATABASE_URL="$PG_URL/${DB_PREFIX}scheduling" $(entry scheduling services/scheduling/src/main.ts)) ;;
+    crm-data) PORT0=$CRM_PORT; CMD=(PORT="$CRM_PORT" ADMIN_PORT="$CRM_ADMIN_PORT" METRICS_PORT="$(metrics_port crm-data)"
+      DATABASE_URL="$PG_URL/${DB_PREFIX}crm" $(entry crm-data services/crm-data/src/main.ts)) ;;
+    revenue) PORT0=$REVENUE_PORT; CMD=(PORT="$REVENUE_PORT" ADMIN_PORT="$REVENUE_ADMIN_PORT" METRICS_PORT="$(metrics_port revenue)"
+      DATABASE_URL="$PG_URL/${DB_PREFIX}revenue" CRM_URL="$(local_url "$CRM_PORT")"
+      IDENTITY_URL="$(local_url "$IDENTITY_PORT")" $(entry revenue services/revenue/src/main.ts)) ;;
+    analytics) PORT0=$ANALYTICS_PORT; CMD=(PORT="$ANALYTICS_PORT" ADMIN_PORT="$ANALYTICS_ADMIN_PORT"
+      METRICS_PORT="$(metrics_port analytics)" DATABASE_URL="$PG_URL/${DB_PREFIX}analytics"
+      CRM_URL="$(local_url "$CRM_PORT")" $(entry analytics services/analytics/src/main.ts)) ;;
+    webhooks) PORT0=$WEBHOOKS_PORT; CMD=(PORT="$WEBHOOKS_PORT" METRICS_PORT="$(metrics_port webhooks)"
+      DATABASE_URL="$PG_URL/${DB_PREFIX}webhooks" $(entry webhooks services/webhooks/src/main.ts)) ;;
+    webhooks-delivery) PORT0=$DELIVERY_PORT; CMD=(DELIVERY_PORT="$DELIVERY_PORT" METRICS_PORT="$(metrics_port webhooks-delivery)"
+      DATABASE_URL="$PG_URL/${DB_PREFIX}webhooks" $(entry webhooks-delivery services/webhooks/src/delivery-main.ts)) ;;
+    gateway) PORT0=$GATEWAY_PORT; CMD=(PORT="$GATEWAY_PORT" METRICS_PORT="$(metrics_port gateway)"
+      IDENTITY_URL="$(local_url "$IDENTITY_PORT")" SCHEDULING_URL="$(local_url "$SCHEDULING_PORT")"
+      CRM_URL="$(local_url "$CRM_PORT")" REVENUE_URL="$(local_url "$REVENUE_PORT")"
+      ANALYTICS_URL="$(local_url "$ANALYTICS_PORT")" WEBHOOKS_URL="$(local_url "$WEBHOOKS_PORT")"
+      $(entry gateway gateway/src/main.ts)) ;;
+    *) echo "no process '$1'; the processes: $PROCESSES" >&2; exit 2 ;;
+  esac
+}
+
+# The processes a roll or restart names, in the order given; all (or none): every one in start
+# order, the gateway last.
+targets() {
+  if [ $# -eq 0 ] || [ "$1" = all ]; then echo "$PROCESSES"; return 0; fi
+  local n
+  for n in "$@"; do
+    case " $PROCESSES " in
+      *" $n "*) echo "$n" ;;
+      *) echo "no process '$n'; the processes: $PROCESSES" >&2; exit 2 ;;
+    esac
+  done
+}
+
+# Whether process `pid` itself listens on every one of `ports` (ss shows each listener's owner).
+listens_on() {
+  local pid=$1 port; shift
+  for port in "$@"; do
+    ss -Hltnp "sport = :$port" 2>/dev/null | grep -q "pid=$pid," || return 1
+  done
+}
+
+# A rolling update of one process: the new instance starts beside the old one, on the same ports
+# (SO_REUSEPORT, kit's shared-port.ts) and with a Kafka instance id of its own; once it listens on
+# all of them it becomes the current one, and only then is the old one sent SIGTERM: it stops
+# accepting, answers what is in flight with `Connection: close`, leaves its consumer groups and
+# flushes its outbox round, while the new one serves (docs/deploying.md).
+roll_one() {
+  local name=$1 old_sup old_child gen new_sup new_child own t0 waited
+  running "$name" || { echo "$name: not running (scripts/stack.sh start first)" >&2; return 1; }
+  old_sup=$(cat "$RUN_DIR/$name.pid")
+  old_child=$(cat "$RUN_DIR/$name.child" 2>/dev/null || true)
+  gen=$(($(cat "$RUN_DIR/$name.generation" 2>/dev/null || echo 0) + 1))
+  command_of "$name"
+  # Its RPC (or HTTP) port and admin plane; /metrics is not waited for (a scrape may miss one).
+  own=$(ports_of "$name"); own=${own% *}
+  rm -f "$RUN_DIR/$name.next.child" "$RUN_DIR/$name.next.restarts"
+  t0=$(date +%s.%N)
+  (trap '' HUP; supervise "$name" "$name.next" env KAFKA_GROUP_INSTANCE_ID="stack-$name-$gen" "${CMD[@]}") </dev/null >/dev/null 2>&1 &
+  new_sup=$!
+  # Known to `stop` until the handover, should the roll itself be interrupted.
+  echo "$new_sup" >"$RUN_DIR/$name.next.pid"
+  for _ in $(seq 1 480); do
+    new_child=$(cat "$RUN_DIR/$name.next.child" 2>/dev/null || true)
+    if [ -f "$RUN_DIR/$name.next.restarts" ] || ! alive "$new_sup"; then
+      echo "$name: the new instance exited while starting; the old one (pid $old_child) keeps serving. Last log lines:" >&2
+      tail -n 30 "$RUN_DIR/$name.log" >&2
+      kill "$new_sup" 2>/dev/null; rm -f "$RUN_DIR/$name.next.pid"
+      return 1
+    fi
+    # shellcheck disable=SC2086
+    [ -n "$new_child" ] && listens_on "$new_child" $own && break
+    sleep 0.25
+  done
+  # shellcheck disable=SC2086
+  if ! listens_on "$new_child" $own; then
+    echo "$name: the new instance did not listen on $own within 120 s; the old one keeps serving" >&2
+    kill "$new_sup" 2>/dev/null; rm -f "$RUN_DIR/$name.next.pid"
+    return 1
+  fi
+  echo "$name: new instance ready (pid $new_child, $(awk "BEGIN{printf \"%.1f\", $(date +%s.%N) - $t0}") s); draining pid $old_child"
+  # The new one becomes the current (its pid files), then the old one drains and exits.
+  echo "$new_child" >"$RUN_DIR/$name.child"
+  echo "$new_sup" >"$RUN_DIR/$name.pid"
+  rm -f "$RUN_DIR/$name.restarts" "$RUN_DIR/$name.next.pid" "$RUN_DIR/$name.next.child" "$RUN_DIR/$name.next.restarts"
+  echo "$gen" >"$RUN_DIR/$name.generation"
+  t0=$(date +%s.%N)
+  kill -TERM "$old_sup" 2>/dev/null
+  for _ in $(seq 1 $((SHUTDOWN_MS / 250 + 40))); do alive "$old_sup" || break; sleep 0.25; done
+  if alive "$old_sup"; then
+    [ -n "$old_child" ] && kill -9 "$old_child" 2>/dev/null
+    kill -9 "$old_sup" 2>/dev/null
+    echo "$name: the old instance did not exit; killed" >&2
+  fi
+  waited=$(awk "BEGIN{printf \"%.1f\", $(date +%s.%N) - $t0}")
+  echo "$name: rolled (pid $old_child drained and exited in $waited s; now pid $new_child)"
 }
 
 case "${1:-}" in
   start)
     mkdir -p "$RUN_DIR"
     refuse_taken_ports
-    # Node 22, as the images run (scripts/stack-node.sh; STACK_NODE picks another).
-    node_bin=$(bash scripts/stack-node.sh)
-    # The flags the images give every process in NODE_OPTIONS, as this node takes them.
-    node_flags=$(bash scripts/node-flags.sh "$node_bin")
-    [ -z "$node_flags" ] || echo "node flags: $node_flags (scripts/node-flags.sh)" >&2
-    case "$STACK_RUNTIME" in
-      compiled | source) ;;
-      *) echo "STACK_RUNTIME must be compiled or source, not '$STACK_RUNTIME'" >&2; exit 2 ;;
-    esac
+    pick_node
     bash scripts/infra.sh up
     bash scripts/kafka.sh start --mark "$RUN_DIR/kafka.started-by-stack"
-    local_url() { echo "http://127.0.0.1:$1"; }
-    case "$STACK_RUNTIME" in
-      compiled)
-        echo "building dist/ (npm run build; STACK_RUNTIME=source skips it)…"
-        npm run --silent build >"$RUN_DIR/build.log" 2>&1 || { tail -n 30 "$RUN_DIR/build.log" >&2; exit 1; }
-        # The command line that runs a process: its compiled bundle.
-        entry() { echo "$node_bin $node_flags $STACK_NODE_FLAGS dist/$1/main.js"; } ;;
-      source) entry() { echo "$node_bin $node_flags $STACK_NODE_FLAGS --import tsx $2"; } ;;
-    esac
-    launch identity "$IDENTITY_PORT" PORT="$IDENTITY_PORT" ADMIN_PORT="$ADMIN_PORT" METRICS_PORT="$(metrics_port identity)" \
-      DATABASE_URL="$PG_URL/${DB_PREFIX}identity" $(entry identity services/identity/src/main.ts)
-    launch scheduling "$SCHEDULING_PORT" PORT="$SCHEDULING_PORT" METRICS_PORT="$(metrics_port scheduling)" \
-      DATABASE_URL="$PG_URL/${DB_PREFIX}scheduling" $(entry scheduling services/scheduling/src/main.ts)
-    launch crm-data "$CRM_PORT" PORT="$CRM_PORT" ADMIN_PORT="$CRM_ADMIN_PORT" METRICS_PORT="$(metrics_port crm-data)" \
-      DATABASE_URL="$PG_URL/${DB_PREFIX}crm" $(entry crm-data services/crm-data/src/main.ts)
-    launch revenue "$REVENUE_PORT" PORT="$REVENUE_PORT" ADMIN_PORT="$REVENUE_ADMIN_PORT" METRICS_PORT="$(metrics_port revenue)" \
-      DATABASE_URL="$PG_URL/${DB_PREFIX}revenue" CRM_URL="$(local_url "$CRM_PORT")" \
-      IDENTITY_URL="$(local_url "$IDENTITY_PORT")" $(entry revenue services/revenue/src/main.ts)
-    launch analytics "$ANALYTICS_PORT" PORT="$ANALYTICS_PORT" ADMIN_PORT="$ANALYTICS_ADMIN_PORT" \
-      METRICS_PORT="$(metrics_port analytics)" DATABASE_URL="$PG_URL/${DB_PREFIX}analytics" \
-      CRM_URL="$(local_url "$CRM_PORT")" $(entry analytics services/analytics/src/main.ts)
-    launch webhooks "$WEBHOOKS_PORT" PORT="$WEBHOOKS_PORT" METRICS_PORT="$(metrics_port webhooks)" \
-      DATABASE_URL="$PG_URL/${DB_PREFIX}webhooks" $(entry webhooks services/webhooks/src/main.ts)
-    launch webhooks-delivery "$DELIVERY_PORT" DELIVERY_PORT="$DELIVERY_PORT" METRICS_PORT="$(metrics_port webhooks-delivery)" \
-      DATABASE_URL="$PG_URL/${DB_PREFIX}webhooks" $(entry webhooks-delivery services/webhooks/src/delivery-main.ts)
-    launch gateway "$GATEWAY_PORT" PORT="$GATEWAY_PORT" METRICS_PORT="$(metrics_port gateway)" \
-      IDENTITY_URL="$(local_url "$IDENTITY_PORT")" SCHEDULING_URL="$(local_url "$SCHEDULING_PORT")" \
-      CRM_URL="$(local_url "$CRM_PORT")" REVENUE_URL="$(local_url "$REVENUE_PORT")" \
-      ANALYTICS_URL="$(local_url "$ANALYTICS_PORT")" WEBHOOKS_URL="$(local_url "$WEBHOOKS_PORT")" \
-      $(entry gateway gateway/src/main.ts)
+    build_dist
+    for n in $PROCESSES; do
+      command_of "$n"
+      launch "$n" "$PORT0" "${CMD[@]}"
+    done
     echo
     echo "Gateway: http://127.0.0.1:$GATEWAY_PORT/api/v1alpha1  (docs: http://127.0.0.1:$GATEWAY_PORT/docs)"
     echo "Sandbox keys: npx platform sandbox keys --admin-url http://127.0.0.1:$ADMIN_PORT"
@@ -261,6 +384,27 @@ case "${1:-}" in
       fi
     done
     bash scripts/kafka.sh status || true
+    ;;
+  roll)
+    names=$(targets "${@:2}")
+    for n in $names; do running "$n" || { echo "$n: not running (scripts/stack.sh start first)" >&2; exit 1; }; done
+    pick_node
+    build_dist
+    if [ "$(cat /proc/sys/net/ipv4/tcp_migrate_req 2>/dev/null || echo 1)" = 0 ]; then
+      echo "note: net.ipv4.tcp_migrate_req is 0: a connection the kernel queued for an old instance in the instant" \
+        "it closes its port is reset instead of handed to the new one (sysctl -w net.ipv4.tcp_migrate_req=1; docs/deploying.md)" >&2
+    fi
+    for n in $names; do roll_one "$n" || exit 1; done
+    ;;
+  restart)
+    names=$(targets "${@:2}")
+    pick_node
+    build_dist
+    for n in $names; do
+      stop_one "$n"
+      command_of "$n"
+      launch "$n" "$PORT0" "${CMD[@]}"
+    done
     ;;
   logs) tail -n 100 -f "$RUN_DIR/${2:?name: one of $PROCESSES}.log" ;;
   -h|--help|help) usage ;;

@@ -34,6 +34,7 @@ const ports = {
   scheduling: port + 4,
   crm: port + 5,
   crmAdmin: port + 6,
+  webhooks: port + 7,
 };
 
 let stack: Stack | undefined;
@@ -50,6 +51,7 @@ function gatewayEnv(p: number): Record<string, string> {
     IDENTITY_URL: `http://127.0.0.1:${ports.identity}`,
     SCHEDULING_URL: `http://127.0.0.1:${ports.scheduling}`,
     CRM_URL: `http://127.0.0.1:${ports.crm}`,
+    WEBHOOKS_URL: `http://127.0.0.1:${ports.webhooks}`,
     REDIS_URL,
     RATE_LIMIT_PREFIX: rateLimitPrefix,
     // Long enough that only the revocation event can explain a key dying within seconds.
@@ -59,6 +61,21 @@ function gatewayEnv(p: number): Record<string, string> {
 
 const get = (p: number, key: string, headers: Record<string, string> = {}) =>
   fetch(`http://127.0.0.1:${p}/api/v1alpha1/organizations/me`, { headers: { "X-Platform-Api-Key": key, ...headers } });
+
+/** A GET /events/stream of `key` on the gateway at `p`: its text so far, and when it ended. */
+async function openStream(p: number, key: string) {
+  const res = await fetch(`http://127.0.0.1:${p}/api/v1alpha1/events/stream`, {
+    headers: { "X-Platform-Api-Key": key },
+  });
+  expect(res.status).toBe(200);
+  const stream = { text: "", endedAt: 0, ended: Promise.resolve() };
+  const decoder = new TextDecoder();
+  stream.ended = (async () => {
+    for await (const chunk of res.body as AsyncIterable<Uint8Array>) stream.text += decoder.decode(chunk);
+    stream.endedAt = Date.now();
+  })();
+  return stream;
+}
 
 beforeAll(async () => {
   const service = { SANDBOX_SEED: `it-${run}` };
@@ -97,6 +114,14 @@ beforeAll(async () => {
           ADMIN_PORT: String(ports.crmAdmin),
           PLATFORM_ADMIN_SECRET: adminSecret,
         },
+      },
+      {
+        // The event log behind GET /events/stream.
+        name: "webhooks",
+        entry: "services/webhooks/src/main.ts",
+        database: "webhooks",
+        port: ports.webhooks,
+        env: { ...service, PORT: String(ports.webhooks), WEBHOOKS_CONSUMER_GROUP: `webhooks-it-${run}` },
       },
       { name: "gateway-a", entry: "gateway/src/main.ts", port: ports.gatewayA, env: gatewayEnv(ports.gatewayA) },
       { name: "gateway-b", entry: "gateway/src/main.ts", port: ports.gatewayB, env: gatewayEnv(ports.gatewayB) },
@@ -172,6 +197,23 @@ describe("distributed runtime", () => {
       );
       const body = (await res.json()) as { type: string };
       expect(body.type).toMatch(/\/platform-api\/errors\/unknown-subscription$/);
+    }
+  });
+
+  it("ends a revoked key's event streams on every gateway within a second, with a last comment", async () => {
+    const { key, token } = await admin.createToken({
+      orgId: acmeOrgId,
+      name: "stream-revoke-it",
+      scopes: ["webhooks:read"],
+    });
+    const streams = await Promise.all([ports.gatewayA, ports.gatewayB].map((p) => openStream(p, key)));
+    await admin.revokeToken({ tokenId: token?.id ?? "" });
+    const revokedAt = Date.now();
+    for (const s of streams) {
+      await s.ended;
+      // The heartbeat (which also rechecks the key) is 15 s: only the revocation event ends it this soon.
+      expect(s.endedAt - revokedAt).toBeLessThan(1_000);
+      expect(s.text.endsWith(": access revoked; the stream ends\n\n")).toBe(true);
     }
   });
 

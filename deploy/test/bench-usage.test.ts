@@ -21,7 +21,16 @@ describe.concurrent("npm run bench's command line", () => {
   it("lists every suite under --help", async () => {
     const { code, stdout } = await bench("--help");
     expect(code).toBe(0);
-    for (const suite of ["analytics", "distributed", "availability", "compression", "events", "rpc", "ratelimit"]) {
+    for (const suite of [
+      "analytics",
+      "distributed",
+      "availability",
+      "compression",
+      "events",
+      "hostile",
+      "rpc",
+      "ratelimit",
+    ]) {
       expect(stdout).toMatch(new RegExp(`^  ${suite} `, "m"));
     }
   });

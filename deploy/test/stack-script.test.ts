@@ -88,3 +88,27 @@ describe("scripts/stack.sh start", () => {
     expect(readdirSync(runDir)).toEqual([]);
   });
 });
+
+describe("scripts/stack.sh roll", () => {
+  const roll = (...args: string[]) =>
+    spawnSync("bash", ["scripts/stack.sh", "roll", ...args], {
+      cwd: ROOT,
+      env: { ...process.env, STACK_RUN_DIR: runDir, STACK_RUNTIME: "none" },
+      encoding: "utf8",
+      timeout: 30_000,
+    });
+
+  it("refuses a process it does not know, naming the ones it does", () => {
+    const run = roll("identity", "nope");
+    expect(run.status, run.stdout + run.stderr).toBe(2);
+    expect(run.stderr).toContain("no process 'nope'; the processes: identity scheduling");
+  });
+
+  it("refuses to roll a process that is not running, before it builds or starts anything", () => {
+    const run = roll("revenue");
+    expect(run.status, run.stdout + run.stderr).toBe(1);
+    expect(run.stderr).toContain("revenue: not running (scripts/stack.sh start first)");
+    expect(run.stdout).toBe("");
+    expect(readdirSync(runDir)).toEqual([]);
+  });
+});

@@ -1,7 +1,8 @@
 // Validates the deployment artefacts (run by scripts/validate-deploy.sh, in CI after `npm run check`):
 //  1. every kustomization under deploy/k8s (each base, each process, each migration, each overlay) renders
 //     with kustomize, and every rendered object validates against the Kubernetes OpenAPI schemas
-//     (kubernetes-models: one validator per apiVersion/kind, generated from the Kubernetes OpenAPI spec);
+//     (kubernetes-models: one validator per apiVersion/kind, generated from the Kubernetes OpenAPI spec),
+//     and every Deployment carries the settings of a rolling update without errors (rollout-rules.ts);
 //  2. docker-compose.yml, interpolated with its `${VAR:-default}` defaults as Compose does, validates
 //     against the Compose specification JSON schema, and its references hold (depends_on targets and
 //     conditions, Dockerfile targets, mounted files, the collector's pipelines).
@@ -13,6 +14,7 @@ import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Ajv2019 } from "ajv/dist/2019.js";
 import { parse, parseAllDocuments } from "yaml";
+import { rolloutProblems } from "./rollout-rules.js";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 const K8S = join(ROOT, "deploy/k8s");
@@ -88,6 +90,7 @@ async function validateKubernetes(): Promise<void> {
     }
     const before = problems.length;
     const seen = new Set<string>();
+    const objects: Obj[] = [];
     let count = 0;
     for (const doc of parseAllDocuments(rendered)) {
       if (doc.errors.length > 0) {
@@ -97,6 +100,7 @@ async function validateKubernetes(): Promise<void> {
       const obj = doc.toJS() as Obj | null;
       if (!obj) continue;
       count++;
+      objects.push(obj);
       const meta = (obj.metadata ?? {}) as Obj;
       const id = `${obj.kind}/${meta.namespace ?? ""}/${meta.name}`;
       if (seen.has(id)) fail(where, `${id} is rendered twice`);
@@ -112,6 +116,8 @@ async function validateKubernetes(): Promise<void> {
         fail(where, `${obj.kind} ${meta.name}: ${(err as Error).message}`);
       }
     }
+    // Rolling updates without errors: maxUnavailable 0, readiness, preStop, grace > drain, a PDB.
+    for (const problem of rolloutProblems(objects)) fail(where, problem);
     const verdict = problems.length === before ? "valid" : `${problems.length - before} problem(s)`;
     console.log(`k8s      ${where}: ${count} objects rendered, ${verdict}`);
   }

@@ -13,10 +13,12 @@ import { type GatewayConfig, publicUrl } from "./config.js";
 import { DelegationResolver, type GrantRecord } from "./delegation.js";
 import { frameworkErrorHandler, installErrorHandling } from "./errors.js";
 import { EVENT_STREAM_DEFAULTS, EventStreams } from "./event-stream.js";
-import { type GuardDeps, guardFor, recheckAccess } from "./guard.js";
+import { admitFor, type GuardDeps, guardFor, recheckAccess } from "./guard.js";
 import { registerHealth } from "./health.js";
+import { installBodyReceipt, requestTimeoutMs } from "./http/body-receipt.js";
 import { registerCompression } from "./http/compression.js";
 import { installConditionalGet } from "./http/conditional.js";
+import { limitConnections } from "./http/connection-limits.js";
 import { sealPage } from "./http/cursor-binding.js";
 import { installJsonBodies } from "./http/json-body.js";
 import { strictQuery } from "./http/strict-query.js";
@@ -26,7 +28,7 @@ import { registerOpenApi } from "./openapi.js";
 import { RateLimiter } from "./rate-limit/limiter.js";
 import type { RateLimitStore } from "./rate-limit/store.js";
 import { REQUEST_ID_HEADER, requestId } from "./request-id.js";
-import { API_PREFIX, type JsonSchema, type RouteDeps, type RouteModule, type RouteSpec } from "./route.js";
+import { API_PREFIX, type RouteDeps, type RouteModule, type RouteSpec } from "./route.js";
 import * as analytics from "./routes/analytics.js";
 import * as composed from "./routes/composed.js";
 import * as crm from "./routes/crm.js";
@@ -35,6 +37,7 @@ import * as identity from "./routes/identity.js";
 import * as revenue from "./routes/revenue.js";
 import * as scheduling from "./routes/scheduling.js";
 import * as webhooks from "./routes/webhooks.js";
+import type { JsonSchema } from "./schemas/common.js";
 import { problemSchema } from "./schemas/problem.js";
 import { sharedSchemaSerializers } from "./serialization.js";
 import { contextSigner, createServiceClients, type ServiceTransports } from "./services.js";
@@ -124,6 +127,8 @@ function registerApiRoute(app: FastifyInstance, spec: RouteSpec, guard: GuardDep
       ...(spec.schema?.response ? { response: spec.schema.response } : {}),
     },
     config: { platformRoute: spec },
+    // Admission before the body is read; the other checks once it is parsed.
+    onRequest: admitFor(spec, guard),
     preValidation: guardFor(spec, guard),
     handler: async (request, reply) => {
       if (!request.apiCall) throw new Error(`guard did not run for ${spec.operationId}`);
@@ -141,6 +146,11 @@ function registerApiRoute(app: FastifyInstance, spec: RouteSpec, guard: GuardDep
 export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> {
   const { config, clock, logger } = deps;
   const docsUrl = config.PLATFORM_DOCS_URL;
+  const receipt = {
+    bodyLimitBytes: config.BODY_LIMIT_BYTES,
+    minBytesPerSecond: config.BODY_MIN_BYTES_PER_SECOND,
+    graceMs: config.BODY_RECEIVE_GRACE_MS,
+  };
   // Typed with pino's Logger the instance is not assignable to the plain FastifyInstance that
   // plugins and callers use; at run time it is the same object.
   const app = Fastify({
@@ -149,6 +159,10 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
     // The access log (access-log.ts) writes the one line a request gets, not fastify.
     logController: new AccessLogController({ requestIdLogLabel: "requestId" }),
     bodyLimit: config.BODY_LIMIT_BYTES,
+    // Node's deadlines for headers and whole requests (fastify's default of 0 turns the second
+    // off); checked every second instead of Node's 30 s. Bodies have their own, finer one.
+    requestTimeout: requestTimeoutMs(config.HEADERS_TIMEOUT_MS, receipt),
+    http: { headersTimeout: config.HEADERS_TIMEOUT_MS, connectionsCheckingInterval: 1_000 },
     frameworkErrors: frameworkErrorHandler(docsUrl),
     clientErrorHandler: clientErrorHandler(docsUrl, logger),
     // HEAD on every GET route (RFC 9110; load balancers probe with it): same hooks, no body.
@@ -156,6 +170,10 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
     // On a busy machine loading a plugin (swagger-ui's assets) can pass fastify's default
     // 10 s; a slow first start must not end in a crash.
     pluginTimeout: 60_000,
+    // While it drains (SIGTERM), a request that still arrives on an open keep-alive connection
+    // is served, with `Connection: close`, rather than refused with fastify's bare 503: it was
+    // sent before the client could know, and its answer is what a rolling restart owes it.
+    return503OnClosing: false,
   }) as unknown as FastifyInstance;
 
   const allowed = new AllowedMethods();
@@ -165,6 +183,12 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
   app.setSerializerCompiler(serializerCompiler);
   installJsonBodies(app);
   app.decorateRequest("apiCall", null);
+  app.decorateRequest("admission", null);
+  installBodyReceipt(app, receipt);
+  const keyless = limitConnections(app.server, {
+    maxConnections: config.MAX_CONNECTIONS,
+    keylessPerAddress: config.KEYLESS_CONNECTIONS_PER_ADDRESS,
+  });
   installHttpMetrics(app);
   if (config.ACCESS_LOG) installAccessLog(app, logger);
   installConditionalGet(app);
@@ -198,9 +222,26 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
     sign,
     cache: new LoadingCache<GrantRecord>({ max: CACHE_MAX_ENTRIES, ttlMs: config.TOKEN_CACHE_TTL_MS, now }),
   });
+  const streams = new EventStreams({
+    slots: deps.streamSlots ?? memoryStreamSlots(),
+    logger,
+    now,
+    options: {
+      ...EVENT_STREAM_DEFAULTS,
+      maxStreamsPerToken: config.EVENTS_STREAM_MAX_PER_TOKEN,
+      pollMs: config.EVENTS_STREAM_POLL_MS,
+      heartbeatMs: config.EVENTS_STREAM_HEARTBEAT_MS,
+    },
+  });
   const purge: CachePurge = {
-    apiKey: (keyHash) => authenticator.purge(keyHash),
-    delegation: (parentOrgId, childOrgId) => delegation.purge(parentOrgId, childOrgId),
+    apiKey: (keyHash, tokenId) => {
+      authenticator.purge(keyHash);
+      streams.revoke(tokenId);
+    },
+    delegation: (parentOrgId, childOrgId) => {
+      delegation.purge(parentOrgId, childOrgId);
+      streams.recheckAll();
+    },
   };
   app.decorate("purge", purge);
   const guard: GuardDeps = {
@@ -215,22 +256,12 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
       availability: config.UPSTREAM_AVAILABILITY_TIMEOUT_MS,
       write: config.UPSTREAM_WRITE_TIMEOUT_MS,
     },
+    keyless,
   };
 
   for (const schema of SHARED_SCHEMAS) app.addSchema(schema);
   await registerCompression(app);
   await registerOpenApi(app, { docsUrl, serverUrl: publicUrl(config) });
-  const streams = new EventStreams({
-    slots: deps.streamSlots ?? memoryStreamSlots(),
-    logger,
-    now,
-    options: {
-      ...EVENT_STREAM_DEFAULTS,
-      maxStreamsPerToken: config.EVENTS_STREAM_MAX_PER_TOKEN,
-      pollMs: config.EVENTS_STREAM_POLL_MS,
-      heartbeatMs: config.EVENTS_STREAM_HEARTBEAT_MS,
-    },
-  });
   // Open streams would hold the server open: end them (clients resume elsewhere with Last-Event-ID).
   app.addHook("preClose", async () => streams.closeAll());
   registerHealth(app, { clients, sign, docsUrl });

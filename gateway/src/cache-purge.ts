@@ -10,7 +10,8 @@ const LENIENT = { ignoreUnknownFields: true };
 
 /** Drops cached answers before their TTL runs out. */
 export interface CachePurge {
-  apiKey(keyHash: string): void;
+  /** A key was revoked: its cached record goes, and what it holds open (event streams) ends. */
+  apiKey(keyHash: string, tokenId: string): void;
   delegation(parentOrgId: string, childOrgId: string): void;
 }
 
@@ -34,7 +35,8 @@ function subscribe(bus: EventBus, opts: CachePurgeOptions): Promise<Subscription
         const event = decodeEvent(message);
         const data = event.data as JsonValue;
         if (event.type === EVENT_TYPES.tokenRevoked) {
-          opts.purge.apiKey(fromJson(TokenRevokedSchema, data, LENIENT).keyHash);
+          const { keyHash, tokenId } = fromJson(TokenRevokedSchema, data, LENIENT);
+          opts.purge.apiKey(keyHash, tokenId);
         } else if (event.type === EVENT_TYPES.partnerGrantChanged) {
           const { parentOrgId, childOrgId } = fromJson(PartnerGrantChangedSchema, data, LENIENT);
           opts.purge.delegation(parentOrgId, childOrgId);

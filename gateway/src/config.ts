@@ -48,6 +48,35 @@ export const gatewayConfigSpec = {
     parse: optional(parse.url),
   },
   BODY_LIMIT_BYTES: { description: "Largest accepted request body in bytes", default: 1_048_576, parse: parse.int(1) },
+  HEADERS_TIMEOUT_MS: {
+    description:
+      "Time a client has to send a request's headers (Node's server.headersTimeout); 408 request-timeout past it, and the connection closes",
+    default: 10_000,
+    parse: parse.int(1000, 120_000),
+  },
+  BODY_MIN_BYTES_PER_SECOND: {
+    description:
+      "Slowest accepted request body: a body must arrive within BODY_RECEIVE_GRACE_MS plus its size (Content-Length, or BODY_LIMIT_BYTES when chunked) at this rate; 408 request-timeout past it, and the connection closes",
+    default: 102_400,
+    parse: parse.int(1024),
+  },
+  BODY_RECEIVE_GRACE_MS: {
+    description: "Added to every body's receive deadline (round trips, a slow start)",
+    default: 1_000,
+    parse: parse.int(0, 60_000),
+  },
+  MAX_CONNECTIONS: {
+    description:
+      "Open connections the gateway accepts at once (Node's server.maxConnections); connections past it are closed at once, unanswered",
+    default: 8_192,
+    parse: parse.int(1),
+  },
+  KEYLESS_CONNECTIONS_PER_ADDRESS: {
+    description:
+      "Connections one client address may hold open before any of its requests carried a valid API key; a request on a connection past it without a key gets 429 rate-limit-exceeded. 0 turns the cap off (behind a proxy every client shares its address)",
+    default: 32,
+    parse: parse.int(0),
+  },
   TOKEN_CACHE_TTL_MS: {
     description: "How long a resolved API key or delegation grant is cached (revocation events purge sooner)",
     default: 30_000,

@@ -103,7 +103,7 @@ export function installErrorHandling(app: FastifyInstance, opts: { docsUrl: stri
     );
   });
 
-  app.setNotFoundHandler((request, reply) => {
+  const notFound = (request: FastifyRequest, reply: FastifyReply): FastifyReply => {
     const path = request.url.split("?")[0] ?? "/";
     const allowed = opts.allowed.at(path);
     if (allowed.length === 0) {
@@ -115,5 +115,15 @@ export function installErrorHandling(app: FastifyInstance, opts: { docsUrl: stri
       problem("method-not-allowed", `${request.method} is not allowed on ${path}; use ${allowed.join(", ")}.`),
       opts.docsUrl,
     );
+  };
+  app.setNotFoundHandler(notFound);
+  // A request to no route is answered on its headers: its body (which nothing would use) is
+  // never read, so no client can make the gateway hold uploads without a key.
+  app.addHook("onRequest", (request, reply, done) => {
+    if (request.is404 && !request.raw.complete) {
+      notFound(request, reply);
+      return;
+    }
+    done();
   });
 }

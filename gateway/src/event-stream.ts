@@ -53,9 +53,15 @@ export interface StreamSlot {
 }
 
 interface OpenStream {
-  /** Ends the response; `hard` also closes its connection at once. */
-  end(hard?: boolean): void;
+  tokenId: string;
+  /** Ends the response; `hard` also closes its connection at once; `comment` is its last line. */
+  end(hard?: boolean, comment?: string): void;
+  /** Checks now that the caller may still read (runs the route's access checks again). */
+  recheck(): void;
 }
+
+/** The last line of a stream whose key was revoked: no event after it, then the stream ends. */
+export const REVOKED_COMMENT = ": access revoked; the stream ends\n\n";
 
 /**
  * The live streams of one gateway: each holds a slot of its token (at most
@@ -141,15 +147,23 @@ export class EventStreams {
     });
     let ended = false;
     let wake: (() => void) | undefined;
+    const { slot } = opened;
     const stream: OpenStream = {
-      end: (hard = false) => {
+      tokenId: slot.tokenId,
+      end: (hard = false, comment?: string) => {
         if (ended && !hard) return;
         ended = true;
         wake?.();
-        if (!res.writableEnded) res.end();
+        if (!res.writableEnded) res.end(comment);
         // A client that stopped reading would keep the connection (and a shutting-down
         // server) open until it hangs up: the connection served only this stream, so it goes too.
         if (hard) res.socket?.destroy();
+      },
+      recheck: () => {
+        opened.source.recheck().catch((err: unknown) => {
+          request.log.info({ err }, "event stream ended: the caller may no longer read events");
+          stream.end();
+        });
       },
     };
     this.#open.add(stream);
@@ -191,15 +205,11 @@ export class EventStreams {
         stream.end(true);
       }
     };
-    const { slot } = opened;
     const heartbeat = setInterval(() => {
       if (ended || res.writableNeedDrain) return;
       res.write(`: heartbeat ${new Date(this.#now()).toISOString()}\n\n`);
       void this.#slots.renew(slot.tokenId, slot.id, this.#now(), this.leaseMs).catch(() => {});
-      opened.source.recheck().catch((err: unknown) => {
-        request.log.info({ err }, "event stream ended: the caller may no longer read events");
-        stream.end();
-      });
+      stream.recheck();
     }, options.heartbeatMs);
     try {
       await write(`retry: ${RECONNECT_MS}\n: connected\n\n`);
@@ -224,6 +234,26 @@ export class EventStreams {
       this.#open.delete(stream);
       await slot.release();
     }
+  }
+
+  /**
+   * A token was revoked: its streams end now, with REVOKED_COMMENT as their last line. Called
+   * from the revocation event (cache-purge.ts), on every gateway instance; a stream checks
+   * `ended` before each write, so nothing polled after this call reaches the client.
+   */
+  revoke(tokenId: string): number {
+    let ended = 0;
+    for (const s of this.#open) {
+      if (s.tokenId !== tokenId) continue;
+      s.end(false, REVOKED_COMMENT);
+      ended++;
+    }
+    return ended;
+  }
+
+  /** Runs every stream's access checks now (a grant changed: delegated streams may have to end). */
+  recheckAll(): void {
+    for (const s of this.#open) s.recheck();
   }
 
   /** Ends every open stream (the gateway is shutting down; clients reconnect elsewhere). */

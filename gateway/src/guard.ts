@@ -1,3 +1,4 @@
+import type { Socket } from "node:net";
 import type { Clock } from "@platform/kit/clock";
 import type { RequestContext } from "@platform/kit/context";
 import type { CursorCodec } from "@platform/kit/cursor";
@@ -7,8 +8,10 @@ import { problem } from "@platform/kit/problems";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import type { ApiKeyAuthenticator, Token } from "./auth.js";
 import { ACTING_ON_HEADER, type Delegation, type DelegationResolver } from "./delegation.js";
+import type { KeylessConnections } from "./http/connection-limits.js";
 import { openCursor, type PageBinding } from "./http/cursor-binding.js";
 import { requestFingerprint } from "./http/idempotency-fingerprint.js";
+import { bringsNonJsonBody } from "./http/json-body.js";
 import type { RateLimiter, Tier } from "./rate-limit/limiter.js";
 import { type ApiCall, type RouteSpec, requiredScopes } from "./route.js";
 import { type ContextSigner, forwardReplay } from "./services.js";
@@ -39,7 +42,12 @@ export interface GuardDeps {
   cursors: CursorCodec;
   /** Deadline of the service calls of a route, by its tier (Connect sends it to the service). */
   timeouts: Record<Tier, number>;
+  /** Connections without a valid key per client address (unset when the app has no server, in tests). */
+  keyless?: KeylessConnections;
 }
+
+/** Seconds a refused keyless connection should wait before trying again. */
+const KEYLESS_RETRY_AFTER_S = "1";
 
 function checkScopes(spec: RouteSpec, token: Token, delegation: Delegation | undefined): void {
   const required = requiredScopes(spec);
@@ -91,6 +99,9 @@ function checkPage(
       [...spec.page.sortFields],
       spec.page.defaultSort,
     ).key;
+    // As the schema's enum names it (trimmed, the default for an empty one): a sort the guard
+    // accepted always passes the schema, and one it refused was already invalid-sort-field.
+    if (typeof sort === "string") query.sort = sortKey;
   } else if (sort !== undefined) {
     throw problem("invalid-sort-field", "This list has no sort parameter.", {
       field: String(sort),
@@ -136,14 +147,42 @@ function expectedVersion(spec: RouteSpec, header: string | string[] | undefined)
   return BigInt(version);
 }
 
+/** What admission established about a request: its token and, when delegating, the grant. */
+export interface Admission {
+  token: Token;
+  delegation: Delegation | undefined;
+}
+
+declare module "fastify" {
+  interface FastifyRequest {
+    /** Set by the admission of an API route (onRequest), before its body is read. */
+    admission: Admission | null;
+  }
+}
+
 /**
- * Everything a request must pass before its body is validated and its handler runs, in the
- * spec's order: API key (401), delegation header (400/403), scopes (403), rate limits (429),
- * path ids (400), pagination (400), Idempotency-Key (400), If-Match (412).
+ * Whether a request may send its body at all, decided on its headers alone (fastify's
+ * onRequest, before the body is read): a body that is not JSON (415), the API key (401),
+ * the delegation header (400/403), scopes (403), rate limits (429). A refused request is
+ * answered at once and its connection closed without its body being read (body-receipt.ts).
  */
-export function guardFor(spec: RouteSpec, deps: GuardDeps) {
+export function admitFor(spec: RouteSpec, deps: GuardDeps) {
   return async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
-    const token = await deps.authenticator.authenticate(request.headers[API_KEY_HEADER], request.id);
+    if (bringsNonJsonBody(request)) {
+      throw problem("unsupported-media-type", "Request bodies must be JSON (Content-Type: application/json).");
+    }
+    const socket = request.raw.socket as Socket | undefined;
+    const apiKey = request.headers[API_KEY_HEADER];
+    if (apiKey === undefined && deps.keyless?.isOverCap(socket)) {
+      reply.header("retry-after", KEYLESS_RETRY_AFTER_S);
+      throw problem(
+        "rate-limit-exceeded",
+        `This address holds ${deps.keyless.cap} connections without an API key; send the key, or close some of them.`,
+        { limit: deps.keyless.cap },
+      );
+    }
+    const token = await deps.authenticator.authenticate(apiKey, request.id);
+    deps.keyless?.keyed(socket);
     const delegation = await deps.delegation.resolve(request.headers[ACTING_ON_HEADER], token, {
       allowed: spec.actingOn !== "forbidden",
       requestId: request.id,
@@ -155,6 +194,19 @@ export function guardFor(spec: RouteSpec, deps: GuardDeps) {
       { tokenId: token.tokenId, actingOn: delegation?.childOrgId },
       deps.clock.now().getTime(),
     );
+    request.admission = { token, delegation };
+  };
+}
+
+/**
+ * The checks that follow admission and the body's parsing, in the spec's order, before the body
+ * is validated and the handler runs: path ids (400), pagination (400), Idempotency-Key (400),
+ * If-Match (412).
+ */
+export function guardFor(spec: RouteSpec, deps: GuardDeps) {
+  return async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
+    if (!request.admission) throw new Error(`admission did not run for ${spec.operationId}`);
+    const { token, delegation } = request.admission;
     checkIds(spec, request.params);
     const page = checkPage(spec, request, delegation?.childOrgId ?? token.orgId, deps.cursors);
     const key = idempotencyKey(spec, request.headers[IDEMPOTENCY_KEY_HEADER]);
@@ -184,7 +236,7 @@ export function guardFor(spec: RouteSpec, deps: GuardDeps) {
 }
 
 /**
- * The identity checks of `guardFor` again, for a request that outlives them (the event
+ * The identity checks of `admitFor` again, for a request that outlives them (the event
  * stream): throws when the key was revoked or expired, the delegation withdrawn, or the
  * scope removed since. Counts nothing against the rate limits.
  */

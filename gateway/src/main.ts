@@ -1,5 +1,6 @@
 // First, before any work: no allocation-site pretenuring (libs/kit/src/v8-flags.ts says why).
 import "@platform/kit/v8-flags";
+import { reusePort } from "@platform/kit/shared-port";
 import { startTelemetry } from "@platform/kit/telemetry";
 
 // Telemetry first, so instrumentation sees every module that loads after it.
@@ -68,7 +69,9 @@ const app = await buildGateway({
   ...(bus ? { bus } : {}),
   ...(redis ? { streamSlots: redisStreamSlots({ client: redis, prefix: config.RATE_LIMIT_PREFIX }) } : {}),
 });
-await app.listen({ port: config.PORT, host: config.HOST });
+// SO_REUSEPORT where the stack asks for it, so that a replacement binds the port before this
+// instance stops (shared-port.ts).
+await app.listen({ port: config.PORT, host: config.HOST, reusePort: reusePort() } as { port: number; host: string });
 
 exitOnSignals({
   name: "gateway",

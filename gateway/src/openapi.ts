@@ -5,7 +5,8 @@ import type { FastifyInstance, FastifySchema } from "fastify";
 import { OPENAPI_TAGS } from "./openapi-tags.js";
 import { documentWebhooks } from "./openapi-webhooks.js";
 import { DAILY_QUOTA, TIER_LIMITS } from "./rate-limit/limiter.js";
-import { API_PREFIX, type JsonSchema, type RouteSpec, requiredScopes } from "./route.js";
+import { API_PREFIX, type RouteSpec, requiredScopes } from "./route.js";
+import type { JsonSchema } from "./schemas/common.js";
 
 const header = (description: string) => ({ type: "string", description });
 
@@ -47,7 +48,7 @@ function problemsOf(spec: RouteSpec): ProblemName[] {
   // Any query parameter the route does not declare is refused (http/strict-query.ts).
   names.push("invalid-filter");
   if (spec.method !== "GET" && spec.method !== "DELETE") {
-    names.push("malformed-json", "unsupported-media-type", "payload-too-large");
+    names.push("malformed-json", "unsupported-media-type", "payload-too-large", "request-timeout");
   }
   if (spec.invalidBody) names.push(spec.invalidBody);
   names.push(...(spec.problems ?? []));

@@ -8,13 +8,12 @@ import type { Token } from "./auth.js";
 import type { EventStreams } from "./event-stream.js";
 import type { PageBinding } from "./http/cursor-binding.js";
 import type { Tier } from "./rate-limit/limiter.js";
+import type { JsonSchema } from "./schemas/common.js";
 import type { PageSpec } from "./schemas/pagination.js";
 import type { ServiceClients } from "./services.js";
 
 /** Every public path starts with this. */
 export const API_PREFIX = "/api/v1alpha1";
-
-export type JsonSchema = Record<string, unknown>;
 
 /** What the gateway established about a request before its handler runs. */
 export interface ApiCall {

@@ -1,6 +1,6 @@
 import fastJsonStringify, { type Schema } from "fast-json-stringify";
 import type { FastifySerializerCompiler } from "fastify/types/schema.js";
-import type { JsonSchema } from "./route.js";
+import type { JsonSchema } from "./schemas/common.js";
 
 type Serializer = (doc: unknown) => string;
 

@@ -151,7 +151,7 @@ describe("API key authentication", () => {
     const { app, identity } = await gateway();
     const key = identity.addToken({ orgId: ORG, scopes: ["organizations:read"] });
     await get(app, ME, key);
-    app.purge.apiKey(hashApiKey(key));
+    app.purge.apiKey(hashApiKey(key), "tok_not_streaming");
     await get(app, ME, key);
     expect(identity.calls.resolveApiKey).toBe(2);
   });

@@ -46,7 +46,7 @@ describe("cache purge subscription", () => {
     await vi.waitFor(() => expect(bus.attempts).toBe(3));
     await bus.publish(TOPICS.identity, [revoked("abc")]);
     await bus.idle();
-    expect(purge.apiKey).toHaveBeenCalledWith("abc");
+    expect(purge.apiKey).toHaveBeenCalledWith("abc", "tok_1");
     await running.close();
     await bus.close();
   });

@@ -6,8 +6,9 @@ export const embeddedConfigSpec = {
   PORT: { description: "HTTP port of the gateway", default: 8080, parse: parse.port },
   HOST: { description: "Interface the gateway listens on", default: "127.0.0.1", parse: parse.string },
   ADMIN_PORT: {
-    description: "Port of the admin plane (Connect, HTTP/2); 0 disables it",
-    default: 8081,
+    description:
+      "Port of the admin plane (Connect, HTTP/2); unset: PORT + 1 (8081), where the CLI looks; 0 disables it",
+    default: undefined as number | undefined,
     parse: parse.port,
   },
   PLATFORM_DATA_DIR: {

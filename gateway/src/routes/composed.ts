@@ -3,7 +3,8 @@ import { problem } from "@platform/kit/problems";
 import { accountJson, activityJson, contactListJson } from "../mapping/crm.js";
 import { dealListItemJson } from "../mapping/revenue.js";
 import { parseInstant } from "../mapping/time.js";
-import { defineRoute, type JsonSchema, type RouteDeps, type RouteSpec } from "../route.js";
+import { defineRoute, type RouteDeps, type RouteSpec } from "../route.js";
+import type { JsonSchema } from "../schemas/common.js";
 import type { ServiceClients } from "../services.js";
 import { requiredFrom } from "./shared.js";
 

@@ -15,8 +15,8 @@ import {
   transcriptJson,
   typesFilter,
 } from "../mapping/crm.js";
-import { defineRoute, type JsonSchema, type RouteSpec } from "../route.js";
-import { str } from "../schemas/common.js";
+import { defineRoute, type RouteSpec } from "../route.js";
+import { type JsonSchema, str } from "../schemas/common.js";
 import { crmResponseSchemas } from "../schemas/crm.js";
 import { type PageRequest, pageQuery } from "../schemas/pagination.js";
 import type { ServiceClients } from "../services.js";

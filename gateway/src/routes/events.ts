@@ -1,7 +1,8 @@
 import type { Event as LoggedEvent } from "@platform/contracts/webhooks";
 import { problem } from "@platform/kit/problems";
 import { parseInstant } from "../mapping/time.js";
-import { defineRoute, type JsonSchema, type RouteDeps, type RouteSpec } from "../route.js";
+import { defineRoute, type RouteDeps, type RouteSpec } from "../route.js";
+import type { JsonSchema } from "../schemas/common.js";
 import { eventStreamSchema, listEventsQuery, streamEventsQuery } from "../schemas/events.js";
 import { pageSchema } from "../schemas/pagination.js";
 import type { ServiceClients } from "../services.js";

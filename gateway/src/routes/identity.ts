@@ -13,8 +13,8 @@ import {
   userPatch,
   versionEtag,
 } from "../mapping/identity.js";
-import { type ApiCall, defineRoute, type JsonSchema, type RouteSpec } from "../route.js";
-import { str } from "../schemas/common.js";
+import { type ApiCall, defineRoute, type RouteSpec } from "../route.js";
+import { type JsonSchema, str } from "../schemas/common.js";
 import {
   entitlementsSchema,
   managedOrganizationSchema,

@@ -1,4 +1,5 @@
-import type { JsonSchema, RouteSpec } from "../route.js";
+import type { RouteSpec } from "../route.js";
+import type { JsonSchema } from "../schemas/common.js";
 import { revenueJsonSchemas } from "../schemas/revenue.js";
 import type { ServiceClients } from "../services.js";
 import { dealRoutes } from "./revenue/deals.js";

@@ -14,7 +14,8 @@ import {
   smartScheduleJson,
   smartScheduleSummaryJson,
 } from "../mapping/scheduling.js";
-import { defineRoute, type JsonSchema, type RouteSpec } from "../route.js";
+import { defineRoute, type RouteSpec } from "../route.js";
+import type { JsonSchema } from "../schemas/common.js";
 import { pageQuery } from "../schemas/pagination.js";
 import {
   availabilitySchema,

@@ -1,7 +1,8 @@
 import type { CallOptions } from "@connectrpc/connect";
 import { problem } from "@platform/kit/problems";
 import type { FastifyReply } from "fastify";
-import type { ApiCall, JsonSchema, RouteSpec } from "../route.js";
+import type { ApiCall, RouteSpec } from "../route.js";
+import type { JsonSchema } from "../schemas/common.js";
 import { type PageQuery, type PageRequest, type PageSpec, pageRequest, pageSchema } from "../schemas/pagination.js";
 
 // Helpers every route module uses (the route modules themselves are the other files here).

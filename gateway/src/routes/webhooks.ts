@@ -7,7 +7,8 @@ import {
   type UpdateBody,
   updateRequest,
 } from "../mapping/webhooks.js";
-import { defineRoute, type JsonSchema, type RouteSpec } from "../route.js";
+import { defineRoute, type RouteSpec } from "../route.js";
+import type { JsonSchema } from "../schemas/common.js";
 import { eventSchema } from "../schemas/events.js";
 import { pageQuery } from "../schemas/pagination.js";
 import {

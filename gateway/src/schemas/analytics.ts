@@ -1,6 +1,5 @@
 import { BLAST_STATUSES, EMAIL_ACTIONS } from "@platform/contracts/analytics";
-import type { JsonSchema } from "../route.js";
-import { closedObject, nullableTimestamp, timestamp } from "./common.js";
+import { closedObject, type JsonSchema, nullableTimestamp, timestamp } from "./common.js";
 
 // Query and response schemas of the buyer-signals and email-blast endpoints. The serializer
 // writes only what a response schema names, so every field of the spec is listed; nullable

@@ -1,6 +1,9 @@
 // The building blocks every context's JSON schemas share, defined once so a timestamp or a
 // nullable field reads the same in every part of the OpenAPI document.
 
+/** A JSON Schema (draft 2020-12, as OpenAPI 3.1 takes it), as the routes and the document build them. */
+export type JsonSchema = Record<string, unknown>;
+
 /** An RFC 3339 instant (UTC), as every response writes them. */
 export const timestamp = { type: "string", format: "date-time" } as const;
 

@@ -1,6 +1,5 @@
 import { BOT_STATUSES, VIDEO_PROVIDERS } from "@platform/contracts/crm";
-import type { JsonSchema } from "../route.js";
-import { closedObject, nullable, orNull, sourceRefs, timestamp, timestamps } from "./common.js";
+import { closedObject, type JsonSchema, nullable, orNull, sourceRefs, timestamp, timestamps } from "./common.js";
 
 // Response schemas of crm-data's endpoints ($id'd, referenced by the routes). The serializer
 // writes only what a schema names, so every field of the spec is listed.

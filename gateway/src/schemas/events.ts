@@ -1,5 +1,5 @@
 import { WEBHOOK_EVENT_CATALOG } from "@platform/contracts/webhooks";
-import type { JsonSchema } from "../route.js";
+import type { JsonSchema } from "./common.js";
 
 /** The event log keeps events this long (documentation; the webhooks service purges them). */
 export const EVENT_RETENTION_DAYS = 30;

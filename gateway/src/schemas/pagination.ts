@@ -1,5 +1,5 @@
 import { parseSort } from "@platform/kit/pagination";
-import type { JsonSchema } from "../route.js";
+import type { JsonSchema } from "./common.js";
 
 /** A list endpoint's sort allowlist and default; its cursors are bound to the effective sort. */
 export interface PageSpec {
@@ -33,6 +33,9 @@ export function pageQuery(
           ? {
               sort: {
                 type: "string",
+                // Typed clients get the allowlist as a union; the guard answers anything else
+                // with invalid-sort-field before the schema is checked.
+                enum: sortFields.flatMap((f) => [f, `-${f}`]),
                 description: `One of ${sortFields.join(", ")}; prefix - for descending (default ${defaultSort})`,
               },
             }

@@ -1,4 +1,4 @@
-import type { JsonSchema } from "../route.js";
+import type { JsonSchema } from "./common.js";
 import { dealListItemSchema, dealMeetingSchema, dealSchema } from "./revenue/deals.js";
 import { dealInsightsSchema, insightItemSchema, insightSchema } from "./revenue/insights.js";
 import { qnaBacklogSchema, qnaSchema } from "./revenue/qna.js";

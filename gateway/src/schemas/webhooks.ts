@@ -1,6 +1,13 @@
 import { WEBHOOK_EVENT_CATALOG, WEBHOOK_TEST_EVENT_TYPE } from "@platform/contracts/webhooks";
-import type { JsonSchema } from "../route.js";
-import { closedObject, nullable, nullableTimestamp, strictObject, timestamp, timestamps } from "./common.js";
+import {
+  closedObject,
+  type JsonSchema,
+  nullable,
+  nullableTimestamp,
+  strictObject,
+  timestamp,
+  timestamps,
+} from "./common.js";
 
 /** The event catalog: the kinds a subscription may name (the contracts' list, which the service checks too). */
 export const webhookEventKindSchema = {

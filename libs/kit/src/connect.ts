@@ -22,6 +22,7 @@ import { isProblemName, ProblemError, problem } from "./problems.js";
 import { quietLog } from "./quiet-log.js";
 import { rpcListener } from "./rpc-listener.js";
 import { clientTelemetryInterceptor, serverTelemetryInterceptor } from "./rpc-telemetry.js";
+import { listenShared } from "./shared-port.js";
 import { unaryHandler } from "./unary-handler.js";
 import { unaryTransport } from "./unary-transport.js";
 
@@ -278,10 +279,7 @@ export async function serveConnect(opts: {
     fallback: (routes) => connectNodeAdapter({ routes, interceptors }),
   });
   const { server, closeConnections } = rpcListener(handler);
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(opts.port, opts.host ?? "0.0.0.0", () => resolve());
-  });
+  await listenShared(server, opts.port, opts.host ?? "0.0.0.0");
   const address = server.address();
   return {
     port: typeof address === "object" && address ? address.port : opts.port,

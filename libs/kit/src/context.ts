@@ -46,6 +46,22 @@ export function signContext(ctx: RequestContext, secret: string, clock: Clock): 
 }
 
 /**
+ * Whether a context header (not verified: the caller's own) carries an idempotency key: the
+ * service then runs the call once whatever number of times it is sent, and a call whose
+ * connection was lost before any answer may be sent again (unary-transport.ts).
+ */
+export function contextHasIdempotencyKey(header: string | null | undefined): boolean {
+  const dot = header?.indexOf(".") ?? -1;
+  if (!header || dot <= 0) return false;
+  try {
+    const ctx = JSON.parse(Buffer.from(header.slice(0, dot), "base64url").toString("utf8")) as RequestContext;
+    return typeof ctx.idempotencyKey === "string" && ctx.idempotencyKey.length > 0;
+  } catch {
+    return false;
+  }
+}
+
+/**
  * Verifies a context header. Missing, malformed or not signed with `secret`: 401
  * missing-trust-header (the call did not come through the gateway; the spec's condition for
  * it). Genuine but older than its lifetime: 504 upstream-timeout, since it is the call's

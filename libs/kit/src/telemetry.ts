@@ -1,3 +1,4 @@
+import http from "node:http";
 import { register } from "node:module";
 import { OTLPMetricExporter } from "@opentelemetry/exporter-metrics-otlp-proto";
 import { PrometheusExporter } from "@opentelemetry/exporter-prometheus";
@@ -8,8 +9,27 @@ import { RedisInstrumentation } from "@opentelemetry/instrumentation-redis";
 import { type IMetricReader, PeriodicExportingMetricReader } from "@opentelemetry/sdk-metrics";
 import { NodeSDK } from "@opentelemetry/sdk-node";
 import { registerBuildInfoMetric } from "./build-info.js";
+import { listenShared } from "./shared-port.js";
 
 let sdk: NodeSDK | undefined;
+let metricsServer: http.Server | undefined;
+
+/**
+ * The Prometheus reader with /metrics on a server of our own: the exporter's would bind the port
+ * exclusively, and a replacement instance started beside this one (a rolling restart on one
+ * machine, shared-port.ts) would then serve no metrics. A port it cannot bind is reported, not fatal.
+ */
+function prometheusReader(port: number, host: string): PrometheusExporter {
+  const exporter = new PrometheusExporter({ preventServerStart: true });
+  metricsServer = http.createServer((req, res) => {
+    if (req.url?.split("?")[0] === "/metrics") return exporter.getMetricsRequestHandler(req, res);
+    res.writeHead(404).end();
+  });
+  listenShared(metricsServer, port, host).catch((err: Error) =>
+    process.stderr.write(`metrics: cannot listen on ${host}:${port}: ${err.message}\n`),
+  );
+  return exporter;
+}
 
 /**
  * Starts OpenTelemetry before anything else is imported (entry points load the rest with
@@ -54,7 +74,7 @@ export function startTelemetry(
   // off, so that local processes and tests never fight over one port.
   const metricsPort = Number(process.env.METRICS_PORT ?? 0);
   if (Number.isInteger(metricsPort) && metricsPort > 0) {
-    metricReaders.push(new PrometheusExporter({ port: metricsPort, host: process.env.METRICS_HOST ?? "0.0.0.0" }));
+    metricReaders.push(prometheusReader(metricsPort, process.env.METRICS_HOST ?? "0.0.0.0"));
   }
   if (exportingMetrics) metricReaders.push(new PeriodicExportingMetricReader({ exporter: new OTLPMetricExporter() }));
   if (!exporting && metricReaders.length === 0) return;
@@ -87,6 +107,10 @@ export function startTelemetry(
 }
 
 export async function stopTelemetry(): Promise<void> {
+  const server = metricsServer;
+  metricsServer = undefined;
+  server?.closeAllConnections();
+  await new Promise<void>((resolve) => (server?.listening ? server.close(() => resolve()) : resolve()));
   await sdk?.shutdown();
   sdk = undefined;
 }

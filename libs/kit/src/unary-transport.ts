@@ -16,6 +16,7 @@ import { Http2SessionManager } from "@connectrpc/connect-node";
 import { type Dispatcher, Pool } from "undici";
 // Every node:http2 request binds an AsyncResource: without this, each one is promoted whole.
 import "./async-resource-bind-fix.js";
+import { CONTEXT_HEADER, contextHasIdempotencyKey } from "./context.js";
 
 /**
  * Connect-RPC (the Connect protocol, binary) for unary calls, over HTTP/1.1 keep-alive (or
@@ -172,8 +173,10 @@ const MAX_CONNECTIONS = 256;
  * A pooled connection the service has just closed (it restarted, or drains on SIGTERM) can be
  * picked before its close is read, and the call then fails before any answer. A call the proto
  * declares free of side effects (`idempotency_level = NO_SIDE_EFFECTS`, every Get, List, Lookup,
- * Resolve and Poll) is sent once more, on another connection; any other call is `Unavailable` (the
- * gateway's 503), since the service may have run it before the connection went.
+ * Resolve and Poll), or a write whose signed context carries the request's `Idempotency-Key` (the
+ * service stores its outcome with the write and replays it), is sent once more, on another
+ * connection; any other call is `Unavailable` (the gateway's 503), since the service may have run
+ * it before the connection went.
  */
 function callHttp1(pool: Pool, path: string, req: UnaryRequest): Promise<UnaryResponse> {
   const body = toBinary(req.method.input, req.message);
@@ -211,7 +214,12 @@ function callHttp1(pool: Pool, path: string, req: UnaryRequest): Promise<UnaryRe
           onResponseError(_c, err) {
             if (end.settled()) return;
             if (!lostConnection(err)) return end.fail(fromNodeError(err));
-            if (repeatable && attempt === 1 && response === undefined) return send(2);
+            if (
+              attempt === 1 &&
+              response === undefined &&
+              (repeatable || contextHasIdempotencyKey(req.header.get(CONTEXT_HEADER)))
+            )
+              return send(2);
             // A connection lost before the answer is Unavailable, as a refused one is.
             end.fail(unavailable(err));
           },

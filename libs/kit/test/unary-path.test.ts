@@ -13,7 +13,9 @@ import { connectNodeAdapter, createConnectTransport } from "@connectrpc/connect-
 import { Health, HealthCheckRequestSchema, HealthCheckResponse_ServingStatus } from "@platform/contracts/health";
 import { GatewayAuthService, OrganizationService } from "@platform/contracts/identity";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { systemClock } from "../src/clock.js";
 import { errorInterceptor, httpTransport, problemFromError, type RunningServer, serveConnect } from "../src/connect.js";
+import { CONTEXT_HEADER, type RequestContext, signContext } from "../src/context.js";
 import { createLogger } from "../src/logger.js";
 import { problem } from "../src/problems.js";
 
@@ -342,8 +344,14 @@ describe("lean server, callers that give up or misbehave", () => {
   });
 });
 
+const apiContext = (idempotencyKey: string | undefined): RequestContext => ({
+  principal: "api",
+  requestId: "req_1",
+  ...(idempotencyKey ? { idempotencyKey } : {}),
+});
+
 describe("a connection lost before the answer, over HTTP/1.1", () => {
-  it("sends a call free of side effects once more, on another connection, and any other call never", async () => {
+  it("sends a call free of side effects or with an idempotency key once more, on another connection, and any other call never", async () => {
     let received = 0;
     let crash = false;
     // Answers an empty message (zero bytes, valid for any response) until told to drop the
@@ -375,6 +383,16 @@ describe("a connection lost before the answer, over HTTP/1.1", () => {
       crash = true;
       received = 0;
       expect(codeOf(await client.updateOrganization({}).catch((e: unknown) => e))).toBe("Unavailable");
+      expect(received).toBe(1);
+      // The same write with the request's Idempotency-Key in its signed context: the service
+      // runs it once however often it arrives, so it is sent again.
+      const keyed = { headers: { [CONTEXT_HEADER]: signContext(apiContext("key-1"), "s", systemClock) } };
+      received = 0;
+      expect(codeOf(await client.updateOrganization({}, keyed).catch((e: unknown) => e))).toBe("Unavailable");
+      expect(received).toBe(2);
+      const unkeyed = { headers: { [CONTEXT_HEADER]: signContext(apiContext(undefined), "s", systemClock) } };
+      received = 0;
+      expect(codeOf(await client.updateOrganization({}, unkeyed).catch((e: unknown) => e))).toBe("Unavailable");
       expect(received).toBe(1);
     } finally {
       server.closeAllConnections();

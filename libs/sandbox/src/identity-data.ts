@@ -1,6 +1,5 @@
 import { ALL_SCOPES, PARTNER_SCOPE, READ_SCOPES, type Scope } from "@platform/kit/scopes";
-import type { SandboxDefinition } from "./identity.js";
-import type { FeatureSet } from "./types.js";
+import type { FeatureSet, SandboxDefinition } from "./types.js";
 
 // The sandbox's organizations, users, partner relationships and keys: the data of
 // identity.ts's definition, which holds its types and the lookups over it.

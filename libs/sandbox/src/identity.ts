@@ -1,76 +1,14 @@
 import type { SandboxKeyInfo } from "@platform/contracts/sandbox-key";
 import { seededApiKey } from "@platform/kit/api-keys";
-import type { Scope } from "@platform/kit/scopes";
 import { SANDBOX } from "./identity-data.js";
 import { sandboxOrgId, sandboxTokenId } from "./ids.js";
-import type { FeatureSet, LicenseTierSlug, Role } from "./types.js";
+import type { SandboxOrganization, SandboxUser } from "./types.js";
 
 // The sandbox's organizations, users, partner relationships and keys (identity seeds them;
 // see services/identity/src/sandbox.ts). The other contexts' sandboxes are built around
 // these users, and the CLI shows the keys offline, so the definition lives here rather than
 // in identity. The README and the tests rely on its facts: Acme's 10 seats with 7 used, its
 // two Admins, its pending, expired and deactivated users; Northwind's children; the named keys.
-
-export interface SandboxUser {
-  label: string;
-  firstName: string;
-  lastName: string;
-  role: Role;
-  title?: string;
-  department?: string;
-  /** E.164. */
-  phoneNumber?: string;
-  /** Set for a user still pending: days between the invitation and seeding. */
-  invitedDaysAgo?: number;
-  /** Last sign-in (ISO 8601); accepted users only. */
-  lastLoginAt?: string;
-  /** Deactivated (soft) when false. */
-  active?: boolean;
-  crmUserId?: string;
-  twoFactorEnabled?: boolean;
-}
-
-export interface SandboxOrganization {
-  label: string;
-  name: string;
-  emailDomains: readonly [string, ...string[]];
-  industry: string;
-  employeeCount: number;
-  logoUrl?: string;
-  crmOrgId?: string;
-  partnerAdmin?: boolean;
-  hasActiveIssues?: boolean;
-  licenseTier: LicenseTierSlug;
-  seatTotal: number;
-  features: FeatureSet;
-  /** Label of the contractual administrator, one of `users`. */
-  administrator: string;
-  /** Accepted users joined one day apart, in this order, from the epoch on. */
-  users: readonly SandboxUser[];
-}
-
-export interface SandboxRelationship {
-  parent: string;
-  child: string;
-  grantedScopes: readonly Scope[];
-  revokedAt?: string;
-}
-
-export interface SandboxToken {
-  name: string;
-  org: string;
-  scopes: readonly Scope[];
-  expiresAt?: string;
-  revokedAt?: string;
-}
-
-export interface SandboxDefinition {
-  /** Creation time of the organizations, accepted users, relationships and tokens. */
-  epoch: string;
-  organizations: readonly SandboxOrganization[];
-  relationships: readonly SandboxRelationship[];
-  tokens: readonly SandboxToken[];
-}
 
 export { SANDBOX };
 

@@ -26,6 +26,8 @@ export const t = apiTest({
     EVENTS_STREAM_MAX_PER_TOKEN: String(MAX_STREAMS),
   },
   platform: { env: { WEBHOOKS_POLL_MS: "20" } },
+  // Tokens created and revoked by the tests (revocation ends streams).
+  admin: true,
 });
 export const { call, problemType, keys, clock } = t;
 export let platform: EmbeddedPlatform;
@@ -102,6 +104,8 @@ export interface OpenStream {
   messages: EventSourceMessage[];
   comments: string[];
   body: string;
+  /** Resolves with the time (Date.now()) the server ended the stream, or it was closed here. */
+  ended: Promise<number>;
   close(): void;
 }
 
@@ -118,12 +122,16 @@ export async function openStream(
     headers: { "x-platform-api-key": apiKey, accept: "text/event-stream", ...headers },
     signal: controller.signal,
   });
+  let ended!: (at: number) => void;
   const stream: OpenStream = {
     status: res.status,
     headers: res.headers,
     messages: [],
     comments: [],
     body: "",
+    ended: new Promise((resolve) => {
+      ended = resolve;
+    }),
     close: () => controller.abort(),
   };
   opened.push(stream);
@@ -142,6 +150,7 @@ export async function openStream(
     } catch {
       // aborted by close()
     }
+    ended(Date.now());
   })();
   return stream;
 }

@@ -1,3 +1,4 @@
+import { IdentityAdminService } from "@platform/contracts/identity";
 import { newId } from "@platform/kit/ids";
 import { eventually } from "@platform/kit/testing";
 import { describe, expect, it } from "vitest";
@@ -8,7 +9,9 @@ import {
   keys,
   MAX_STREAMS,
   openStream,
+  platform,
   problemType,
+  t,
   useEventsPlatform,
 } from "./setup.js";
 
@@ -110,5 +113,43 @@ describe("GET /events/stream", { timeout: 90_000 }, () => {
     );
     again.close();
     streams[1]!.close();
+  });
+
+  it("ends a revoked key's open streams within a second, with a last comment, and sends no later event", async () => {
+    const admin = t.adminClient(IdentityAdminService);
+    const orgId = (await call("GET", "/organizations/me", { as: "acme-readonly" })).json().id as string;
+    const { key, token } = await admin.createToken({ orgId, name: "stream-revoke", scopes: ["webhooks:read"] });
+    const streams = [await openStream(key), await openStream(key)];
+    expect(streams.map((s) => s.status)).toEqual([200, 200]);
+    const other = await openStream(keys["acme-readonly"]!);
+    const before = await bookAndCancel();
+    await eventually(
+      "the events before the revocation",
+      () => (streams.every((s) => s.messages.length >= 2) ? true : undefined),
+      10_000,
+    );
+
+    await admin.revokeToken({ tokenId: token?.id ?? "" });
+    const revokedAt = Date.now();
+    // Created once the revocation event has reached the gateway (the relay and the bus are
+    // asynchronous): no stream of the revoked key may carry them.
+    await platform.drainOutbox();
+    await platform.bus.idle();
+    const after = await bookAndCancel();
+    for (const s of streams) {
+      const endedAt = await s.ended;
+      expect(endedAt - revokedAt).toBeLessThan(1_000);
+      expect(s.comments.at(-1)?.trim()).toBe("access revoked; the stream ends");
+      expect(s.messages.map((m) => m.id)).toEqual([before.booked, before.canceled]);
+    }
+    // Another key's stream goes on, and gets the later events.
+    await eventually(
+      "the other stream to get the later events",
+      () => (other.messages.some((m) => m.id === after.canceled) ? true : undefined),
+      10_000,
+    );
+    const reopened = await openStream(key);
+    expect(reopened.status).toBe(401);
+    expect(JSON.parse(reopened.body).type).toBe(problemType("unknown-subscription"));
   });
 });

@@ -4,4 +4,4 @@
 export { type HostAvailability, SLOTS_PER_TURN } from "./application/matching.js";
 export { slotStarts } from "./domain/availability.js";
 export { SLOT_TOKEN_TAIL_BYTES, slotTokenSigner } from "./domain/slot-token.js";
-export { hostGroupMessage } from "./handlers/proto.js";
+export { hostGroupMessage } from "./messages.js";

@@ -34,7 +34,7 @@ import type {
 } from "./domain/model.js";
 import { isIanaZone } from "./domain/time-zone.js";
 import { meetingBookedEvent, meetingCanceledEvent } from "./events/outbox-events.js";
-import { meetingMessage } from "./handlers/proto.js";
+import { meetingMessage } from "./messages.js";
 import { type TxStore, txStore } from "./store/index.js";
 
 /*

@@ -8,8 +8,8 @@ import type { ContactResolver } from "../application/contacts.js";
 import { ACTIONS, type Action } from "../domain/delivery.js";
 import { periodDays, periodStart } from "../domain/period.js";
 import { percentage } from "../domain/rates.js";
+import { recipientSignalMessage, sentEmailMessage } from "../messages.js";
 import { DELIVERY_SORT_KEYS, SENT_EMAIL_SORT_KEYS } from "../store/sent-email.store.js";
-import { recipientSignalMessage, sentEmailMessage } from "./proto.js";
 import { type ReadDeps, visibleSentEmail } from "./reads.js";
 
 const SENT_EMAIL_SORTS = ["sentAt", "lastReplyAt", "lastOpenAt", "lastClickAt", "replies", "opens", "clicks"];

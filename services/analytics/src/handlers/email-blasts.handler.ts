@@ -8,9 +8,9 @@ import { problem } from "@platform/kit/problems";
 import { ACTIONS } from "../domain/delivery.js";
 import { periodDays, periodStart } from "../domain/period.js";
 import { percentage, rankingScores, ratesOf, topLimit } from "../domain/rates.js";
+import { blastDetailMessage, blastRecipientMessage, blastRowMessage, topBlastMessage } from "../messages.js";
 import { BLAST_SORT_KEYS } from "../store/blast.store.js";
 import { DELIVERY_SORT_KEYS } from "../store/sent-email.store.js";
-import { blastDetailMessage, blastRecipientMessage, blastRowMessage, topBlastMessage } from "./proto.js";
 import { type ReadDeps, visibleBlast } from "./reads.js";
 
 const BLAST_SORTS = ["sentAt", "openRate", "clickRate", "replyRate", "engagementScore", "recipientCount"];

@@ -9,9 +9,9 @@ import { parseSort } from "@platform/kit/pagination";
 import { problem } from "@platform/kit/problems";
 import { timelinePage } from "../application/listing.js";
 import { normalDomain } from "../domain/records.js";
+import { accountMessage, activityMessage, contactMessage } from "../messages.js";
 import type { Store } from "../store/index.js";
 import { ACCOUNT_SORT_KEYS, CONTACT_SORT_KEYS } from "../store/records.store.js";
-import { accountMessage, activityMessage, contactMessage } from "./proto.js";
 
 export interface ReadDeps {
   store: Store;

@@ -10,8 +10,8 @@ import {
   upsertAccounts,
   upsertContacts,
 } from "../application/ingest.js";
+import { botMessage } from "../messages.js";
 import type { Store } from "../store/index.js";
-import { botMessage } from "./proto.js";
 
 const dateOf = (ts: Timestamp | undefined) => (ts ? timestampDate(ts) : undefined);
 

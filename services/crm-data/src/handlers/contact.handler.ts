@@ -6,9 +6,9 @@ import { keysetPage } from "@platform/kit/keyset";
 import { parseSort } from "@platform/kit/pagination";
 import { problem } from "@platform/kit/problems";
 import { timelinePage } from "../application/listing.js";
+import { activityMessage, contactMessage } from "../messages.js";
 import { CONTACT_SORT_KEYS } from "../store/records.store.js";
 import { CONTACT_SORTS, type ReadDeps } from "./account.handler.js";
-import { activityMessage, contactMessage } from "./proto.js";
 
 /** Contacts of the caller's org and their timelines. */
 export function contactHandlers(deps: ReadDeps): ServiceImpl<typeof ContactService> {

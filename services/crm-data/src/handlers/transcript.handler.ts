@@ -7,10 +7,10 @@ import { parseSort } from "@platform/kit/pagination";
 import { problem } from "@platform/kit/problems";
 import { assertReadable } from "../domain/access.js";
 import { chunksInWindow, compiledText, durationOf, transcriptWindow } from "../domain/transcript.js";
+import { botMessage, chatMessage, chunkMessage } from "../messages.js";
 import type { Store } from "../store/index.js";
 import { CHAT_SORT_KEYS, CHUNK_SORT_KEYS } from "../store/transcript.store.js";
 import type { ReadDeps } from "./account.handler.js";
-import { botMessage, chatMessage, chunkMessage } from "./proto.js";
 
 // The chat has no sort parameter: oldest first, its cursors bound to the empty sort.
 const CHAT_SORT = { field: "sentAt", descending: false, key: "" };

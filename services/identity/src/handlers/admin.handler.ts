@@ -14,9 +14,9 @@ import { checkPartnerPair, checkSingleParent } from "../domain/partners.js";
 import { validateGrantedScopes, validateTokenScopes } from "../domain/scopes.js";
 import { tokenName } from "../domain/tokens.js";
 import { partnerGrantChangedEvent, tokenCreatedEvent, tokenRevokedEvent } from "../events/outbox-events.js";
+import { delegationAuditMessage, organizationSummaryMessage, relationshipMessage, tokenMessage } from "../messages.js";
 import { sandboxKeys } from "../sandbox.js";
 import type { OrganizationStore, Store } from "../store/index.js";
-import { delegationAuditMessage, organizationSummaryMessage, relationshipMessage, tokenMessage } from "./proto.js";
 
 export interface AdminDeps {
   db: Db;

@@ -7,8 +7,8 @@ import {
 import { requestContext } from "@platform/kit/connect";
 import { problem } from "@platform/kit/problems";
 import type { TokenRecord } from "../domain/model.js";
+import { tokenMessage } from "../messages.js";
 import type { Store } from "../store/index.js";
-import { tokenMessage } from "./proto.js";
 
 function requireGateway(ctx: HandlerContext): void {
   if (requestContext(ctx).principal !== "gateway") {

@@ -11,8 +11,8 @@ import { pendingInvitationCutoff } from "../domain/seats.js";
 import { checkExpectedVersion } from "../domain/versions.js";
 import { visibleOrgId } from "../domain/visibility.js";
 import { organizationUpdatedEvent } from "../events/outbox-events.js";
+import { entitlementsMessage, organizationMessage } from "../messages.js";
 import type { OrganizationStore, OrganizationView, Store } from "../store/index.js";
-import { entitlementsMessage, organizationMessage } from "./proto.js";
 
 const notFound = (id: string) => problem("organization-not-found", `Organization ${id} was not found.`);
 

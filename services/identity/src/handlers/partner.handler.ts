@@ -7,9 +7,9 @@ import { keysetPage } from "@platform/kit/keyset";
 import { managedFilters, managedSort } from "../domain/listing.js";
 import { effectiveScopes } from "../domain/partners.js";
 import { pendingInvitationCutoff } from "../domain/seats.js";
+import { managedOrganizationMessage } from "../messages.js";
 import type { Store } from "../store/index.js";
 import { MANAGED_SORT_KEYS } from "../store/partner.store.js";
-import { managedOrganizationMessage } from "./proto.js";
 
 /** A partner-admin organization's view of the children it manages. */
 export function partnerHandlers(deps: {

@@ -25,9 +25,9 @@ import {
 } from "../domain/users.js";
 import { checkExpectedVersion } from "../domain/versions.js";
 import { userInvitedEvent, userUpdatedEvent } from "../events/outbox-events.js";
+import { userMessage } from "../messages.js";
 import type { Store, TxStore } from "../store/index.js";
 import { USER_SORT_KEYS } from "../store/user.store.js";
-import { userMessage } from "./proto.js";
 
 const notFound = (id: string) => problem("user-not-found", `User ${id} was not found.`);
 

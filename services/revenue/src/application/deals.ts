@@ -1,3 +1,4 @@
+import type { Clock } from "@platform/kit/clock";
 import type { RequestContext } from "@platform/kit/context";
 import { findById, isId, newId } from "@platform/kit/ids";
 import type { Page } from "@platform/kit/pagination";
@@ -7,13 +8,14 @@ import { type AmountInput, checkAgainstSchema } from "../domain/deal-input.js";
 import { type DealSchemaRecord, isTerminal, schemaVersionAfterUpdate } from "../domain/deal-schema.js";
 import type { DealRecord, InsightRecordRow, MeetingRecord } from "../domain/model.js";
 import { dealCreatedEvent, dealUpdatedEvent } from "../events/outbox-events.js";
-import { dealMessage, insightIdsOf } from "../handlers/proto.js";
+import { dealMessage, insightIdsOf } from "../messages.js";
 import type { DealNames } from "../store/deal-names.store.js";
-import type { TxStore } from "../store/index.js";
+import type { Store, TxStore } from "../store/index.js";
 import type { CrmReferences, Directory } from "./references.js";
 
-// The deal use cases: the writes that check a deal against its schema and what it references
-// in crm-data and identity, and the meetings linked to a deal.
+// The deal use cases: creating and changing a deal (its references resolved in crm-data and
+// identity before the write, then checked against its schema in it), and the meetings linked
+// to a deal. The handlers map the RPCs onto these and open the write the call's key guards.
 
 export const dealNotFound = (id: string) => problem("deal-not-found", `Deal ${id} was not found.`);
 const accountNotFound = (id: string) => problem("account-not-found", `Account ${id} was not found.`);
@@ -114,6 +116,96 @@ export async function dealDetail(reads: Pick<TxStore, "listDealInsights">, deal:
 const detailOf = (deal: DealRecord, insights: InsightRecordRow[]) =>
   dealMessage(deal, { insightIds: insightIdsOf(insights) });
 
+/** What a deal use case reads besides its own store: revenue's projections, crm-data and identity. */
+export interface DealReads {
+  store: Pick<Store, "findDeal" | "findDealNames">;
+  crm: CrmReferences;
+  directory: Directory;
+  clock: Clock;
+}
+
+/**
+ * The write a use case's change goes out in, opened by the caller for the call (once per
+ * Idempotency-Key): `change` runs in it, and what the write answers is the use case's answer.
+ */
+export type WriteWith<W, R> = (change: (w: W) => Promise<{ deal: ReturnType<typeof dealMessage> }>) => Promise<R>;
+
+/** A new deal as the call names it: its references by id, its schema by id or the org's default. */
+export interface NewDeal extends Omit<CreateDeal, "schema" | "account" | "owner" | "primaryContact"> {
+  schemaId: string | undefined;
+  accountId: string;
+  primaryContactId: string | undefined;
+  ownerId: string | undefined;
+}
+
+/**
+ * Creates a deal. Its references and its schema are looked up before the write, which then
+ * only inserts: from revenue's projections in one query, or (an id they have not seen) from
+ * other services, whose calls no transaction waits on.
+ */
+export async function createDeal<R>(
+  reads: DealReads,
+  caller: RequestContext,
+  cmd: NewDeal,
+  write: WriteWith<Pick<TxStore, "insertDeal" | "enqueue">, R>,
+): Promise<R> {
+  const { schemaId, accountId, primaryContactId, ownerId, ...fields } = cmd;
+  const named = await reads.store.findDealNames(cmd.orgId, {
+    accountId,
+    contactId: primaryContactId,
+    ownerId,
+    schemaId,
+  });
+  const refs = dealReferences(reads.crm, reads.directory, caller, named);
+  const account = await refs.account(accountId);
+  const primaryContact = primaryContactId !== undefined ? await refs.contact(primaryContactId) : null;
+  const owner = await refs.owner(ownerId);
+  const schema = schemaFound(named.schema, schemaId);
+  return write((w) => insertDeal(w, { ...fields, schema, account, owner, primaryContact }, reads.clock.now()));
+}
+
+/** A PATCH of a deal as the call names it: its references by id; `clearPrimaryContact` removes the contact. */
+export interface DealChange extends Omit<UpdateDeal, "account" | "owner" | "primaryContact"> {
+  accountId: string | undefined;
+  primaryContactId: string | undefined;
+  ownerId: string | undefined;
+  clearPrimaryContact: boolean;
+}
+
+/**
+ * Changes a deal. A change that names references is first checked against the deal as read
+ * (an unknown deal is its 404 and a Won/Lost one its 409 whatever else it names, and neither
+ * costs a call to crm-data or identity), after `replay` (the answer a repeated key already
+ * has, without asking other services again). The write checks the deal again under its row lock,
+ * since it may close in between. Without references both checks happen in the write alone (the
+ * key's claim replays, the row lock finds the deal): two round trips fewer for the common update.
+ */
+export async function changeDeal<R>(
+  reads: DealReads,
+  caller: RequestContext,
+  cmd: DealChange,
+  replay: () => Promise<R | undefined>,
+  write: WriteWith<TxStore, R>,
+): Promise<R> {
+  const { accountId, primaryContactId, ownerId, clearPrimaryContact, ...fields } = cmd;
+  if (accountId !== undefined || primaryContactId !== undefined || ownerId !== undefined) {
+    const replayed = await replay();
+    if (replayed) return replayed;
+    writableDeal(await reads.store.findDeal(cmd.orgId, cmd.id), cmd.id);
+  }
+  const refs = dealReferences(reads.crm, reads.directory, caller);
+  const account = accountId !== undefined ? await refs.account(accountId) : undefined;
+  const contact = primaryContactId !== undefined ? await refs.contact(primaryContactId) : undefined;
+  const owner = ownerId !== undefined ? await refs.owner(ownerId) : undefined;
+  return write((w) =>
+    updateDeal(
+      w,
+      { ...fields, account, owner, primaryContact: clearPrimaryContact ? null : contact },
+      reads.clock.now(),
+    ),
+  );
+}
+
 /** A new deal; its references and its schema were looked up before the write. */
 export interface CreateDeal {
   orgId: string;
@@ -136,7 +228,7 @@ export interface CreateDeal {
  * outside the write, as a transaction under READ COMMITTED would have read it: an edit
  * committed meanwhile is not seen either way (a deal records the version it was checked against).
  */
-export async function createDeal(w: Pick<TxStore, "insertDeal" | "enqueue">, cmd: CreateDeal, now: Date) {
+async function insertDeal(w: Pick<TxStore, "insertDeal" | "enqueue">, cmd: CreateDeal, now: Date) {
   const { customFields, amount, schema } = cmd;
   if (Object.values(customFields).some((v) => v === null)) {
     throw problem("schema-mismatch", "customFields values cannot be null on create.");
@@ -184,7 +276,7 @@ export interface UpdateDeal {
 }
 
 /** Changes the deal under the row lock, checks it against its schema again, and enqueues deal.updated. */
-export async function updateDeal(w: TxStore, cmd: UpdateDeal, now: Date) {
+async function updateDeal(w: TxStore, cmd: UpdateDeal, now: Date) {
   const { orgId, id } = cmd;
   const locked = await w.lockDealForUpdate(orgId, id);
   const current = writableDeal(locked?.deal, id);

@@ -6,7 +6,7 @@ import { type JsonValue, valueMismatch } from "../domain/field-values.js";
 import { INSIGHT_PREFIX, type InsightType } from "../domain/insight-types.js";
 import type { CapturedBy, Importance, InsightItemRecord, InsightRecordRow, QnaRecord } from "../domain/model.js";
 import { insightCreatedEvent, insightItemAppendedEvent, qnaUpdatedEvent } from "../events/outbox-events.js";
-import { insightItemMessage, insightMessage, qnaMessage } from "../handlers/proto.js";
+import { insightItemMessage, insightMessage, qnaMessage } from "../messages.js";
 import type { TxStore } from "../store/index.js";
 import { dealNotFound, lockedDeal } from "./deals.js";
 import { knownMeeting } from "./qnas.js";

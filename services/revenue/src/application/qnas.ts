@@ -1,3 +1,5 @@
+import type { Clock } from "@platform/kit/clock";
+import type { RequestContext } from "@platform/kit/context";
 import { isId, newId } from "@platform/kit/ids";
 import { problem } from "@platform/kit/problems";
 import { insightField } from "../domain/deal-schema.js";
@@ -5,12 +7,13 @@ import { isInsightType } from "../domain/insight-types.js";
 import { IMPORTANCES, type Importance, type QnaRecord } from "../domain/model.js";
 import { type AnswerSource, canTransition, type QnaState, stateAfterAnswer } from "../domain/qna-state.js";
 import { qnaCreatedEvent, qnaUpdatedEvent } from "../events/outbox-events.js";
-import { qnaMessage } from "../handlers/proto.js";
-import type { TxStore } from "../store/index.js";
-import { lockedDeal } from "./deals.js";
+import { qnaMessage } from "../messages.js";
+import type { Store, TxStore } from "../store/index.js";
+import { lockedDeal, visibleDeal } from "./deals.js";
+import type { CrmReferences } from "./references.js";
 
-// The Q&A use cases: creating an item against a deal's schema and known meetings, answering
-// it and moving it through its states, each with its outbox event.
+// The Q&A use cases: creating an item against a deal's schema, known meetings and its contact
+// at crm-data, answering it and moving it through its states, each with its outbox event.
 
 export const qnaNotFound = (id: string) => problem("qna-item-not-found", `Q&A item ${id} was not found.`);
 const meetingNotFound = (id: string) => problem("meeting-not-found", `Meeting ${id} was not found.`);
@@ -37,7 +40,7 @@ export function importanceOf(raw: string | undefined): Importance {
   return raw as Importance;
 }
 
-/** A new Q&A item; its shape and contact were checked before the transaction. */
+/** A new Q&A item; its shape and contact were checked before the write. */
 export interface CreateQna {
   orgId: string;
   dealId: string;
@@ -49,8 +52,35 @@ export interface CreateQna {
   occurrences: readonly { meetingId: string; occurredAt: Date | undefined }[];
 }
 
+/** A new Q&A item as the call names it: its contact by id. */
+export interface NewQna extends Omit<CreateQna, "contact"> {
+  contactId: string | undefined;
+}
+
+/**
+ * Creates a Q&A item. Before the write: the deal, so an unknown deal is its 404 whatever else
+ * the body names, then the contact at crm-data, a call no transaction waits on. `write` is the
+ * write the caller opened for the call (once per Idempotency-Key).
+ */
+export async function createQna<R>(
+  reads: { store: Pick<Store, "findDeal">; crm: CrmReferences; clock: Clock },
+  caller: RequestContext,
+  cmd: NewQna,
+  write: (insert: (w: TxStore) => ReturnType<typeof insertQna>) => Promise<R>,
+): Promise<R> {
+  const { contactId, ...fields } = cmd;
+  await visibleDeal(reads.store, cmd.orgId, cmd.dealId);
+  let contact: QnaRecord["contact"] = null;
+  if (contactId !== undefined) {
+    const found = isId("cont_", contactId) ? await reads.crm.contact(caller, contactId) : undefined;
+    if (!found) throw problem("contact-not-found", `Contact ${contactId} was not found.`);
+    contact = { id: found.id, displayName: found.displayName };
+  }
+  return write((w) => insertQna(w, { ...fields, contact }, reads.clock.now()));
+}
+
 /** Creates the item under the deal's row lock and enqueues qna.created. */
-export async function createQna(w: TxStore, cmd: CreateQna, now: Date) {
+async function insertQna(w: TxStore, cmd: CreateQna, now: Date) {
   const { orgId, dealId } = cmd;
   const deal = await lockedDeal(w, orgId, dealId);
   let linkedInsight: QnaRecord["linkedInsight"] = null;

@@ -2,8 +2,8 @@ import type { ServiceImpl } from "@connectrpc/connect";
 import type { RevenueAdminService } from "@platform/contracts/revenue";
 import { parseId } from "@platform/kit/ids";
 import { problem } from "@platform/kit/problems";
+import { schemaMessage } from "../messages.js";
 import type { Store } from "../store/index.js";
-import { schemaMessage } from "./proto.js";
 
 /** The admin plane: deal schemas, read-only (they are configured by the platform team, not the API). */
 export function adminHandlers(deps: { store: Store }): ServiceImpl<typeof RevenueAdminService> {

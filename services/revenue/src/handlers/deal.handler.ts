@@ -9,23 +9,14 @@ import { parseId } from "@platform/kit/ids";
 import { keysetPage } from "@platform/kit/keyset";
 import { parseSort } from "@platform/kit/pagination";
 import { problem } from "@platform/kit/problems";
-import {
-  createDeal,
-  dealDetail,
-  dealMeetings,
-  dealReferences,
-  schemaFound,
-  updateDeal,
-  visibleDeal,
-  writableDeal,
-} from "../application/deals.js";
+import { changeDeal, createDeal, dealDetail, dealMeetings, dealReferences, visibleDeal } from "../application/deals.js";
 import type { CrmReferences, Directory } from "../application/references.js";
 import { idempotentInsert, idempotentWrite, type WriteDeps } from "../application/write.js";
 import type { AmountInput } from "../domain/deal-input.js";
+import { dealMessage, jsonOfStruct } from "../messages.js";
 import { DEAL_SORT_KEYS, type DealListFilter } from "../store/deal.store.js";
 import type { Store } from "../store/index.js";
 import { MEETING_SORT_KEYS } from "../store/meeting.store.js";
-import { dealMessage, jsonOfStruct } from "./proto.js";
 
 export interface DealDeps extends WriteDeps {
   store: Store;
@@ -98,84 +89,51 @@ export function dealHandlers(deps: DealDeps): ServiceImpl<typeof DealService> {
 
     createDeal: (req, ctx) =>
       // A replay answers what it answered first, even where the checks below would now fail.
-      orReplayMethod(deps, ctx, DealService.method.createDeal, req, async () => {
-        const { orgId } = apiContext(ctx);
-        // Looked up before the write, which then only inserts: from revenue's projections in one
-        // query, or (an id they have not seen) from other services, whose calls no transaction waits on.
-        const named = await store.findDealNames(orgId, {
-          accountId: req.accountId,
-          contactId: req.primaryContactId,
-          ownerId: req.ownerId,
-          schemaId: req.schemaId,
-        });
-        const refs = dealReferences(crm, deps.directory, requestContext(ctx), named);
-        const account = await refs.account(req.accountId);
-        const primaryContact = req.primaryContactId !== undefined ? await refs.contact(req.primaryContactId) : null;
-        const owner = await refs.owner(req.ownerId);
-        const schema = schemaFound(named.schema, req.schemaId);
-        const customFields = jsonOfStruct(req.customFields);
-        return idempotentInsert(deps, ctx, DealService.method.createDeal, req, (w) =>
-          createDeal(
-            w,
-            {
-              orgId,
-              name: req.name,
-              stage: req.stage,
-              amount: amountOf(req.amount),
-              closeDate: req.closeDate ?? null,
-              schema,
-              customFields,
-              crm: req.crmSourceId !== undefined ? { id: req.crmSourceId, url: req.crmSourceUrl ?? null } : null,
-              account,
-              owner,
-              primaryContact,
-            },
-            clock.now(),
-          ),
-        );
-      }),
+      orReplayMethod(deps, ctx, DealService.method.createDeal, req, () =>
+        createDeal(
+          deps,
+          requestContext(ctx),
+          {
+            orgId: apiContext(ctx).orgId,
+            name: req.name,
+            stage: req.stage,
+            amount: amountOf(req.amount),
+            closeDate: req.closeDate ?? null,
+            schemaId: req.schemaId,
+            customFields: jsonOfStruct(req.customFields),
+            crm: req.crmSourceId !== undefined ? { id: req.crmSourceId, url: req.crmSourceUrl ?? null } : null,
+            accountId: req.accountId,
+            primaryContactId: req.primaryContactId,
+            ownerId: req.ownerId,
+          },
+          (insert) => idempotentInsert(deps, ctx, DealService.method.createDeal, req, insert),
+        ),
+      ),
 
     async updateDeal(req, ctx) {
       const { orgId } = apiContext(ctx);
       const id = parseId("deal_", req.dealId, "dealId");
-      const namesReferences =
-        req.accountId !== undefined || req.primaryContactId !== undefined || req.ownerId !== undefined;
-      if (namesReferences) {
-        // A replay answers what it answered first, without asking other services again.
-        const replay = await replayOfMethod(deps, ctx, DealService.method.updateDeal, req);
-        if (replay) return replay;
-        // The deal first: an unknown deal is its 404 and a Won/Lost one its 409 whatever else the
-        // body names, and neither costs a call to crm-data or identity. The transaction checks
-        // both again under the row lock, since the deal may close in between.
-        writableDeal(await store.findDeal(orgId, id), id);
-      }
-      // Without references both checks happen in the transaction alone (the key's claim replays,
-      // the row lock finds the deal): two round trips fewer for the common update.
-      const refs = dealReferences(crm, deps.directory, requestContext(ctx));
-      const account = req.accountId !== undefined ? await refs.account(req.accountId) : undefined;
       const cleared = new Set(req.clearedFields);
-      const contact = req.primaryContactId !== undefined ? await refs.contact(req.primaryContactId) : undefined;
-      const owner = req.ownerId !== undefined ? await refs.owner(req.ownerId) : undefined;
-      const customFieldsPatch = jsonOfStruct(req.customFields);
-      return idempotentWrite(deps, ctx, DealService.method.updateDeal, req, (w) =>
-        updateDeal(
-          w,
-          {
-            orgId,
-            id,
-            name: req.name,
-            stage: req.stage,
-            amount: cleared.has("amount") ? null : req.amount ? amountOf(req.amount) : undefined,
-            closeDate: cleared.has("closeDate") ? null : req.closeDate,
-            schemaId: req.schemaId,
-            customFieldsPatch,
-            crm: req,
-            account,
-            owner,
-            primaryContact: cleared.has("primaryContactId") ? null : contact,
-          },
-          clock.now(),
-        ),
+      return changeDeal(
+        deps,
+        requestContext(ctx),
+        {
+          orgId,
+          id,
+          name: req.name,
+          stage: req.stage,
+          amount: cleared.has("amount") ? null : req.amount ? amountOf(req.amount) : undefined,
+          closeDate: cleared.has("closeDate") ? null : req.closeDate,
+          schemaId: req.schemaId,
+          customFieldsPatch: jsonOfStruct(req.customFields),
+          crm: req,
+          accountId: req.accountId,
+          primaryContactId: req.primaryContactId,
+          ownerId: req.ownerId,
+          clearPrimaryContact: cleared.has("primaryContactId"),
+        },
+        () => replayOfMethod(deps, ctx, DealService.method.updateDeal, req),
+        (update) => idempotentWrite(deps, ctx, DealService.method.updateDeal, req, update),
       );
     },
 

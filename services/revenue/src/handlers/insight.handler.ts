@@ -12,8 +12,8 @@ import { idempotentWrite, type WriteDeps } from "../application/write.js";
 import type { JsonValue } from "../domain/field-values.js";
 import { INSIGHT_PREFIXES, type InsightType, isInsightType } from "../domain/insight-types.js";
 import type { CapturedBy } from "../domain/model.js";
+import { insightMessage } from "../messages.js";
 import type { Store } from "../store/index.js";
-import { insightMessage } from "./proto.js";
 
 export interface InsightDeps extends WriteDeps {
   store: Store;

@@ -3,13 +3,12 @@ import type { ServiceImpl } from "@connectrpc/connect";
 import { QnaService } from "@platform/contracts/revenue";
 import { apiContext, requestContext } from "@platform/kit/connect";
 import { replayOfMethod } from "@platform/kit/idempotent-method";
-import { findById, isId, parseId } from "@platform/kit/ids";
+import { findById, parseId } from "@platform/kit/ids";
 import { problem } from "@platform/kit/problems";
 import { visibleDeal } from "../application/deals.js";
 import { answerQna, createQna, importanceOf, knownMeeting, qnaNotFound, transitionQna } from "../application/qnas.js";
 import type { CrmReferences } from "../application/references.js";
 import { idempotentWrite, type WriteDeps } from "../application/write.js";
-import type { QnaRecord } from "../domain/model.js";
 import {
   ANSWER_SOURCE_TYPES,
   type AnswerSource,
@@ -17,9 +16,9 @@ import {
   defaultConfidence,
   isQnaState,
 } from "../domain/qna-state.js";
+import { qnaMessage } from "../messages.js";
 import type { Store } from "../store/index.js";
 import type { Backlog, Bucket } from "../store/qna.store.js";
-import { qnaMessage } from "./proto.js";
 
 export interface QnaDeps extends WriteDeps {
   store: Store;
@@ -35,7 +34,7 @@ const bucketsMessage = (b: Backlog["discovery"]) => ({
 
 /** The Q&A backlog, items, answers and the state machine. */
 export function qnaHandlers(deps: QnaDeps): ServiceImpl<typeof QnaService> {
-  const { store, clock, crm } = deps;
+  const { store, clock } = deps;
 
   return {
     async getQnaBacklog(req, ctx) {
@@ -73,33 +72,24 @@ export function qnaHandlers(deps: QnaDeps): ServiceImpl<typeof QnaService> {
         throw problem("qna-shape-invalid", "An rfi item needs contactId and links no insight.");
       }
       if (req.occurrences.length === 0) throw problem("qna-shape-invalid", "occurrences needs at least one entry.");
-      // The deal first, so an unknown deal is its 404 whatever else the body names.
-      await visibleDeal(store, orgId, dealId);
-      let contact: QnaRecord["contact"] = null;
-      if (req.contactId !== undefined) {
-        const found = isId("cont_", req.contactId) ? await crm.contact(requestContext(ctx), req.contactId) : undefined;
-        if (!found) throw problem("contact-not-found", `Contact ${req.contactId} was not found.`);
-        contact = { id: found.id, displayName: found.displayName };
-      }
       const occurrences = req.occurrences.map((o) => ({
         meetingId: o.meetingId,
         occurredAt: o.occurredAt ? timestampDate(o.occurredAt) : undefined,
       }));
-      return idempotentWrite(deps, ctx, QnaService.method.createQna, req, (w) =>
-        createQna(
-          w,
-          {
-            orgId,
-            dealId,
-            direction,
-            questionText: req.questionText,
-            importance,
-            linkedInsight: req.linkedInsight,
-            contact,
-            occurrences,
-          },
-          clock.now(),
-        ),
+      return createQna(
+        deps,
+        requestContext(ctx),
+        {
+          orgId,
+          dealId,
+          direction,
+          questionText: req.questionText,
+          importance,
+          linkedInsight: req.linkedInsight,
+          contactId: req.contactId,
+          occurrences,
+        },
+        (insert) => idempotentWrite(deps, ctx, QnaService.method.createQna, req, insert),
       );
     },
 

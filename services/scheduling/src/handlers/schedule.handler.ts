@@ -12,9 +12,9 @@ import { bookableSchedule, visibleSchedule } from "../application/booking.js";
 import { availabilityQuery, matchHosts } from "../application/matching.js";
 import type { SigningPool } from "../application/signing-pool.js";
 import type { ScheduleStatus } from "../domain/model.js";
+import { hostGroupMessage, scheduleMessage, slotForm } from "../messages.js";
 import type { Store } from "../store/index.js";
 import { SCHEDULE_SORT_KEYS } from "../store/schedule.store.js";
-import { hostGroupMessage, scheduleMessage, slotForm } from "./proto.js";
 
 const SORT_FIELDS = ["updatedAt", "createdAt", "name"];
 const DEFAULT_SORT = "-updatedAt";

@@ -3,15 +3,16 @@ import { findById, newId } from "@platform/kit/ids";
 import { problem } from "@platform/kit/problems";
 import type { SecretBox } from "@platform/kit/secret-box";
 import { pendingAttempt } from "../domain/attempt.js";
-import { TEST_EVENT_TYPE } from "../domain/catalog.js";
+import { checkEvents, TEST_EVENT_TYPE } from "../domain/catalog.js";
+import { checkEndpoint, type EndpointPolicy } from "../domain/endpoint.js";
 import type { AttemptRecord, SubscriptionRecord } from "../domain/model.js";
 import { newSecret } from "../domain/signature.js";
-import { deliveryMessage, subscriptionMessage } from "../handlers/proto.js";
+import { deliveryMessage, subscriptionMessage } from "../messages.js";
 import type { TxStore } from "../store/index.js";
 
-// The subscription use cases, each inside the transaction of its Idempotency-Key: creating,
-// changing and re-keying a subscription, and queueing the single-shot attempts of a test
-// ping or a redelivery.
+// The subscription use cases, each inside the transaction of its Idempotency-Key: creating
+// and changing a subscription (its fields checked before the transaction), re-keying it, and
+// queueing the single-shot attempts of a test ping or a redelivery.
 
 /** How long a rotated-out secret keeps signing, next to the new one. */
 export const SECRET_GRACE_MS = 24 * 3_600_000;
@@ -20,6 +21,30 @@ export interface SubscriptionUseCaseDeps {
   clock: Clock;
   /** Seals the signing secrets: rows and stored answers hold them sealed. */
   secrets: SecretBox;
+}
+
+const MAX_DESCRIPTION = 500;
+
+async function validEndpoint(raw: string, policy: EndpointPolicy): Promise<string> {
+  const checked = await checkEndpoint(raw, policy);
+  if (!checked.ok) throw problem("webhook-endpoint-invalid", checked.reason, { field: "endpointUrl" });
+  return raw;
+}
+
+function validEvents(events: readonly string[]): string[] {
+  const checked = checkEvents(events);
+  if (!checked.ok) throw problem("webhook-events-invalid", checked.reason, { field: "events" });
+  return checked.events;
+}
+
+function validDescription(raw: string | undefined): string | null {
+  if (raw === undefined || raw.trim() === "") return null;
+  if ([...raw].length > MAX_DESCRIPTION) {
+    throw problem("invalid-field", `description must be at most ${MAX_DESCRIPTION} characters.`, {
+      field: "description",
+    });
+  }
+  return raw;
 }
 
 export const subscriptionNotFound = (id: string) =>
@@ -58,8 +83,33 @@ async function queueAttempt(
   return attempt;
 }
 
-/** Creates a subscription with its first secret (sealed in the answer too; the handler opens it for the client). */
-export async function createSubscription(
+/** A new subscription as the call names it, not checked yet. */
+export interface NewSubscription {
+  orgId: string;
+  endpointUrl: string;
+  events: readonly string[];
+  description: string | undefined;
+}
+
+/**
+ * Creates a subscription with its first secret (sealed in the answer too; the handler opens it
+ * for the client). Its fields are checked before `write`, the transaction of the call's key:
+ * resolving the endpoint's host must not hold a connection.
+ */
+export async function createSubscription<R>(
+  deps: SubscriptionUseCaseDeps & { endpoints: EndpointPolicy },
+  cmd: NewSubscription,
+  write: (insert: (w: TxStore) => ReturnType<typeof insertSubscription>) => Promise<R>,
+): Promise<R> {
+  const endpointUrl = await validEndpoint(cmd.endpointUrl, deps.endpoints);
+  const events = validEvents(cmd.events);
+  const description = validDescription(cmd.description);
+  const secret = newSecret();
+  // Sealed in the idempotency record too; opened by the handler for this answer and for replays.
+  return write((w) => insertSubscription(w, deps, { orgId: cmd.orgId, endpointUrl, events, description, secret }));
+}
+
+async function insertSubscription(
   w: TxStore,
   deps: SubscriptionUseCaseDeps,
   cmd: { orgId: string; endpointUrl: string; events: string[]; description: string | null; secret: string },
@@ -88,8 +138,30 @@ export async function createSubscription(
   return { subscription: subscriptionMessage(subscription, now), secret: subscription.secret };
 }
 
+/** A PATCH of a subscription as the call names it, not checked yet: undefined keeps a value. */
+export interface SubscriptionChange {
+  orgId: string;
+  id: string;
+  endpointUrl: string | undefined;
+  events: readonly string[] | undefined;
+  description: string | undefined;
+  enabled: boolean | undefined;
+}
+
+/** Changes a subscription; the fields it names are checked before `write`, as on create. */
+export async function changeSubscription<R>(
+  deps: { clock: Clock; endpoints: EndpointPolicy },
+  cmd: SubscriptionChange,
+  write: (update: (w: TxStore) => ReturnType<typeof updateSubscription>) => Promise<R>,
+): Promise<R> {
+  const endpointUrl = cmd.endpointUrl === undefined ? undefined : await validEndpoint(cmd.endpointUrl, deps.endpoints);
+  const events = cmd.events === undefined ? undefined : validEvents(cmd.events);
+  const description = cmd.description === undefined ? undefined : validDescription(cmd.description);
+  return write((w) => updateSubscription(w, deps.clock, { ...cmd, endpointUrl, events, description }));
+}
+
 /** A PATCH of a subscription: undefined keeps a value. */
-export interface UpdateSubscription {
+interface UpdateSubscription {
   orgId: string;
   id: string;
   endpointUrl: string | undefined;
@@ -99,7 +171,7 @@ export interface UpdateSubscription {
 }
 
 /** Changes the subscription; enabling a disabled one starts afresh, disabling one records the user did. */
-export async function updateSubscription(w: TxStore, clock: Clock, cmd: UpdateSubscription) {
+async function updateSubscription(w: TxStore, clock: Clock, cmd: UpdateSubscription) {
   const { endpointUrl, events, description } = cmd;
   const now = clock.now();
   const current = await ownedSubscription(w, cmd.orgId, cmd.id, true);

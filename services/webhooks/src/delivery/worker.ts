@@ -1,21 +1,16 @@
-import { context, metrics, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace } from "@opentelemetry/api";
+import { metrics, trace } from "@opentelemetry/api";
 import type { Subscription } from "@platform/kit/bus";
 import type { Clock } from "@platform/kit/clock";
 import type { Db, Queryable } from "@platform/kit/db";
-import { newId } from "@platform/kit/ids";
 import type { Logger } from "@platform/kit/logger";
 import { quietLog } from "@platform/kit/quiet-log";
 import type { SecretBox } from "@platform/kit/secret-box";
 import { developmentSecretBox } from "../config.js";
-import { endpointOrigin } from "../domain/endpoint.js";
-import { renderPayload } from "../domain/payload.js";
-import { type AttemptOutcome, type FailureRun, settle, type Verdict, verdictOf } from "../domain/retry.js";
-import { signatureHeaders } from "../domain/signature.js";
-import { type ClaimedAttempt, type Completion, deliveryStore } from "../store/delivery.store.js";
+import { type ClaimedAttempt, deliveryStore } from "../store/delivery.store.js";
 import type { Sender } from "./sender.js";
+import { endpointSlots, originOf, type SendingDeps, sendAttempt } from "./sending.js";
+import { reportSettled, settleBatch, settlementQueue } from "./settling.js";
 
-/** Attempts settled in one transaction at most. */
-const SETTLE_BATCH = 500;
 /**
  * A worker claims up to this many times an endpoint's cap (and its concurrency), and sends at
  * most the cap at once: the claimed ones wait in memory for a free slot.
@@ -62,199 +57,51 @@ export interface DeliveryWorker {
 /**
  * Sends due attempts from the database. Claims are leased rows (FOR UPDATE SKIP LOCKED), so
  * any number of workers share the work and a worker killed mid-send leaves attempts that
- * another (or its restart) claims once the lease expires: at-least-once, never lost.
+ * another (or its restart) claims once the lease expires: at-least-once, never lost. The
+ * sending side is sending.ts, the settling side settling.ts; this is the loop that claims.
  */
-/** An invalid URL fails at sending; until then it is an endpoint of its own. */
-function originOf(url: string): string {
-  try {
-    return endpointOrigin(url);
-  } catch {
-    return url;
-  }
-}
-
 export function deliveryWorker(options: WorkerOptions): DeliveryWorker {
-  const { db, clock, logger, sender } = options;
+  const { db, clock, logger } = options;
   // A pass runs every poll; while the database is down each fails: one line a minute says so.
   const quiet = quietLog(logger);
-  const secrets = options.secrets ?? developmentSecretBox();
-  // Instruments are made here, not at import, so they bind to the provider telemetry set up.
-  const tracer = trace.getTracer("@platform/webhooks");
+  const sending: SendingDeps = {
+    clock,
+    logger,
+    sender: options.sender,
+    secrets: options.secrets ?? developmentSecretBox(),
+    // Instruments are made here, not at import, so they bind to the provider telemetry set up.
+    tracer: trace.getTracer("@platform/webhooks"),
+    random: options.random ?? Math.random,
+  };
   const outcomes = metrics.getMeter("@platform/webhooks").createCounter("webhooks.delivery.outcomes", {
     description:
       "Webhook delivery attempts by outcome (succeeded, retry, gave-up, gone, disabled:<reason>) and event type",
   });
-  const random = options.random ?? Math.random;
   const inFlight = new Set<Promise<void>>();
+  const slots = endpointSlots(options.perEndpoint, options.concurrency);
+
+  const settleLater = settlementQueue(async (batch) => {
+    // The batch's attempts are still in flight until it resolves: their slots are free again.
+    const capacity = options.concurrency * PREFETCH - inFlight.size + batch.length;
+    return exclusive(() =>
+      db.tx(
+        async (q) => {
+          const settled = await settleBatch(q, batch);
+          // Claiming in the same transaction as the settlement saves a round trip per batch:
+          // the endpoints' slots the batch freed are taken again at once.
+          return [settled, stopped ? [] : await claim(q, capacity)] as const;
+        },
+        // Lost in a database crash, an outcome or a lease only makes an attempt go out again
+        // (at least once, the webhook-id unchanged): the commit need not wait for the disk.
+        { lazyCommit: true },
+      ),
+    );
+  }, launch);
 
   /** Sends one attempt and records its outcome; `sent` is called once the endpoint answered (or failed). */
   async function deliver(claimed: ClaimedAttempt, sent: () => void): Promise<void> {
-    const { attempt, subscription, event } = claimed;
-    let outcome: AttemptOutcome & { durationMs: number };
-    const sentAt = clock.now();
-    // The delivery continues the trace of the request that caused the event (its outbox row,
-    // the Kafka message, and now the POST to the receiver).
-    const parent = event.traceparent
-      ? propagation.extract(ROOT_CONTEXT, { traceparent: event.traceparent })
-      : ROOT_CONTEXT;
-    const span = tracer.startSpan(
-      `webhook.deliver ${event.type}`,
-      {
-        kind: SpanKind.CLIENT,
-        attributes: {
-          "webhook.subscription_id": subscription.id,
-          "webhook.delivery_id": attempt.id,
-          "webhook.event_id": event.id,
-          "webhook.event_type": event.type,
-          "webhook.attempt": attempt.attempt,
-        },
-      },
-      parent,
-    );
-    try {
-      const body = renderPayload(event, subscription.payloadVersion);
-      const headers = signatureHeaders(
-        {
-          secret: secrets.open(subscription.secret),
-          previousSecret: subscription.previousSecret && secrets.open(subscription.previousSecret),
-          previousSecretExpiresAt: subscription.previousSecretExpiresAt,
-        },
-        event.id,
-        sentAt,
-        body,
-      );
-      outcome = await context.with(trace.setSpan(parent, span), () =>
-        sender({ url: subscription.endpointUrl, headers, body }),
-      );
-    } catch (err) {
-      // An event that cannot be rendered will not render on a retry either.
-      logger.error({ err, attemptId: attempt.id, eventId: event.id }, "webhook payload could not be built");
-      outcome = { status: undefined, retryAfter: undefined, error: "payload could not be built", durationMs: 0 };
-    } finally {
-      // The endpoint's slot is free now; recording the outcome follows in a batch.
-      sent();
-    }
-    if (outcome.status !== undefined) span.setAttribute("http.response.status_code", outcome.status);
-    if (outcome.error) span.setStatus({ code: SpanStatusCode.ERROR, message: outcome.error });
-    span.end();
-    const now = clock.now();
-    const verdict = verdictOf(
-      outcome,
-      { number: attempt.retryStep ?? 0, retries: attempt.retryStep !== null },
-      now,
-      random,
-    );
-    const completion = await settleLater({ claimed, verdict, outcome, sentAt });
-    let settledKind: string = verdict.kind;
-    if (completion?.disable) settledKind = `disabled:${completion.disable}`;
-    // A retry the subscription's state withheld (it is disabled): the event ends here for it.
-    else if (completion && verdict.kind === "retry" && !completion.retryAt) settledKind = "gave-up";
-    outcomes.add(1, { "webhook.event_type": event.type, outcome: settledKind });
-    const log = { attemptId: attempt.id, subscriptionId: subscription.id, eventId: event.id, status: outcome.status };
-    if (!completion) logger.warn(log, "webhook attempt outcome dropped: its lease expired or its subscription is gone");
-    else if (completion.disable) logger.warn({ ...log, reason: completion.disable }, "webhook subscription disabled");
-    else if (completion.status === "failed")
-      logger.info({ ...log, error: outcome.error, retryAt: completion.retryAt }, "webhook attempt failed");
-  }
-
-  interface Sent {
-    claimed: ClaimedAttempt;
-    verdict: Verdict;
-    outcome: AttemptOutcome & { durationMs: number };
-    sentAt: Date;
-  }
-  interface Waiting extends Sent {
-    resolve: (c: Completion | undefined) => void;
-    reject: (err: unknown) => void;
-  }
-  let waiting: Waiting[] = [];
-  let settling = false;
-
-  /**
-   * Settles a sent attempt together with the others that finished meanwhile: one transaction
-   * per batch (group commit), so the database costs a few statements per batch, not a
-   * transaction per attempt. A batch starts as soon as the previous one committed; nothing
-   * waits for a timer.
-   */
-  function settleLater(sent: Sent): Promise<Completion | undefined> {
-    return new Promise((resolve, reject) => {
-      waiting.push({ ...sent, resolve, reject });
-      if (!settling) {
-        settling = true;
-        void settleWaiting();
-      }
-    });
-  }
-
-  async function settleWaiting(): Promise<void> {
-    while (waiting.length > 0) {
-      const batch = waiting.slice(0, SETTLE_BATCH);
-      waiting = waiting.slice(batch.length);
-      try {
-        // The batch's attempts are still in flight until it resolves: their slots are free again.
-        const capacity = options.concurrency * PREFETCH - inFlight.size + batch.length;
-        const [completions, next] = await exclusive(() =>
-          db.tx(
-            async (q) => {
-              const settled = await settleBatch(q, batch);
-              // Claiming in the same transaction as the settlement saves a round trip per batch:
-              // the endpoints' slots the batch freed are taken again at once.
-              return [settled, stopped ? [] : await claim(q, capacity)] as const;
-            },
-            // Lost in a database crash, an outcome or a lease only makes an attempt go out again
-            // (at least once, the webhook-id unchanged): the commit need not wait for the disk.
-            { lazyCommit: true },
-          ),
-        );
-        for (const [i, w] of batch.entries()) w.resolve(completions[i]);
-        launch(next);
-      } catch (err) {
-        for (const w of batch) w.reject(err);
-      }
-    }
-    // In the same synchronous step as the emptiness check: an attempt queued after it starts a new loop.
-    settling = false;
-  }
-
-  /**
-   * Settled against the subscriptions as they are now, under their locks (not as they were at
-   * the claim), in the order the attempts finished: attempts of one subscription each see the
-   * failure run the previous one left, and one that finds it disabled meanwhile schedules no
-   * retry. An attempt whose lease was lost (another worker took it over) writes nothing.
-   */
-  async function settleBatch(q: Queryable, batch: readonly Sent[]): Promise<(Completion | undefined)[]> {
-    const store = deliveryStore(q);
-    const states = await store.lockForSettlement(batch.map((b) => b.claimed.subscription.id));
-    const ours = await store.stillLeased(batch.map((b) => b.claimed));
-    const runs = new Map<string, { run: FailureRun; disable?: "endpoint-gone" | "failing"; at: Date }>();
-    const done: { claimed: ClaimedAttempt; completion: Completion; nextId: string }[] = [];
-    const completions = batch.map(({ claimed, verdict, outcome, sentAt }) => {
-      const subscriptionId = claimed.subscription.id;
-      const state = states.get(subscriptionId);
-      // Deleted meanwhile (its attempts went with it), or no longer ours.
-      if (!state || !ours.has(claimed.attempt.id)) return undefined;
-      const settled = settle(verdict, state, sentAt);
-      const completion: Completion = {
-        status: verdict.kind === "succeeded" ? "succeeded" : "failed",
-        attemptedAt: sentAt,
-        responseStatus: outcome.status ?? null,
-        durationMs: outcome.durationMs,
-        error: outcome.error ?? null,
-        ...settled,
-      };
-      states.set(subscriptionId, { enabled: state.enabled && !settled.disable, run: settled.run });
-      const before = runs.get(subscriptionId);
-      const disable = before?.disable ?? settled.disable;
-      runs.set(subscriptionId, {
-        run: settled.run,
-        ...(disable ? { disable } : {}),
-        at: before?.disable ? before.at : sentAt,
-      });
-      done.push({ claimed, completion, nextId: newId("wd_") });
-      return completion;
-    });
-    await store.completeAll(done, runs);
-    return completions;
+    const done = await sendAttempt(sending, claimed, sent);
+    reportSettled(logger, outcomes, done, await settleLater(done));
   }
 
   function claim(q: Queryable, capacity: number, prefetch = PREFETCH): Promise<ClaimedAttempt[]> {
@@ -278,50 +125,17 @@ export function deliveryWorker(options: WorkerOptions): DeliveryWorker {
     return result;
   }
 
-  // Claimed attempts wait here per endpoint until one of its slots is free: a worker claims up
-  // to PREFETCH times the cap, so the next send starts the moment one ends, while the
-  // settlement of those that ended (and the claim that refills) runs alongside.
-  const ready = new Map<string, (() => void)[]>();
-  const sending = new Map<string, number>();
-  let sendingTotal = 0;
-
-  function pump(): void {
-    for (const [origin, queue] of ready) {
-      while (
-        queue.length > 0 &&
-        (sending.get(origin) ?? 0) < options.perEndpoint &&
-        sendingTotal < options.concurrency
-      ) {
-        sending.set(origin, (sending.get(origin) ?? 0) + 1);
-        sendingTotal++;
-        queue.shift()?.();
-      }
-      if (queue.length === 0) ready.delete(origin);
-    }
-  }
-
-  function sent(origin: string): void {
-    const left = (sending.get(origin) ?? 1) - 1;
-    if (left > 0) sending.set(origin, left);
-    else sending.delete(origin);
-    sendingTotal--;
-    pump();
-  }
-
   /** Queues claimed attempts for sending; each counts as claimed until its outcome is recorded. */
   function launch(claimed: readonly ClaimedAttempt[]): Promise<void>[] {
     const sends = claimed.map((c) => {
       const origin = originOf(c.subscription.endpointUrl);
-      const p = new Promise<void>((start) => {
-        const queue = ready.get(origin);
-        if (queue) queue.push(start);
-        else ready.set(origin, [start]);
-      })
+      const p = slots
+        .take(origin)
         .then(() => {
           // Exactly once, whether the send ended or deliver failed before it.
           let free = true;
           const release = () => {
-            if (free) sent(origin);
+            if (free) slots.free(origin);
             free = false;
           };
           return deliver(c, release).finally(release);
@@ -334,7 +148,7 @@ export function deliveryWorker(options: WorkerOptions): DeliveryWorker {
       void p.finally(() => inFlight.delete(p));
       return p;
     });
-    pump();
+    slots.pump();
     return sends;
   }
 

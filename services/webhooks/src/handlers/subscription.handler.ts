@@ -20,24 +20,21 @@ import { parseSort } from "@platform/kit/pagination";
 import { problem } from "@platform/kit/problems";
 import type { SecretBox } from "@platform/kit/secret-box";
 import {
+  changeSubscription,
   createSubscription,
   ownedSubscription,
   redeliver,
   rotateSecret,
   sendTestEvent,
   subscriptionNotFound,
-  updateSubscription,
 } from "../application/subscriptions.js";
-import { checkEvents } from "../domain/catalog.js";
-import { checkEndpoint, type EndpointPolicy } from "../domain/endpoint.js";
+import type { EndpointPolicy } from "../domain/endpoint.js";
 import type { AttemptStatus } from "../domain/model.js";
-import { newSecret } from "../domain/signature.js";
+import { deliveryMessage, subscriptionMessage } from "../messages.js";
 import { ATTEMPT_SORT_KEYS } from "../store/attempt.store.js";
 import { pgStore, type TxStore, txStore } from "../store/index.js";
 import { SUBSCRIPTION_SORT_KEYS } from "../store/subscription.store.js";
-import { deliveryMessage, subscriptionMessage } from "./proto.js";
 
-const MAX_DESCRIPTION = 500;
 const ATTEMPT_STATUSES: readonly string[] = ["pending", "succeeded", "failed"];
 
 export interface SubscriptionDeps {
@@ -52,28 +49,6 @@ export interface SubscriptionDeps {
   secrets: SecretBox;
   /** Called after an attempt was queued (test, redeliver), so an in-process worker sends it now. */
   queued?: () => void;
-}
-
-async function validEndpoint(raw: string, policy: EndpointPolicy): Promise<string> {
-  const checked = await checkEndpoint(raw, policy);
-  if (!checked.ok) throw problem("webhook-endpoint-invalid", checked.reason, { field: "endpointUrl" });
-  return raw;
-}
-
-function validEvents(events: readonly string[]): string[] {
-  const checked = checkEvents(events);
-  if (!checked.ok) throw problem("webhook-events-invalid", checked.reason, { field: "events" });
-  return checked.events;
-}
-
-function validDescription(raw: string | undefined): string | null {
-  if (raw === undefined || raw.trim() === "") return null;
-  if ([...raw].length > MAX_DESCRIPTION) {
-    throw problem("invalid-field", `description must be at most ${MAX_DESCRIPTION} characters.`, {
-      field: "description",
-    });
-  }
-  return raw;
 }
 
 /** The webhooks API: subscriptions of the caller's org and their delivery attempts. */
@@ -116,14 +91,10 @@ export function subscriptionHandlers(deps: SubscriptionDeps): ServiceImpl<typeof
       const replay = await replayOfMethod({ db, clock }, ctx, rpc.createWebhookSubscription, req);
       if (replay) return withClearSecret(replay);
       const { orgId } = apiContext(ctx);
-      // Checked before the transaction: resolving the host must not hold a connection.
-      const endpointUrl = await validEndpoint(req.endpointUrl, endpoints);
-      const events = validEvents(req.events);
-      const description = validDescription(req.description);
-      const secret = newSecret();
-      const created = await write(ctx, rpc.createWebhookSubscription, req, (w) =>
-        // Sealed in the idempotency record too; opened below for this answer and for replays.
-        createSubscription(w, { clock, secrets }, { orgId, endpointUrl, events, description, secret }),
+      const created = await createSubscription(
+        { clock, secrets, endpoints },
+        { orgId, endpointUrl: req.endpointUrl, events: req.events, description: req.description },
+        (insert) => write(ctx, rpc.createWebhookSubscription, req, insert),
       );
       return withClearSecret(created);
     },
@@ -141,11 +112,17 @@ export function subscriptionHandlers(deps: SubscriptionDeps): ServiceImpl<typeof
       if (replay) return replay;
       const { orgId } = apiContext(ctx);
       const id = parseId("sub_", req.subscriptionId, "subscriptionId");
-      const endpointUrl = req.endpointUrl === undefined ? undefined : await validEndpoint(req.endpointUrl, endpoints);
-      const events = req.events === undefined ? undefined : validEvents(req.events.events);
-      const description = req.description === undefined ? undefined : validDescription(req.description);
-      return write(ctx, rpc.updateWebhookSubscription, req, (w) =>
-        updateSubscription(w, clock, { orgId, id, endpointUrl, events, description, enabled: req.enabled }),
+      return changeSubscription(
+        { clock, endpoints },
+        {
+          orgId,
+          id,
+          endpointUrl: req.endpointUrl,
+          events: req.events?.events,
+          description: req.description,
+          enabled: req.enabled,
+        },
+        (update) => write(ctx, rpc.updateWebhookSubscription, req, update),
       );
     },
 

@@ -6,10 +6,10 @@ import type {
   InsightRecordSchema,
   QnaSchema,
 } from "@platform/contracts/revenue";
-import type { CustomFields } from "../domain/custom-fields.js";
-import type { DealSchemaRecord } from "../domain/deal-schema.js";
-import { INSIGHT_TYPES, type InsightType } from "../domain/insight-types.js";
-import type { DealRecord, InsightItemRecord, InsightRecordRow, QnaRecord } from "../domain/model.js";
+import type { CustomFields } from "./domain/custom-fields.js";
+import type { DealSchemaRecord } from "./domain/deal-schema.js";
+import { INSIGHT_TYPES, type InsightType } from "./domain/insight-types.js";
+import type { DealRecord, InsightItemRecord, InsightRecordRow, QnaRecord } from "./domain/model.js";
 
 // Records → messages. The gateway maps the messages to the spec's JSON.
 

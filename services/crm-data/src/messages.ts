@@ -14,9 +14,9 @@ import {
   type TranscriptChunk,
   TranscriptChunkSchema,
 } from "@platform/contracts/crm";
-import type { AccountView, BotView, ChatRecord, ChunkRecord, ContactView } from "../domain/model.js";
-import { displayName, parentCompany } from "../domain/records.js";
-import type { ActivityRow } from "../store/activity.store.js";
+import type { AccountView, BotView, ChatRecord, ChunkRecord, ContactView } from "./domain/model.js";
+import { displayName, parentCompany } from "./domain/records.js";
+import type { ActivityRow } from "./store/activity.store.js";
 
 // Records to proto messages; unset optional fields stay unset (the gateway renders null).
 

@@ -8,11 +8,11 @@ import {
   type SmartSchedule,
   SmartScheduleSchema,
 } from "@platform/contracts/scheduling";
-import type { HostAvailability } from "../application/matching.js";
-import type { HostRecord, LocationRecord, ScheduleRecord } from "../domain/model.js";
-import { joinSlotTokens, SLOT_TOKEN_LENGTH, SLOT_TOKEN_TAIL_BYTES } from "../domain/slot-token.js";
-import { meetingStatus } from "../domain/status.js";
-import type { MeetingView } from "../store/index.js";
+import type { HostAvailability } from "./application/matching.js";
+import type { HostRecord, LocationRecord, ScheduleRecord } from "./domain/model.js";
+import { joinSlotTokens, SLOT_TOKEN_LENGTH, SLOT_TOKEN_TAIL_BYTES } from "./domain/slot-token.js";
+import { meetingStatus } from "./domain/status.js";
+import type { MeetingView } from "./store/index.js";
 
 // Records to proto messages; unset optional fields stay unset (the gateway renders null).
 

@@ -8,9 +8,9 @@ import type {
   SentEmailSchema,
   TopEmailBlastSchema,
 } from "@platform/contracts/analytics";
-import type { Delivery } from "../domain/delivery.js";
-import type { BlastRecord, SentEmailRecord } from "../domain/model.js";
-import { type Rates, ratesOf } from "../domain/rates.js";
+import type { Delivery } from "./domain/delivery.js";
+import type { BlastRecord, SentEmailRecord } from "./domain/model.js";
+import { type Rates, ratesOf } from "./domain/rates.js";
 
 const ts = (d: Date | null) => (d === null ? undefined : timestampFromDate(d));
 

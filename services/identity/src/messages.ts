@@ -19,16 +19,16 @@ import {
   UserSchema,
 } from "@platform/contracts/identity";
 import type { Scope } from "@platform/kit/scopes";
-import { type EntitlementsView, licenseTier } from "../domain/entitlements.js";
-import type { PartnerRelationshipRecord, TokenRecord } from "../domain/model.js";
-import { invitationStatus, seats } from "../domain/seats.js";
+import { type EntitlementsView, licenseTier } from "./domain/entitlements.js";
+import type { PartnerRelationshipRecord, TokenRecord } from "./domain/model.js";
+import { invitationStatus, seats } from "./domain/seats.js";
 import type {
   DelegationAuditEntry as AuditEntryRecord,
   ManagedOrganizationRow,
   OrganizationListItem,
   OrganizationView,
   UserView,
-} from "../store/index.js";
+} from "./store/index.js";
 
 // Records to proto messages; unset optional fields stay unset (the gateway renders null).
 

@@ -1,7 +1,7 @@
 import type { MessageInitShape } from "@bufbuild/protobuf";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import type { WebhookDeliverySchema, WebhookSubscriptionSchema } from "@platform/contracts/webhooks";
-import type { AttemptRecord, SubscriptionRecord } from "../domain/model.js";
+import type { AttemptRecord, SubscriptionRecord } from "./domain/model.js";
 
 /** The subscription as the API shows it: never its secrets. */
 export function subscriptionMessage(
