@@ -60,6 +60,7 @@ usage: scripts/stack.sh start|stop|status|logs [name]|roll [name…|all]|restart
            the old one, which drains (SHUTDOWN_TIMEOUT_MS) while the new one takes the work
            (docs/deploying.md); STACK_BUILD=0 runs the dist/ there is
   restart  stop, then start, each named process: what roll replaces (nothing serves between)
+  targets  print process=metrics-port for each process (what Prometheus scrapes)
 
 Each process runs under a small supervisor that restarts it when it exits (after 1 s, then
 2 s, 4 s … up to 30 s; back to 1 s after a run of a minute); its log says so.
@@ -79,6 +80,10 @@ another (STACK_NODE=node: the one on PATH). Each process gets the node flags the
 (scripts/node-flags.sh: on Node 22, --experimental-async-context-frame).
 STACK_RUNTIME=compiled (the default) builds dist/ with esbuild first and runs it, as the images
 do; STACK_RUNTIME=source runs the TypeScript sources through tsx.
+When scripts/observability.sh runs Zipkin (ZIPKIN_PORT, default 9411), every process sends its
+spans there (OTEL_TRACES_EXPORTER=zipkin; sampling parentbased_traceidratio, OTEL_TRACES_SAMPLER_ARG
+default 1: every request; an integrator's sampled traceparent is always kept); when it runs
+Prometheus, the processes' /metrics ports become its targets. Neither running: nothing changes.
 TXT
 }
 
@@ -349,6 +354,29 @@ roll_one() {
   echo "$name: rolled (pid $old_child drained and exited in $waited s; now pid $new_child)"
 }
 
+# Spans to Zipkin and scrape targets for Prometheus, only while scripts/observability.sh runs them;
+# settings the caller gave win.
+observability() {
+  if bash scripts/observability.sh status zipkin >/dev/null 2>&1; then
+    export OTEL_TRACES_EXPORTER=${OTEL_TRACES_EXPORTER:-zipkin}
+    export OTEL_EXPORTER_ZIPKIN_ENDPOINT=${OTEL_EXPORTER_ZIPKIN_ENDPOINT:-http://127.0.0.1:${ZIPKIN_PORT:-9411}/api/v2/spans}
+    export OTEL_TRACES_SAMPLER=${OTEL_TRACES_SAMPLER:-parentbased_traceidratio}
+    export OTEL_TRACES_SAMPLER_ARG=${OTEL_TRACES_SAMPLER_ARG:-1}
+    echo "traces: Zipkin http://127.0.0.1:${ZIPKIN_PORT:-9411}/zipkin/ ($OTEL_TRACES_SAMPLER $OTEL_TRACES_SAMPLER_ARG)"
+  fi
+  if bash scripts/observability.sh status prometheus >/dev/null 2>&1; then
+    # shellcheck disable=SC2046
+    bash scripts/observability.sh targets stack $(scrape_targets)
+    echo "metrics: Prometheus http://127.0.0.1:${PROMETHEUS_PORT:-9090}/targets scrapes every process"
+  fi
+}
+
+scrape_targets() {
+  local n
+  for n in $METRICS_ORDER; do printf '%s=%s ' "$n" "$(metrics_port "$n")"; done
+  echo
+}
+
 case "${1:-}" in
   start)
     mkdir -p "$RUN_DIR"
@@ -356,6 +384,7 @@ case "${1:-}" in
     pick_node
     bash scripts/infra.sh up
     bash scripts/kafka.sh start --mark "$RUN_DIR/kafka.started-by-stack"
+    observability
     build_dist
     for n in $PROCESSES; do
       command_of "$n"
@@ -367,6 +396,8 @@ case "${1:-}" in
     ;;
   stop)
     for n in gateway webhooks-delivery webhooks analytics revenue crm-data scheduling identity; do stop_one "$n"; done
+    # Prometheus stops scraping what is gone (no PlatformTargetDown for a stack stopped on purpose).
+    if bash scripts/observability.sh status prometheus >/dev/null 2>&1; then bash scripts/observability.sh targets stack; fi
     bash scripts/kafka.sh stop --if-marked "$RUN_DIR/kafka.started-by-stack"
     ;;
   status)
@@ -389,6 +420,7 @@ case "${1:-}" in
     names=$(targets "${@:2}")
     for n in $names; do running "$n" || { echo "$n: not running (scripts/stack.sh start first)" >&2; exit 1; }; done
     pick_node
+    observability
     build_dist
     if [ "$(cat /proc/sys/net/ipv4/tcp_migrate_req 2>/dev/null || echo 1)" = 0 ]; then
       echo "note: net.ipv4.tcp_migrate_req is 0: a connection the kernel queued for an old instance in the instant" \
@@ -399,6 +431,7 @@ case "${1:-}" in
   restart)
     names=$(targets "${@:2}")
     pick_node
+    observability
     build_dist
     for n in $names; do
       stop_one "$n"
@@ -406,6 +439,7 @@ case "${1:-}" in
       launch "$n" "$PORT0" "${CMD[@]}"
     done
     ;;
+  targets) scrape_targets ;;
   logs) tail -n 100 -f "$RUN_DIR/${2:?name: one of $PROCESSES}.log" ;;
   -h|--help|help) usage ;;
   *) usage >&2; exit 2 ;;

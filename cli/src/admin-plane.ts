@@ -39,7 +39,7 @@ export function describeFailure(err: unknown, adminUrl: string): string {
   const [problem] = ce.findDetails(ProblemSchema);
   if (problem) return `${problem.name}: ${problem.detail}`;
   if (ce.code === Code.Unavailable || ce.code === Code.DeadlineExceeded) {
-    return `cannot reach the admin plane at ${adminUrl} (${ce.rawMessage}); is the platform running? \`npm start\` runs it, or pass --admin-url`;
+    return `cannot reach the admin plane at ${adminUrl} (${ce.rawMessage}); is the platform running? \`npm start\` runs it; on other ports, export PLATFORM_URL as its banner says, or pass --admin-url`;
   }
   if (ce.code === Code.Unauthenticated) {
     return `the admin plane at ${adminUrl} rejected the admin secret; set PLATFORM_ADMIN_SECRET to the platform's value`;

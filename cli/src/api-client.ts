@@ -80,7 +80,7 @@ export function apiClient(baseUrl: string, apiKey: string): ApiClient {
       } catch (err) {
         const cause = (err as { cause?: { code?: string } }).cause?.code ?? (err as Error).message;
         throw new ApiError(
-          `cannot reach the API at ${base} (${cause}); is the platform running? \`npm start\` runs it, or pass --api-url`,
+          `cannot reach the API at ${base} (${cause}); is the platform running? \`npm start\` runs it; on other ports, export PLATFORM_URL as its banner says, or pass --api-url`,
         );
       }
       if (!res.ok) throw await failure(res, `${method} ${path}`);

@@ -2,13 +2,8 @@ import { createClient } from "@connectrpc/connect";
 import { IdentityAdminService } from "@platform/contracts/identity";
 import { adminClientInterceptor, httpTransport } from "@platform/kit/connect";
 import { Command, CommanderError } from "commander";
-import {
-  type AdminClient,
-  type AdminCommandDeps,
-  DEFAULT_ADMIN_SECRET,
-  DEFAULT_ADMIN_URL,
-  describeFailure,
-} from "./admin-plane.js";
+import { type AdminClient, type AdminCommandDeps, DEFAULT_ADMIN_SECRET, describeFailure } from "./admin-plane.js";
+import { endpoints } from "./endpoints.js";
 import { registerEventCommands } from "./events-commands.js";
 import { EXAMPLES } from "./help.js";
 import { registerOrgCommands } from "./org-commands.js";
@@ -21,6 +16,10 @@ export interface CliIo {
   stderr(text: string): void;
   env: Record<string, string | undefined>;
   now?: () => Date;
+  /** Ends `listen` (tests); SIGINT and SIGTERM do otherwise. */
+  signal?: AbortSignal;
+  /** Connection attempts of `listen` before it gives up, with short waits (tests). */
+  connectAttempts?: number;
 }
 
 /**
@@ -31,7 +30,7 @@ export async function run(argv: readonly string[], io: CliIo): Promise<number> {
   const now = io.now ?? (() => new Date());
   const out = (text: string) => io.stdout(`${text}\n`);
   const json = (value: unknown) => out(JSON.stringify(value, null, 2));
-  let adminUrl = io.env.PLATFORM_ADMIN_URL || DEFAULT_ADMIN_URL;
+  let adminUrl = endpoints(io.env).adminUrl;
   let client: AdminClient | undefined;
   const admin = (): AdminClient => {
     client ??= createClient(
@@ -45,7 +44,11 @@ export async function run(argv: readonly string[], io: CliIo): Promise<number> {
     .description(
       "Administer the Platform Integration API: API tokens, organizations, partner grants, the delegation audit, sandbox keys.",
     )
-    .option("--admin-url <url>", "admin plane address (env PLATFORM_ADMIN_URL)", adminUrl)
+    .option(
+      "--admin-url <url>",
+      "admin plane address (env PLATFORM_ADMIN_URL, else the port after PLATFORM_URL's)",
+      adminUrl,
+    )
     .exitOverride()
     .configureOutput({ writeOut: io.stdout, writeErr: io.stderr })
     .showHelpAfterError("(run with --help for usage)")
@@ -61,7 +64,14 @@ export async function run(argv: readonly string[], io: CliIo): Promise<number> {
   registerSandboxCommands(program, deps);
 
   // The public API with an API key: listen and trigger.
-  registerEventCommands(program, { env: io.env, stdout: io.stdout, stderr: io.stderr, now });
+  registerEventCommands(program, {
+    env: io.env,
+    stdout: io.stdout,
+    stderr: io.stderr,
+    now,
+    ...(io.signal ? { signal: io.signal } : {}),
+    ...(io.connectAttempts ? { connectAttempts: io.connectAttempts } : {}),
+  });
 
   try {
     await program.parseAsync(argv, { from: "user" });

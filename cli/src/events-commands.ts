@@ -1,6 +1,9 @@
 import { type Command, CommanderError } from "commander";
-import { ApiError, apiClient, DEFAULT_API_URL } from "./api-client.js";
-import { listen } from "./listen.js";
+import { ApiError, apiBase, apiClient } from "./api-client.js";
+import { endpoints } from "./endpoints.js";
+import { parseEventKinds } from "./event-kinds.js";
+import { checkForwardTo, listen, newSessionSecret } from "./listen.js";
+import { ListenState } from "./listen-state.js";
 import { TRIGGER_SCOPES, TRIGGERS, trigger } from "./trigger.js";
 
 export interface EventCommandsDeps {
@@ -10,6 +13,8 @@ export interface EventCommandsDeps {
   now(): Date;
   /** Ends `listen` (tests); SIGINT and SIGTERM do otherwise. */
   signal?: AbortSignal;
+  /** Connection attempts of `listen` before it gives up, with short waits (tests). */
+  connectAttempts?: number;
 }
 
 const KEY_HELP =
@@ -34,7 +39,7 @@ function requireKey(deps: EventCommandsDeps, raw: string | undefined): string {
 
 /** `platform listen` and `platform trigger`: the public API with an API key, not the admin plane. */
 export function registerEventCommands(program: Command, deps: EventCommandsDeps): void {
-  const apiUrl = deps.env.PLATFORM_API_URL || DEFAULT_API_URL;
+  const { apiUrl } = endpoints(deps.env);
   const out = (line: string) => deps.stdout(`${line}\n`);
   const err = (line: string) => deps.stderr(`${line}\n`);
 
@@ -46,9 +51,10 @@ export function registerEventCommands(program: Command, deps: EventCommandsDeps)
     .requiredOption("--forward-to <url>", "where each event is POSTed, e.g. http://localhost:3000/webhooks")
     .option("--events <kinds>", "comma-separated event kinds to forward (default: every kind)")
     .option("--api-key <key>", KEY_HELP)
-    .option("--api-url <url>", "the API (env PLATFORM_API_URL)", apiUrl)
+    .option("--api-url <url>", "the API (env PLATFORM_API_URL, else PLATFORM_URL/api/v1alpha1)", apiUrl)
     .option("--last-event-id <evt_…>", "resume after this event: nothing after it is missed")
-    .option("--secret <whsec_…>", "sign with this secret instead of a new one per session")
+    .option("--no-resume", "start from now, not after the last event the previous run forwarded")
+    .option("--secret <whsec_…>", "sign with this secret instead of the stable one kept for the API key")
     .option(
       "--json",
       "print JSON lines: first {secret, forwardTo, events, apiUrl}, then {time, id, type, status, ms, error?} per event",
@@ -57,10 +63,15 @@ export function registerEventCommands(program: Command, deps: EventCommandsDeps)
       "after",
       `
 Each event is POSTed with the body of its v2 webhook delivery and the headers webhook-id (the
-event id), webhook-timestamp and webhook-signature, signed with the session secret printed at
-start, so the receiver's verification code (e.g. the standardwebhooks package) runs as in
+event id), webhook-timestamp and webhook-signature, signed with the secret printed at start,
+so the receiver's verification code (e.g. the standardwebhooks package) runs as in
 production. One line per event: time, kind, id, the receiver's status and how long it took.
-The connection is resumed after drops (Last-Event-ID), with backoff; Ctrl-C stops.
+
+The secret is stable per API key: made on first use and kept, with the last event forwarded,
+in $XDG_CONFIG_HOME/platform/listen.json (else ~/.config/platform/listen.json; mode 0600; the
+key itself is not stored). A restart resumes after that event unless --no-resume.
+The connection is resumed after drops (Last-Event-ID), with backoff; Ctrl-C stops. When it
+never connects (a wrong address, a stopped platform) it gives up after 5 attempts.
 
 Examples:
   $ platform listen --forward-to http://localhost:3000/webhooks --api-key $KEY
@@ -74,10 +85,24 @@ Examples:
         apiKey?: string;
         apiUrl: string;
         lastEventId?: string;
+        resume: boolean;
         secret?: string;
         json?: boolean;
       }) => {
         const apiKey = requireKey(deps, opts.apiKey);
+        let events: string[];
+        let base: string;
+        try {
+          events = parseEventKinds(opts.events);
+          checkForwardTo(opts.forwardTo);
+          base = apiBase(opts.apiUrl);
+        } catch (e) {
+          fail(deps, e);
+        }
+        const state = new ListenState(deps.env);
+        const secret = opts.secret ?? state.secretFor(apiKey, newSessionSecret);
+        const saved = opts.resume && !opts.lastEventId ? state.lastEventId(apiKey, base) : undefined;
+        const lastEventId = opts.lastEventId ?? saved;
         const controller = new AbortController();
         const stop = () => controller.abort();
         deps.signal?.addEventListener("abort", stop, { once: true });
@@ -91,15 +116,19 @@ Examples:
               apiUrl: opts.apiUrl,
               apiKey,
               forwardTo: opts.forwardTo,
-              events: (opts.events ?? "")
-                .split(",")
-                .map((e) => e.trim())
-                .filter(Boolean),
+              events,
               json: opts.json === true,
-              ...(opts.lastEventId ? { lastEventId: opts.lastEventId } : {}),
-              ...(opts.secret ? { secret: opts.secret } : {}),
+              ...(lastEventId ? { lastEventId, lastEventIdSource: saved ? "saved" : "given" } : {}),
+              secret,
+              secretNote: opts.secret ? "from --secret" : `stable for this API key, kept in ${state.file}`,
+              ...(deps.connectAttempts ? { connectAttempts: deps.connectAttempts, minBackoffMs: 10 } : {}),
             },
-            { out, err, now: deps.now },
+            {
+              out,
+              err,
+              now: deps.now,
+              forwarded: (id) => state.saveLastEventId(apiKey, base, id),
+            },
             controller.signal,
           );
         } catch (e) {
@@ -116,7 +145,7 @@ Examples:
     .description("cause a real event of a kind in the organization (sandbox data), to watch it arrive with `listen`")
     .argument("<event-type>", `one of: ${Object.keys(TRIGGERS).join(", ")}`)
     .option("--api-key <key>", KEY_HELP)
-    .option("--api-url <url>", "the API (env PLATFORM_API_URL)", apiUrl)
+    .option("--api-url <url>", "the API (env PLATFORM_API_URL, else PLATFORM_URL/api/v1alpha1)", apiUrl)
     .option("--json", "print a JSON array of the steps {action, id, emits}")
     .addHelpText(
       "after",

@@ -1,5 +1,6 @@
 // The text `platform --help` ends with: examples and the environment the admin commands read.
 import { DEFAULT_ADMIN_URL, DEFAULT_SANDBOX_SEED } from "./admin-plane.js";
+import { DEFAULT_PLATFORM_URL } from "./endpoints.js";
 
 export const EXAMPLES = `
 Examples:
@@ -14,6 +15,10 @@ Examples:
   $ platform audit list --parent org_… --limit 20
 
 Environment:
-  PLATFORM_ADMIN_URL     admin plane address (default ${DEFAULT_ADMIN_URL}); --admin-url overrides it
+  PLATFORM_URL           the platform's address as \`npm start\` prints it (default ${DEFAULT_PLATFORM_URL}):
+                         the API below it, the admin plane on the next port; the one setting to export
+  PLATFORM_ADMIN_URL     admin plane address, when not PLATFORM_URL's next port (default ${DEFAULT_ADMIN_URL}); --admin-url overrides it
+  PLATFORM_API_URL       API address of listen and trigger (default PLATFORM_URL/api/v1alpha1); --api-url overrides it
+  PLATFORM_API_KEY       API key of listen and trigger; --api-key overrides it
   PLATFORM_ADMIN_SECRET  admin secret (default: the platform's development secret)
   SANDBOX_SEED           sandbox seed, for \`sandbox keys\` when the platform is not running (default "${DEFAULT_SANDBOX_SEED}")`;

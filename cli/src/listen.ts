@@ -17,8 +17,17 @@ export interface ListenOptions {
   json: boolean;
   /** Resume after this event (the last id a previous session printed). */
   lastEventId?: string;
+  /**
+   * Where lastEventId came from: "saved" (the previous run's position, which may have left the
+   * log: then the stream starts from now instead of failing) or "given" (--last-event-id).
+   */
+  lastEventIdSource?: "saved" | "given";
   /** Sign with this whsec_ secret instead of a new one per session. */
   secret?: string;
+  /** Where the secret came from, for the header line (e.g. "stable for this API key, kept in …"). */
+  secretNote?: string;
+  /** Connection attempts before giving up when none has ever succeeded (default 5); after a first success it reconnects forever. */
+  connectAttempts?: number;
   /** Reconnect backoff, doubling from min to max (tests shorten it). */
   minBackoffMs?: number;
   maxBackoffMs?: number;
@@ -34,6 +43,8 @@ export interface ListenIo {
   /** Progress and connection state, never machine output. */
   err(line: string): void;
   now(): Date;
+  /** Called after each event is forwarded (to remember the position across runs). */
+  forwarded?(eventId: string): void;
 }
 
 /** What happened to one forwarded event. */
@@ -54,7 +65,7 @@ export function newSessionSecret(): string {
   return `whsec_${randomBytes(32).toString("base64")}`;
 }
 
-function checkForwardTo(raw: string): string {
+export function checkForwardTo(raw: string): string {
   let url: URL;
   try {
     url = new URL(raw);
@@ -151,6 +162,7 @@ export async function listen(opts: ListenOptions, io: ListenIo, signal: AbortSig
   const maxBackoff = opts.maxBackoffMs ?? 30_000;
   const idleTimeout = opts.idleTimeoutMs ?? 45_000;
   const forwardTimeout = opts.forwardTimeoutMs ?? 15_000;
+  const connectAttempts = opts.connectAttempts ?? 5;
   const query = opts.events.map((t) => `type=${encodeURIComponent(t)}`).join("&");
   const url = `${base}/events/stream${query ? `?${query}` : ""}`;
   let lastEventId = opts.lastEventId;
@@ -159,11 +171,14 @@ export async function listen(opts: ListenOptions, io: ListenIo, signal: AbortSig
     io.out(JSON.stringify({ secret, forwardTo: target, events: opts.events, apiUrl: base }));
   } else {
     io.out(`Forwarding ${opts.events.length > 0 ? opts.events.join(", ") : "every event kind"} to ${target}`);
-    io.out(`Signing secret of this session: ${secret}`);
+    io.out(`Signing secret: ${secret}${opts.secretNote ? ` (${opts.secretNote})` : ""}`);
     io.out("(verify deliveries with it as with a subscription's secret; press Ctrl-C to stop)");
   }
 
   let backoff = minBackoff;
+  let connected = false;
+  let failedAttempts = 0;
+  let savedPosition = opts.lastEventIdSource === "saved";
   while (!signal.aborted) {
     const connection = new AbortController();
     const stop = () => connection.abort();
@@ -188,8 +203,21 @@ export async function listen(opts: ListenOptions, io: ListenIo, signal: AbortSig
         await sleep(wait, signal);
         continue;
       }
+      if (res.status === 400 && savedPosition && lastEventId) {
+        // The previous run's position left the log (retention, another database): start from now.
+        const refused = await failure(res, "GET /events/stream");
+        if (refused.problem === "invalid-cursor") {
+          io.err(`the saved position ${lastEventId} is not in the event log any more; starting from now`);
+          lastEventId = undefined;
+          savedPosition = false;
+          continue;
+        }
+        throw refused;
+      }
       if (!res.ok || !res.body) throw await failure(res, "GET /events/stream");
       io.err(`connected to ${base}${lastEventId ? ` (resuming after ${lastEventId})` : ""}`);
+      connected = true;
+      savedPosition = false;
       backoff = minBackoff;
       touch();
       const pending: EventSourceMessage[] = [];
@@ -210,6 +238,7 @@ export async function listen(opts: ListenOptions, io: ListenIo, signal: AbortSig
           const at = io.now();
           const result = await forward(signer, target, { id: message.id, body: message.data }, forwardTimeout);
           lastEventId = message.id;
+          io.forwarded?.(message.id);
           const line: Forwarded = { time: at.toISOString(), id: message.id, type, ...result };
           io.out(opts.json ? JSON.stringify(line) : eventLine(line));
           touch();
@@ -223,6 +252,13 @@ export async function listen(opts: ListenOptions, io: ListenIo, signal: AbortSig
       if (signal.aborted) break;
       if (fatal(err)) throw err;
       const why = err instanceof ApiError ? err.message : networkError(err);
+      // Never connected: a wrong address or a stopped platform, which waiting will not fix.
+      if (!connected && ++failedAttempts >= connectAttempts) {
+        throw new ApiError(
+          `cannot reach the API at ${base} after ${failedAttempts} attempts (${why}); is the platform running? ` +
+            "`npm start` runs it; on other ports, export PLATFORM_URL as its banner says, or pass --api-url",
+        );
+      }
       io.err(`disconnected (${why}); reconnecting in ${Math.ceil(backoff / 1000)} s`);
       await sleep(backoff, signal);
       backoff = Math.min(maxBackoff, backoff * 2);

@@ -113,7 +113,7 @@ describe("platform listen", () => {
       );
       expect(r.headers["content-type"]).toBe("application/json");
     }
-    expect(io.lines[1]).toBe(`Signing secret of this session: ${secret}`);
+    expect(io.lines[1]).toBe(`Signing secret: ${secret}`);
     expect(io.lines.slice(3)).toEqual(
       ids.map((id) =>
         expect.stringMatching(new RegExp(`^2026-03-02T10:00:05.000Z  ${BOOKED}\\s+${id}  → 204 \\(\\d+ ms\\)$`)),

@@ -1,8 +1,10 @@
 // Validates the deployment artefacts (run by scripts/validate-deploy.sh, in CI after `npm run check`):
 //  1. every kustomization under deploy/k8s (each base, each process, each migration, each overlay) renders
 //     with kustomize, and every rendered object validates against the Kubernetes OpenAPI schemas
-//     (kubernetes-models: one validator per apiVersion/kind, generated from the Kubernetes OpenAPI spec),
-//     and every Deployment carries the settings of a rolling update without errors (rollout-rules.ts);
+//     (kubernetes-models: one validator per apiVersion/kind, generated from the Kubernetes OpenAPI spec;
+//     custom resources: the Prometheus Operator's CRD schemas, @kubernetes-models/prometheus-operator),
+//     every Deployment carries the settings of a rolling update without errors (rollout-rules.ts), and
+//     the PrometheusRule is the current copy of deploy/prometheus/rules;
 //  2. docker-compose.yml, interpolated with its `${VAR:-default}` defaults as Compose does, validates
 //     against the Compose specification JSON schema, and its references hold (depends_on targets and
 //     conditions, Dockerfile targets, mounted files, the collector's pipelines).
@@ -14,6 +16,7 @@ import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Ajv2019 } from "ajv/dist/2019.js";
 import { parse, parseAllDocuments } from "yaml";
+import { PROMETHEUS_RULE, prometheusRule } from "./prometheus-rule.js";
 import { rolloutProblems } from "./rollout-rules.js";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
@@ -58,13 +61,17 @@ function kustomizations(dir: string): string[] {
 }
 
 type Validator = new (data: Obj) => { validate(): void };
+const CRD_PACKAGES: Record<string, string> = { "monitoring.coreos.com": "@kubernetes-models/prometheus-operator" };
 const models = new Map<string, Validator | undefined>();
 
 async function modelOf(apiVersion: string, kind: string): Promise<Validator | undefined> {
   const key = `${apiVersion}/${kind}`;
   if (!models.has(key)) {
     const [group, version] = apiVersion.includes("/") ? apiVersion.split("/") : ["", apiVersion];
-    const spec = group ? `kubernetes-models/${group}/${version}/${kind}` : `kubernetes-models/${version}/${kind}`;
+    // Custom resources: the Prometheus Operator's (PodMonitor, PrometheusRule) validate against its
+    // CRD schemas, packaged as @kubernetes-models/prometheus-operator.
+    const pkg = CRD_PACKAGES[group ?? ""] ?? "kubernetes-models";
+    const spec = group ? `${pkg}/${group}/${version}/${kind}` : `${pkg}/${version}/${kind}`;
     try {
       const mod = (await import(spec)) as Record<string, Validator>;
       models.set(key, mod[kind]);
@@ -228,9 +235,19 @@ function validateCompose(): void {
   console.log(`otel     ${collectorFile}: ${Object.keys(pipelines).length} pipelines checked`);
 }
 
+// The PrometheusRule is a copy of deploy/prometheus/rules: it must be the current one.
+function validatePrometheusRule(): void {
+  if (readFileSync(PROMETHEUS_RULE, "utf8") !== prometheusRule())
+    fail(relative(ROOT, PROMETHEUS_RULE), "stale: run node --import tsx deploy/tools/prometheus-rule.ts");
+  else console.log(`rules    ${relative(ROOT, PROMETHEUS_RULE)}: the PrometheusRule matches deploy/prometheus/rules`);
+}
+
 // `--only k8s` or `--only compose` runs one half.
 const only = process.argv.includes("--only") ? process.argv[process.argv.indexOf("--only") + 1] : undefined;
-if (only !== "compose") await validateKubernetes();
+if (only !== "compose") {
+  await validateKubernetes();
+  validatePrometheusRule();
+}
 if (only !== "k8s") validateCompose();
 if (problems.length > 0) {
   console.error(`\n${problems.length} problem(s):\n${problems.map((p) => `  - ${p}`).join("\n")}`);

@@ -99,6 +99,9 @@ function checkPage(
       [...spec.page.sortFields],
       spec.page.defaultSort,
     ).key;
+    // As the schema's enum names it (trimmed, the default for an empty one): a sort the guard
+    // accepted always passes the schema, and one it refused was already invalid-sort-field.
+    if (typeof sort === "string") query.sort = sortKey;
   } else if (sort !== undefined) {
     throw problem("invalid-sort-field", "This list has no sort parameter.", {
       field: String(sort),

@@ -1,6 +1,16 @@
-import { WEBHOOK_EVENT_CATALOG, WEBHOOK_TEST_EVENT_TYPE } from "@platform/contracts/webhooks";
+import type { DescMessage } from "@bufbuild/protobuf";
+import {
+  DealCreatedSchema,
+  DealUpdatedSchema,
+  InsightCreatedSchema,
+  InsightItemAppendedSchema,
+  QnaCreatedSchema,
+  QnaUpdatedSchema,
+} from "@platform/contracts/events/revenue";
+import { WEBHOOK_EVENT_CATALOG, WEBHOOK_TEST_EVENT_TYPE, type WebhookEventKind } from "@platform/contracts/webhooks";
 import { API_PREFIX } from "./route.js";
 import { type JsonSchema, nullable } from "./schemas/common.js";
+import { protoJsonSchema } from "./schemas/proto-json.js";
 
 // The webhooks the platform sends, documented in the OpenAPI document's top-level `webhooks`
 // (one POST per event kind), and the event catalog as the enum of the subscription bodies'
@@ -43,6 +53,16 @@ const signatureHeaders = [
   },
 ];
 
+/** The message each revenue kind carries (proto/platform/events/revenue/v1/events.proto). */
+const REVENUE_DATA = {
+  "revenue.deal.created": DealCreatedSchema,
+  "revenue.deal.updated": DealUpdatedSchema,
+  "revenue.qna.created": QnaCreatedSchema,
+  "revenue.qna.updated": QnaUpdatedSchema,
+  "revenue.insight.created": InsightCreatedSchema,
+  "revenue.insight.item-appended": InsightItemAppendedSchema,
+} satisfies Record<Extract<WebhookEventKind, `revenue.${string}`>, DescMessage>;
+
 const meetingReason = nullable("string", "The caller's reason; null when none was given");
 
 /** What one event kind carries under `data` (v2) and `payload` (legacy). */
@@ -74,9 +94,10 @@ function eventData(kind: string): { v2: JsonSchema; legacy: JsonSchema; summary:
       summary: `${what}. Bookings from preview slot tokens, and every later event of such a meeting, are not delivered`,
     };
   }
+  const message = REVENUE_DATA[kind as keyof typeof REVENUE_DATA];
   const data = {
-    type: "object",
-    description: "The event's data as revenue publishes it (proto3 JSON of its platform.events.revenue.v1 message)",
+    ...protoJsonSchema(message),
+    description: `The event's data as revenue publishes it: the proto3 JSON of ${message.typeName} (fields at their default value, such as an empty string, are omitted)`,
   };
   return { v2: data, legacy: data, summary: `Revenue: ${kind.slice("revenue.".length)}` };
 }

@@ -67,8 +67,15 @@ export function validationProblem(
   else if (error.keyword === "additionalProperties")
     detail = notWritable ?? `${where} '${field}' is not accepted here.`;
   else if (error.keyword === "required") detail = `${where} '${field}' is required.`;
+  else if (error.keyword === "enum") detail = `${where} '${field}' must be one of: ${allowedValues(error)}.`;
   else detail = `${where} '${field}' ${error.message}.`;
   return problem(problemName(part, field, route, error?.keyword), detail, field ? { field } : {});
+}
+
+/** An enum's values, so a typo's message shows what was meant (ajv's own message lists none). */
+function allowedValues(error: ErrorObject): string {
+  const values = (error.params as { allowedValues?: unknown[] }).allowedValues ?? [];
+  return values.map((v) => (typeof v === "string" ? v : JSON.stringify(v))).join(", ");
 }
 
 function unknownParameter(field: string, route: RouteSpec | undefined): string {

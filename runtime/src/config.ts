@@ -6,8 +6,9 @@ export const embeddedConfigSpec = {
   PORT: { description: "HTTP port of the gateway", default: 8080, parse: parse.port },
   HOST: { description: "Interface the gateway listens on", default: "127.0.0.1", parse: parse.string },
   ADMIN_PORT: {
-    description: "Port of the admin plane (Connect, HTTP/2); 0 disables it",
-    default: 8081,
+    description:
+      "Port of the admin plane (Connect, HTTP/2); unset: PORT + 1 (8081), where the CLI looks; 0 disables it",
+    default: undefined as number | undefined,
     parse: parse.port,
   },
   PLATFORM_DATA_DIR: {
@@ -27,6 +28,11 @@ export const embeddedConfigSpec = {
     parse: parse.string,
   },
   SANDBOX_ENABLED: { description: "Seed the sandbox on first start", default: true, parse: parse.bool },
+  DISK_CHECK_INTERVAL_MS: {
+    description: "How often the data directory is checked for writes; while it cannot be written the API answers 503",
+    default: 1000,
+    parse: parse.int(100),
+  },
   BODY_LIMIT_BYTES: { description: "Largest accepted request body", default: 1_048_576, parse: parse.int(1) },
   SLOT_TOKEN_SECRET: {
     description: "HMAC secret of the signed slot tokens",

@@ -161,6 +161,12 @@ describe("npm start on a data directory and ports", () => {
       expect(admin).toContain(`Port ${BLOCKED_PORT} on 127.0.0.1 (ADMIN_PORT) is already in use`);
       expect(admin).toContain("PLATFORM_ADMIN_URL");
       expect(existsSync(join(dataDir, LOCK_FILE))).toBe(false);
+
+      // The ports are checked before anything is written: no directory, no seeded database, no keys.
+      const fresh = join(dataDir, "never-created");
+      await refusal(start({ PORT: String(BLOCKED_PORT), PLATFORM_DATA_DIR: fresh }));
+      await refusal(start({ ADMIN_PORT: String(BLOCKED_PORT), PLATFORM_DATA_DIR: fresh }));
+      expect(existsSync(fresh)).toBe(false);
     },
     3 * START_TIMEOUT_MS,
   );

@@ -52,9 +52,10 @@ if (account) {
   console.log(`Moved it to ${won.stage}`);
 }
 
-// 4. Errors are PlatformError with a typed problem.
+// 4. Errors are PlatformError with a typed problem. (A sort outside the allowlist does not
+// even compile: sort is a union of the allowed fields; the cast sends one anyway.)
 try {
-  await client.deals.list({ sort: "color" });
+  await client.deals.list({ sort: "color" as "name" });
 } catch (err) {
   if (err instanceof PlatformError && err.is("invalid-sort-field")) {
     console.log(`Sort fields allowed: ${err.problem.allowedSortFields.join(", ")} (request ${err.requestId})`);

@@ -81,6 +81,8 @@ function operationTable(document: Record<string, unknown>): string {
         header("If-Match") ? "ifMatch: true" : "",
         paginated ? "paginated: true" : "",
         op.requestBody ? "body: true" : "",
+        // Without path or query parameters, a call takes only its options (no input object).
+        (op.parameters?.some((p) => p.in === "query") ?? false) ? "query: true" : "",
       ].filter(Boolean);
       rows.push(
         `  ${op.operationId}: { method: "${method.toUpperCase()}", path: ${JSON.stringify(path)}${flags.map((f) => `, ${f}`).join("")} },`,
@@ -90,13 +92,13 @@ function operationTable(document: Record<string, unknown>): string {
   return `${HEADER}
 /**
  * Every operation of the API by operationId: method, path below ${API_PREFIX}, the headers it
- * requires, whether it is a page of a list, whether it takes a JSON body.
+ * requires, whether it is a page of a list, whether it takes a JSON body or query parameters.
  */
 export const OPERATIONS = {
 ${rows.join("\n")}
 } as const satisfies Record<
   string,
-  { method: string; path: string; idempotencyKey?: true; ifMatch?: true; paginated?: true; body?: true }
+  { method: string; path: string; idempotencyKey?: true; ifMatch?: true; paginated?: true; body?: true; query?: true }
 >;
 
 /** The base path of this version of the API. */

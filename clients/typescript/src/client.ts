@@ -1,5 +1,7 @@
+import { DEFAULT_AVAILABILITY_DAYS, narrowAvailability } from "./availability.js";
 import { PlatformConnectionError, PlatformError } from "./errors.js";
 import { API_PREFIX, OPERATIONS } from "./generated/operations.js";
+import { remember } from "./last-response.js";
 import { type PageOf, PageRequest } from "./pagination.js";
 import { parseProblem } from "./problems.js";
 import { RESOURCES, type Resources } from "./resources.js";
@@ -48,6 +50,14 @@ export interface ClientOptions {
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
   /** Random numbers for the backoff jitter, in [0, 1). */
   random?: () => number;
+  /**
+   * Days of availability `smartSchedules.availability` asks for when the body has no
+   * `dateRange` (from now). Default 7; false asks for the schedule's whole booking window, the
+   * server's default, which can be thousands of slots in one unpaginated answer.
+   */
+  availabilityDays?: number | false;
+  /** The client's clock, for the default availability window. */
+  now?: () => Date;
 }
 
 interface Resolved {
@@ -61,6 +71,8 @@ interface Resolved {
   idempotencyKey: () => string;
   sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
   random: () => number;
+  availabilityDays: number | false;
+  now: () => Date;
 }
 
 /** One request as the client sends it, before any attempt. */
@@ -92,6 +104,8 @@ function resolve(options: ClientOptions): Resolved {
     idempotencyKey: options.idempotencyKey ?? (() => crypto.randomUUID()),
     sleep: options.sleep ?? realSleep,
     random: options.random ?? Math.random,
+    availabilityDays: options.availabilityDays ?? DEFAULT_AVAILABILITY_DAYS,
+    now: options.now ?? (() => new Date()),
   };
 }
 
@@ -188,11 +202,11 @@ export class PlatformClient extends ResourceGroups {
     if (spec.paginated) {
       const fetchPage = async (cursor: string | undefined) => {
         const withCursor = cursor === undefined ? input : { ...input, cursor };
-        return (await this.#send(operationId, withCursor, body, options)).data as PageOf<unknown>;
+        return remember(await this.#send(operationId, withCursor, body, options)) as PageOf<unknown>;
       };
       return new PageRequest(fetchPage) as unknown as ResultOf<K>;
     }
-    return this.#send(operationId, input, body, options).then((r) => r.data) as ResultOf<K>;
+    return this.#send(operationId, input, body, options).then(remember) as ResultOf<K>;
   }
 
   /**
@@ -223,7 +237,7 @@ export class PlatformClient extends ResourceGroups {
       body?: unknown;
     };
     const response = await this.#send(operationId, { ...query, ...params }, body, options);
-    return response.data as ResponseOf<OperationFor<M, P>>;
+    return remember(response) as ResponseOf<OperationFor<M, P>>;
   }
 
   /** Arguments of `call` → input (path and query), body and options, by the operation's shape. */
@@ -242,8 +256,14 @@ export class PlatformClient extends ResourceGroups {
       const [input = {}, body, options = {}] = args as [Record<string, unknown>?, unknown?, Options?];
       return { input, body, options };
     }
+    const hasQuery = (OPERATIONS[operationId] as { query?: true }).query === true;
+    if (!hasPath && !hasQuery && args.length < 2) {
+      // (options?): nothing of it may end up in the query (`me({ signal })` must not send ?signal=).
+      const [options = {}] = args as [Options?];
+      return { input: {}, body: undefined, options };
+    }
     const [input = {}, options = {}] = args as [Record<string, unknown>?, Options?];
-    return { input, body: undefined, options };
+    return { input: hasPath || hasQuery ? input : {}, body: undefined, options };
   }
 
   #prepare(
@@ -269,6 +289,7 @@ export class PlatformClient extends ResourceGroups {
     if (options.ifMatch !== undefined) {
       headers["if-match"] = typeof options.ifMatch === "number" ? `W/"${options.ifMatch}"` : options.ifMatch;
     }
+    if (operationId === "getAvailability") body = narrowAvailability(body, c.availabilityDays, c.now());
     if (body !== undefined) headers["content-type"] = "application/json";
     Object.assign(headers, options.headers);
     return {

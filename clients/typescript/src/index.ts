@@ -1,8 +1,10 @@
+export { DEFAULT_AVAILABILITY_DAYS } from "./availability.js";
 export { CLIENT_VERSION, type ClientOptions, PlatformClient } from "./client.js";
 export { PlatformConnectionError, PlatformError } from "./errors.js";
 // The generated types: paths, operations, components, webhooks, and each schema by name (Deal, Meeting, …).
 export type * from "./generated/openapi.js";
 export { API_PREFIX, OPERATIONS } from "./generated/operations.js";
+export { lastResponse, type ResponseMeta } from "./last-response.js";
 export { type PageOf, PageRequest } from "./pagination.js";
 export {
   isProblemName,
@@ -35,14 +37,17 @@ export type {
 } from "./types.js";
 export {
   type AnyWebhookEvent,
+  generateTestWebhookHeaders,
   isV2Event,
   type LegacyWebhookEvent,
+  type TestHeaderOptions,
   type VerifyOptions,
   verifyWebhook,
   WEBHOOK_TOLERANCE_SECONDS,
   type WebhookEvent,
   type WebhookEventType,
   type WebhookHeaders,
+  type WebhookSignatureHeaders,
   WebhookVerificationError,
   type WebhookVerificationFailure,
 } from "./webhooks.js";

@@ -74,12 +74,22 @@ export type OptionsOf<K extends OperationId> = CallOptions & IfMatchOf<K>;
 type OptionsArg<K extends OperationId, Extra = unknown> = Table[K] extends { ifMatch: true }
   ? [options: OptionsOf<K> & Extra]
   : [options?: OptionsOf<K> & Extra];
-type InputArg<K extends OperationId> = object extends InputOf<K> ? [input?: InputOf<K>] : [input: InputOf<K>];
 type HasPath<K extends OperationId> = [PathParamsOf<K>] extends [never] ? false : true;
+type HasQuery<K extends OperationId> = [QueryOf<K>] extends [never] ? false : true;
+/** No input at all where the operation has no path or query parameters: only options follow. */
+type InputArg<K extends OperationId> =
+  HasPath<K> extends false
+    ? HasQuery<K> extends false
+      ? []
+      : object extends InputOf<K>
+        ? [input?: InputOf<K>]
+        : [input: InputOf<K>]
+    : [input: InputOf<K>];
 
 /**
  * The arguments of a call of operation K:
  * - without a body: `(input?, options?)`, input holding the path and query parameters;
+ * - without a body, path or query parameters: `(options?)` only;
  * - with a body and path parameters: `(input, body, options?)`;
  * - with a body and no path parameters: `(body, options?)`, query parameters in `options.query`.
  * `options` is required where If-Match is.

@@ -1,4 +1,4 @@
-import { createHmac, timingSafeEqual } from "node:crypto";
+import { createHmac, randomUUID, timingSafeEqual } from "node:crypto";
 import type { webhooks } from "./generated/openapi.js";
 
 // Standard Webhooks verification (https://www.standardwebhooks.com): the platform signs
@@ -11,8 +11,17 @@ export type WebhookEventType = keyof webhooks;
 type Delivered<K extends WebhookEventType> = NonNullable<
   webhooks[K]["post"]
 >["requestBody"]["content"]["application/json"];
-type V2Data<K extends WebhookEventType> = NonNullable<Extract<Delivered<K>, { timestamp: string }>["data"]>;
-type LegacyPayload<K extends WebhookEventType> = NonNullable<Extract<Delivered<K>, { created_at: string }>["payload"]>;
+/**
+ * A kind's own payload: the envelope schema's open `data` (Record<string, unknown>) is
+ * intersected with the kind's fields, whose index signature would let any name compile.
+ */
+type KnownFields<T> = { [P in keyof T as string extends P ? never : P]: T[P] };
+type V2Data<K extends WebhookEventType> = KnownFields<
+  NonNullable<Extract<Delivered<K>, { timestamp: string }>["data"]>
+>;
+type LegacyPayload<K extends WebhookEventType> = KnownFields<
+  NonNullable<Extract<Delivered<K>, { created_at: string }>["payload"]>
+>;
 
 /** A v2 event (subscriptions created through this API version), discriminated by `type`. */
 export type WebhookEvent<K extends WebhookEventType = WebhookEventType> = {
@@ -97,6 +106,49 @@ function keyOf(secret: string): Buffer {
 
 const asBytes = (body: string | Uint8Array) =>
   typeof body === "string" ? Buffer.from(body, "utf8") : Buffer.from(body);
+
+/** The three Standard Webhooks headers of a delivery (a type, not an interface: it is a WebhookHeaders record too). */
+export type WebhookSignatureHeaders = {
+  "webhook-id": string;
+  "webhook-timestamp": string;
+  "webhook-signature": string;
+};
+
+export interface TestHeaderOptions {
+  /** webhook-id; default the body's `id` (an event's id is its webhook-id), else a random msg_ id. */
+  id?: string;
+  /** When it was "sent"; default now. Pass an old one to test that your receiver refuses it. */
+  timestamp?: Date;
+}
+
+function bodyId(body: string): string | undefined {
+  try {
+    const id = (JSON.parse(body) as { id?: unknown; event_id?: unknown }).id;
+    return typeof id === "string" && id !== "" ? id : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Headers that sign `body` with `secret` exactly as the platform signs a delivery (Standard
+ * Webhooks: HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`), for your own tests of
+ * your receiver, as Stripe's `generateTestHeaderString`. Send `body` as is (the same string).
+ *
+ * @example
+ * const body = JSON.stringify({ id: "evt_test", type: "revenue.deal.created", timestamp: new Date().toISOString(), data: {} });
+ * await fetch("http://localhost:3000/webhooks", { method: "POST", headers: { "content-type": "application/json", ...generateTestWebhookHeaders(secret, body) }, body });
+ */
+export function generateTestWebhookHeaders(
+  secret: string,
+  body: string,
+  options: TestHeaderOptions = {},
+): WebhookSignatureHeaders {
+  const id = options.id ?? bodyId(body) ?? `msg_${randomUUID().replaceAll("-", "")}`;
+  const timestamp = String(Math.floor((options.timestamp ?? new Date()).getTime() / 1000));
+  const signature = createHmac("sha256", keyOf(secret)).update(`${id}.${timestamp}.${body}`, "utf8").digest("base64");
+  return { "webhook-id": id, "webhook-timestamp": timestamp, "webhook-signature": `v1,${signature}` };
+}
 
 /**
  * Verifies a delivery and returns its event. `secret` is the subscription's whsec_ secret, or

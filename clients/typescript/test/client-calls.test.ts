@@ -83,6 +83,7 @@ describe("problems", () => {
     expect(calls).toHaveLength(1);
 
     const sort = (await c.deals
+      // @ts-expect-error: sort is a union of the list's allowlist, so the typo does not compile.
       .list({ sort: "-color" })
       .then(() => undefined)
       .catch((x: unknown) => x)) as PlatformError;

@@ -145,7 +145,7 @@ describe("connection failures", () => {
   it("stops at once when the caller aborts, retries and waits included", async () => {
     const { calls, fetch } = hangingFirst();
     const controller = new AbortController();
-    const pending = client("acme-full", { fetch }).organizations.me({}, { signal: controller.signal });
+    const pending = client("acme-full", { fetch }).organizations.me({ signal: controller.signal });
     controller.abort(new Error("caller gave up"));
     await expect(pending).rejects.toThrow("caller gave up");
     expect(calls).toHaveLength(1);

@@ -30,9 +30,8 @@ describe("the operation surface", () => {
   });
 
   it("types each call's arguments from the operation", () => {
-    expectTypeOf<ArgsOf<"getMyOrganization">>().toEqualTypeOf<
-      [input?: unknown, options?: OptionsOf<"getMyOrganization">]
-    >();
+    // No path or query parameters: options only (issue 56), so nothing lands in the query.
+    expectTypeOf<ArgsOf<"getMyOrganization">>().toEqualTypeOf<[options?: OptionsOf<"getMyOrganization">]>();
     expectTypeOf<ArgsOf<"getDeal">[0]>().toEqualTypeOf<{ dealId: string }>();
     expectTypeOf<ArgsOf<"createDeal">[0]>().toHaveProperty("accountId");
     // If-Match makes the options argument required.

@@ -33,6 +33,9 @@ export function pageQuery(
           ? {
               sort: {
                 type: "string",
+                // Typed clients get the allowlist as a union; the guard answers anything else
+                // with invalid-sort-field before the schema is checked.
+                enum: sortFields.flatMap((f) => [f, `-${f}`]),
                 description: `One of ${sortFields.join(", ")}; prefix - for descending (default ${defaultSort})`,
               },
             }

@@ -7,9 +7,13 @@ import { metrics } from "@opentelemetry/api";
  * collection (each Prometheus scrape resets it, as prom-client's lag gauges do), so a
  * stall between two scrapes is never averaged away. A process with long CPU work (a large
  * availability search) shows here whether it keeps its consumers' heartbeats and other
- * requests waiting. Returns a function that stops the monitor.
+ * requests waiting. Returns a function that stops the monitor. Every process with a metrics
+ * reader observes it (startTelemetry); a second call shares the first monitor.
  */
+let active: (() => void) | undefined;
+
 export function observeEventLoopDelay(): () => void {
+  if (active) return active;
   const histogram = monitorEventLoopDelay({ resolution: 10 });
   histogram.enable();
   const gauge = metrics.getMeter("@platform/kit/event-loop").createObservableGauge("nodejs.eventloop.delay.max", {
@@ -21,8 +25,10 @@ export function observeEventLoopDelay(): () => void {
     histogram.reset();
   };
   gauge.addCallback(observe);
-  return () => {
+  active = () => {
     gauge.removeCallback(observe);
     histogram.disable();
+    active = undefined;
   };
+  return active;
 }

@@ -52,12 +52,24 @@ export function isId(prefix: string | readonly string[], raw: string): boolean {
 /** Checks a path id; a wrong prefix or shape is 400 invalid-resource-id. */
 export function parseId(prefix: string | readonly string[], raw: string, what = "id"): string {
   if (!isId(prefix, raw)) {
-    const expected = typeof prefix === "string" ? prefix : prefix.join(", ");
-    throw problem("invalid-resource-id", `${what} '${raw}' is not a valid resource id (expected prefix ${expected})`, {
+    throw problem("invalid-resource-id", `${what} '${raw}' is not a valid resource id: ${idFault(prefix, raw)}`, {
       parameter: what,
     });
   }
   return raw;
+}
+
+/** What is wrong with an id that `isId` refused: its prefix, else its length, else its alphabet. */
+export function idFault(prefix: string | readonly string[], raw: string): string {
+  const prefixes = typeof prefix === "string" ? [prefix] : prefix;
+  const matched = prefixes.find((p) => raw.startsWith(p));
+  if (matched === undefined) return `expected prefix ${prefixes.join(", ")}`;
+  const body = raw.slice(matched.length);
+  if (body.length !== ID_BODY_LENGTH) {
+    return `after ${matched} come ${ID_BODY_LENGTH} characters, not ${body.length}`;
+  }
+  const bad = [...new Set([...body].filter((c) => !ALPHABET.includes(c)))];
+  return `after ${matched} come only 0-9 and lowercase a-z without i, l, o and u, not ${bad.map((c) => `'${c}'`).join(", ")}`;
 }
 
 /**

@@ -1,4 +1,4 @@
-import { metrics } from "@opentelemetry/api";
+import { context, metrics } from "@opentelemetry/api";
 import {
   type Admin,
   type IHeaders,
@@ -17,6 +17,7 @@ import {
   type SubscribeOptions,
   type Subscription,
 } from "./bus.js";
+import { consumeSpan } from "./consume-span.js";
 import "./kafkajs-idle-fix.js";
 import { COMMIT_INTERVAL_MS, offsetCommits } from "./kafka-offset-commits.js";
 import { setGroupInstanceId } from "./kafkajs-static-membership.js";
@@ -169,8 +170,18 @@ export class KafkaBus implements EventBus {
           try {
             if (batchHandler) {
               for (let from = 0; from < batch.messages.length && goOn(); from += BATCH_LIMIT) {
-                const slice = batch.messages.slice(from, from + BATCH_LIMIT);
-                await batchHandler(slice.map((m) => consumed(batch.topic, batch.partition, m)));
+                const slice = batch.messages
+                  .slice(from, from + BATCH_LIMIT)
+                  .map((m) => consumed(batch.topic, batch.partition, m));
+                // Handled together: each message's consume span ends with its batch.
+                const spans = slice.map((m) => consumeSpan(options.groupId, m));
+                try {
+                  await batchHandler(slice);
+                } catch (err) {
+                  for (const span of spans) span?.end(err);
+                  throw err;
+                }
+                for (const span of spans) span?.end();
                 const last = slice.at(-1);
                 if (last) resolveOffset(last.offset);
                 await heartbeat();
@@ -178,7 +189,15 @@ export class KafkaBus implements EventBus {
             } else {
               for (const message of batch.messages) {
                 if (!goOn()) break;
-                await handler(consumed(batch.topic, batch.partition, message));
+                const m = consumed(batch.topic, batch.partition, message);
+                const span = consumeSpan(options.groupId, m);
+                try {
+                  await (span ? context.with(span.ctx, () => handler(m)) : handler(m));
+                } catch (err) {
+                  span?.end(err);
+                  throw err;
+                }
+                span?.end();
                 resolveOffset(message.offset);
                 await heartbeat();
               }

@@ -5,6 +5,7 @@ import { callTimeLeftMs, checkCallDeadline } from "./deadline.js";
 import { deferring, writeOnlyOver } from "./deferred-writes.js";
 import { checkSchema, deadlineChecked, INT8_OID } from "./driver.js";
 import type { Logger } from "./logger.js";
+import { observePool } from "./pool-metrics.js";
 import { statementNames } from "./prepared-statements.js";
 import type { Db, Queryable, TxOptions } from "./queryable.js";
 import { quietLog } from "./quiet-log.js";
@@ -63,6 +64,7 @@ export function openPg({ url, schema, max = 10, logger, connectTimeoutMs = 5000 
     return created;
   };
   const pool = newPool(max);
+  observePool(pool, { schema, pool: "main", max });
   // Opened on first use: most processes never ask for it.
   let lazyPool: pg.Pool | undefined;
   const nameOf = statementNames();
@@ -81,7 +83,10 @@ export function openPg({ url, schema, max = 10, logger, connectTimeoutMs = 5000 
   // A connection's own setting, so a statement run alone commits lazily without BEGIN and COMMIT.
   let lazySide: Queryable | undefined;
   const lazyQueryable = () => {
-    lazyPool ??= newPool(LAZY_POOL_SIZE, "-c synchronous_commit=off");
+    if (!lazyPool) {
+      lazyPool = newPool(LAZY_POOL_SIZE, "-c synchronous_commit=off");
+      observePool(lazyPool, { schema, pool: "lazy", max: LAZY_POOL_SIZE });
+    }
     lazySide ??= on(lazyPool);
     return lazySide;
   };

@@ -9,6 +9,7 @@ import { RedisInstrumentation } from "@opentelemetry/instrumentation-redis";
 import { type IMetricReader, PeriodicExportingMetricReader } from "@opentelemetry/sdk-metrics";
 import { NodeSDK } from "@opentelemetry/sdk-node";
 import { registerBuildInfoMetric } from "./build-info.js";
+import { observeEventLoopDelay } from "./event-loop.js";
 import { listenShared } from "./shared-port.js";
 
 let sdk: NodeSDK | undefined;
@@ -37,6 +38,8 @@ function prometheusReader(port: number, host: string): PrometheusExporter {
  * trace exporter from them: OTEL_TRACES_EXPORTER, OTEL_EXPORTER_OTLP_PROTOCOL http/protobuf or
  * http/json, …); OTLP export is on only when OTEL_EXPORTER_OTLP_ENDPOINT (or the traces
  * variant) is set, so a developer's machine never retries exports to a collector that is not there.
+ * OTEL_TRACES_EXPORTER=zipkin (with OTEL_EXPORTER_ZIPKIN_ENDPOINT) sends spans to a Zipkin
+ * server in its own format: `npm run stack` sets both when scripts/observability.sh runs one.
  * Instrumented: HTTP (the gateway's server side, outgoing requests such as webhook
  * deliveries), pg, kafkajs, redis;
  * Connect calls through kit's RPC interceptors (rpc-telemetry.ts) alone. Metrics: a Prometheus /metrics endpoint on
@@ -61,7 +64,9 @@ export function startTelemetry(
 ): void {
   if (sdk || process.env.OTEL_SDK_DISABLED === "true") return;
   process.env.OTEL_SERVICE_NAME ??= defaultServiceName;
-  const exporting = Boolean(process.env.OTEL_EXPORTER_OTLP_ENDPOINT || process.env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT);
+  const exporting =
+    Boolean(process.env.OTEL_EXPORTER_OTLP_ENDPOINT || process.env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) ||
+    zipkinExporter(process.env.OTEL_TRACES_EXPORTER);
   const exportingMetrics = Boolean(
     process.env.OTEL_EXPORTER_OTLP_ENDPOINT || process.env.OTEL_EXPORTER_OTLP_METRICS_ENDPOINT,
   );
@@ -104,6 +109,13 @@ export function startTelemetry(
   });
   sdk.start();
   registerBuildInfoMetric(process.env.OTEL_SERVICE_NAME ?? defaultServiceName);
+  // Every process with a metrics reader exports its event-loop delay (an SRE's first saturation signal).
+  if (metricReaders.length > 0) observeEventLoopDelay();
+}
+
+/** OTEL_TRACES_EXPORTER names Zipkin (the variable is a comma-separated list). */
+function zipkinExporter(value: string | undefined): boolean {
+  return (value ?? "").split(",").some((name) => name.trim() === "zipkin");
 }
 
 export async function stopTelemetry(): Promise<void> {

@@ -83,4 +83,27 @@ describe("webhook delivery metrics", () => {
       counter?.dataPoints.every((p) => p.attributes["webhook.event_type"] === "scheduling.smartscheduler.booked"),
     ).toBe(true);
   });
+
+  it("records the receiver's answer time, the freshness of accepted deliveries and the backlog", async () => {
+    const { resourceMetrics } = await reader.collect();
+    const metric = (name: string) =>
+      resourceMetrics.scopeMetrics.flatMap((s) => s.metrics).find((m) => m.descriptor.name === name);
+    // Three attempts were answered (200, 503, 410): each has its answer time.
+    const duration = metric("webhooks.delivery.duration");
+    expect(duration?.descriptor.unit).toBe("s");
+    const durations = (duration?.dataPoints ?? []) as { value: { count: number } }[];
+    expect(durations.reduce((n, p) => n + p.value.count, 0)).toBe(3);
+    // Freshness counts the accepted one alone: the events occurred at the clock's time, 0 s before.
+    const freshness = metric("webhooks.delivery.freshness");
+    const fresh = (freshness?.dataPoints ?? []) as {
+      attributes: Record<string, unknown>;
+      value: { count: number; max?: number };
+    }[];
+    expect(fresh.map((p) => p.value.count)).toEqual([1]);
+    expect(fresh[0]?.attributes).toEqual({ "webhook.event_type": "scheduling.smartscheduler.booked" });
+    expect(fresh[0]?.value.max).toBeLessThan(5);
+    // Nothing is due now: an empty backlog, no age.
+    expect(metric("webhooks.delivery.backlog")?.dataPoints.map((p) => p.value)).toEqual([0]);
+    expect(metric("webhooks.delivery.backlog.age")?.dataPoints.map((p) => p.value)).toEqual([0]);
+  });
 });

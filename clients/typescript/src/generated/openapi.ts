@@ -3742,7 +3742,19 @@ export interface operations {
         /** @description Page size; clamped to 1..100 */
         limit?: number;
         /** @description One of updatedAt, createdAt, lastLoginAt, email, firstName, lastName; prefix - for descending (default -createdAt) */
-        sort?: string;
+        sort?:
+          | "updatedAt"
+          | "-updatedAt"
+          | "createdAt"
+          | "-createdAt"
+          | "lastLoginAt"
+          | "-lastLoginAt"
+          | "email"
+          | "-email"
+          | "firstName"
+          | "-firstName"
+          | "lastName"
+          | "-lastName";
         /** @description Case-insensitive substring of email, firstName, lastName or displayName */
         search?: string;
         /** @description User, Admin or Partner Admin */
@@ -4559,7 +4571,15 @@ export interface operations {
         /** @description Page size; clamped to 1..100 */
         limit?: number;
         /** @description One of updatedAt, createdAt, name, seats.total; prefix - for descending (default -updatedAt) */
-        sort?: string;
+        sort?:
+          | "updatedAt"
+          | "-updatedAt"
+          | "createdAt"
+          | "-createdAt"
+          | "name"
+          | "-name"
+          | "seats.total"
+          | "-seats.total";
         /** @description Case-insensitive substring of the name */
         search?: string;
         /** @description Exact industry */
@@ -4711,7 +4731,7 @@ export interface operations {
         /** @description Page size; clamped to 1..100 */
         limit?: number;
         /** @description One of updatedAt, createdAt, name; prefix - for descending (default -updatedAt) */
-        sort?: string;
+        sort?: "updatedAt" | "-updatedAt" | "createdAt" | "-createdAt" | "name" | "-name";
         /** @description Case-insensitive substring of the name */
         name?: string;
         /** @description active, or all (active and disabled); never drafts */
@@ -6155,7 +6175,15 @@ export interface operations {
         /** @description Page size; clamped to 1..100 */
         limit?: number;
         /** @description One of updatedAt, createdAt, name, employeeCount; prefix - for descending (default -updatedAt) */
-        sort?: string;
+        sort?:
+          | "updatedAt"
+          | "-updatedAt"
+          | "createdAt"
+          | "-createdAt"
+          | "name"
+          | "-name"
+          | "employeeCount"
+          | "-employeeCount";
         /** @description Case-insensitive substring of the name */
         name?: string;
         /** @description Exact rootDomain, no wildcards */
@@ -6481,7 +6509,7 @@ export interface operations {
         /** @description Page size; clamped to 1..100 */
         limit?: number;
         /** @description One of occurredAt; prefix - for descending (default -occurredAt) */
-        sort?: string;
+        sort?: "occurredAt" | "-occurredAt";
         /** @description meeting or email; repeatable */
         type?: string[];
         /** @description ISO 8601; default 12 months ago */
@@ -6650,7 +6678,15 @@ export interface operations {
         /** @description Page size; clamped to 1..100 */
         limit?: number;
         /** @description One of updatedAt, createdAt, lastName, firstName; prefix - for descending (default -updatedAt) */
-        sort?: string;
+        sort?:
+          | "updatedAt"
+          | "-updatedAt"
+          | "createdAt"
+          | "-createdAt"
+          | "lastName"
+          | "-lastName"
+          | "firstName"
+          | "-firstName";
         /** @description Case-insensitive substring of first name, last name or email */
         search?: string;
       };
@@ -6817,7 +6853,15 @@ export interface operations {
         /** @description Page size; clamped to 1..100 */
         limit?: number;
         /** @description One of updatedAt, createdAt, lastName, firstName; prefix - for descending (default -updatedAt) */
-        sort?: string;
+        sort?:
+          | "updatedAt"
+          | "-updatedAt"
+          | "createdAt"
+          | "-createdAt"
+          | "lastName"
+          | "-lastName"
+          | "firstName"
+          | "-firstName";
         /** @description Case-insensitive substring of first name, last name or email */
         search?: string;
         /** @description Exact primary email */
@@ -7143,7 +7187,7 @@ export interface operations {
         /** @description Page size; clamped to 1..100 */
         limit?: number;
         /** @description One of occurredAt; prefix - for descending (default -occurredAt) */
-        sort?: string;
+        sort?: "occurredAt" | "-occurredAt";
         /** @description meeting or email; repeatable */
         type?: string[];
         /** @description ISO 8601; default 12 months ago */
@@ -7522,7 +7566,7 @@ export interface operations {
         /** @description Page size; clamped to 1..100 */
         limit?: number;
         /** @description One of startTime; prefix - for descending (default startTime) */
-        sort?: string;
+        sort?: "startTime" | "-startTime";
         /** @description ISO code */
         language?: string;
         /** @description Case-insensitive substring of the speaker */
@@ -8059,7 +8103,17 @@ export interface operations {
         /** @description Page size; clamped to 1..100 */
         limit?: number;
         /** @description One of updatedAt, createdAt, name, closeDate, amount; prefix - for descending (default -updatedAt) */
-        sort?: string;
+        sort?:
+          | "updatedAt"
+          | "-updatedAt"
+          | "createdAt"
+          | "-createdAt"
+          | "name"
+          | "-name"
+          | "closeDate"
+          | "-closeDate"
+          | "amount"
+          | "-amount";
         /** @description Case-insensitive substring of the name */
         search?: string;
         /** @description Repeatable: any of these stages */
@@ -9083,7 +9137,7 @@ export interface operations {
         /** @description Page size; clamped to 1..100 */
         limit?: number;
         /** @description One of startTime; prefix - for descending (default -startTime) */
-        sort?: string;
+        sort?: "startTime" | "-startTime";
         /** @description Only meetings starting at or after it */
         since?: string;
       };
@@ -9250,7 +9304,17 @@ export interface operations {
         /** @description Page size; clamped to 1..100 */
         limit?: number;
         /** @description One of updatedAt, createdAt, name, closeDate, amount; prefix - for descending (default -updatedAt) */
-        sort?: string;
+        sort?:
+          | "updatedAt"
+          | "-updatedAt"
+          | "createdAt"
+          | "-createdAt"
+          | "name"
+          | "-name"
+          | "closeDate"
+          | "-closeDate"
+          | "amount"
+          | "-amount";
         /** @description Case-insensitive substring of the name */
         search?: string;
         /** @description Repeatable: any of these stages */
@@ -11998,7 +12062,21 @@ export interface operations {
         /** @description Page size; clamped to 1..100 */
         limit?: number;
         /** @description One of sentAt, lastReplyAt, lastOpenAt, lastClickAt, replies, opens, clicks; prefix - for descending (default -sentAt) */
-        sort?: string;
+        sort?:
+          | "sentAt"
+          | "-sentAt"
+          | "lastReplyAt"
+          | "-lastReplyAt"
+          | "lastOpenAt"
+          | "-lastOpenAt"
+          | "lastClickAt"
+          | "-lastClickAt"
+          | "replies"
+          | "-replies"
+          | "opens"
+          | "-opens"
+          | "clicks"
+          | "-clicks";
         /** @description Case-insensitive substring of the subject or of a recipient email */
         search?: string;
         emailType?: "standard" | "email-blast" | "all";
@@ -12323,7 +12401,15 @@ export interface operations {
         /** @description Page size; clamped to 1..100 */
         limit?: number;
         /** @description One of lastReplyAt, lastOpenAt, replies, opens; prefix - for descending (default -lastReplyAt) */
-        sort?: string;
+        sort?:
+          | "lastReplyAt"
+          | "-lastReplyAt"
+          | "lastOpenAt"
+          | "-lastOpenAt"
+          | "replies"
+          | "-replies"
+          | "opens"
+          | "-opens";
         /** @description Only recipients who replied (true) or did not (false) */
         hasReplied?: boolean;
       };
@@ -12812,7 +12898,19 @@ export interface operations {
         /** @description Page size; clamped to 1..100 */
         limit?: number;
         /** @description One of sentAt, openRate, clickRate, replyRate, engagementScore, recipientCount; prefix - for descending (default -sentAt) */
-        sort?: string;
+        sort?:
+          | "sentAt"
+          | "-sentAt"
+          | "openRate"
+          | "-openRate"
+          | "clickRate"
+          | "-clickRate"
+          | "replyRate"
+          | "-replyRate"
+          | "engagementScore"
+          | "-engagementScore"
+          | "recipientCount"
+          | "-recipientCount";
         /** @description Only this owner's blasts (usr_ id) */
         ownerUserId?: string;
         /** @description Case-insensitive substring of the blast or template name */
@@ -13314,7 +13412,17 @@ export interface operations {
         /** @description Page size; clamped to 1..100 */
         limit?: number;
         /** @description One of lastReplyAt, lastOpenAt, replies, opens, sentAt; prefix - for descending (default -lastOpenAt) */
-        sort?: string;
+        sort?:
+          | "lastReplyAt"
+          | "-lastReplyAt"
+          | "lastOpenAt"
+          | "-lastOpenAt"
+          | "replies"
+          | "-replies"
+          | "opens"
+          | "-opens"
+          | "sentAt"
+          | "-sentAt";
         /** @description Only recipients who replied (true) or did not (false) */
         hasReplied?: boolean;
         /** @description Case-insensitive substring of the recipient email */
@@ -13483,7 +13591,7 @@ export interface operations {
         /** @description Page size; clamped to 1..100 */
         limit?: number;
         /** @description One of createdAt, updatedAt; prefix - for descending (default -createdAt) */
-        sort?: string;
+        sort?: "createdAt" | "-createdAt" | "updatedAt" | "-updatedAt";
       };
       header?: {
         /** @description Act on this child organization (org_…); needs partner:act-as-child and the child's grant */
@@ -14833,7 +14941,7 @@ export interface operations {
         /** @description Page size; clamped to 1..100 */
         limit?: number;
         /** @description One of createdAt; prefix - for descending (default -createdAt) */
-        sort?: string;
+        sort?: "createdAt" | "-createdAt";
         /** @description Only attempts in this status */
         status?: "pending" | "succeeded" | "failed";
       };
@@ -16114,14 +16222,108 @@ export interface operations {
           | (components["schemas"]["WebhookEventV2"] & {
               /** @constant */
               type?: "revenue.deal.created";
-              /** @description The event's data as revenue publishes it (proto3 JSON of its platform.events.revenue.v1 message) */
-              data?: Record<string, unknown>;
+              /** @description The event's data as revenue publishes it: the proto3 JSON of platform.events.revenue.v1.DealCreated (fields at their default value, such as an empty string, are omitted) */
+              data?: {
+                deal?: {
+                  id?: string;
+                  orgId?: string;
+                  name?: string;
+                  stage?: string;
+                  amount?: {
+                    value?: number;
+                    currency?: string;
+                  };
+                  closeDate?: string;
+                  account?: {
+                    id?: string;
+                    name?: string;
+                  };
+                  owner?: {
+                    userId?: string;
+                    displayName?: string;
+                  };
+                  primaryContact?: {
+                    id?: string;
+                    displayName?: string;
+                  };
+                  schemaId?: string;
+                  schemaVersion?: number;
+                  customFields?: Record<string, unknown>;
+                  insightSummary?: {
+                    profileId?: string;
+                    problemId?: string;
+                    painId?: string;
+                    powerId?: string;
+                    positionId?: string;
+                    phasesId?: string;
+                    processId?: string;
+                    planId?: string;
+                  };
+                  sourceRefs?: {
+                    crm?: {
+                      id?: string;
+                      url?: string;
+                    };
+                  };
+                  /** Format: date-time */
+                  createTime?: string;
+                  /** Format: date-time */
+                  updateTime?: string;
+                };
+              };
             })
           | (components["schemas"]["WebhookEventLegacy"] & {
               /** @constant */
               event?: "revenue.deal.created";
-              /** @description The event's data as revenue publishes it (proto3 JSON of its platform.events.revenue.v1 message) */
-              payload?: Record<string, unknown>;
+              /** @description The event's data as revenue publishes it: the proto3 JSON of platform.events.revenue.v1.DealCreated (fields at their default value, such as an empty string, are omitted) */
+              payload?: {
+                deal?: {
+                  id?: string;
+                  orgId?: string;
+                  name?: string;
+                  stage?: string;
+                  amount?: {
+                    value?: number;
+                    currency?: string;
+                  };
+                  closeDate?: string;
+                  account?: {
+                    id?: string;
+                    name?: string;
+                  };
+                  owner?: {
+                    userId?: string;
+                    displayName?: string;
+                  };
+                  primaryContact?: {
+                    id?: string;
+                    displayName?: string;
+                  };
+                  schemaId?: string;
+                  schemaVersion?: number;
+                  customFields?: Record<string, unknown>;
+                  insightSummary?: {
+                    profileId?: string;
+                    problemId?: string;
+                    painId?: string;
+                    powerId?: string;
+                    positionId?: string;
+                    phasesId?: string;
+                    processId?: string;
+                    planId?: string;
+                  };
+                  sourceRefs?: {
+                    crm?: {
+                      id?: string;
+                      url?: string;
+                    };
+                  };
+                  /** Format: date-time */
+                  createTime?: string;
+                  /** Format: date-time */
+                  updateTime?: string;
+                };
+              };
             });
       };
     };
@@ -16169,14 +16371,110 @@ export interface operations {
           | (components["schemas"]["WebhookEventV2"] & {
               /** @constant */
               type?: "revenue.deal.updated";
-              /** @description The event's data as revenue publishes it (proto3 JSON of its platform.events.revenue.v1 message) */
-              data?: Record<string, unknown>;
+              /** @description The event's data as revenue publishes it: the proto3 JSON of platform.events.revenue.v1.DealUpdated (fields at their default value, such as an empty string, are omitted) */
+              data?: {
+                deal?: {
+                  id?: string;
+                  orgId?: string;
+                  name?: string;
+                  stage?: string;
+                  amount?: {
+                    value?: number;
+                    currency?: string;
+                  };
+                  closeDate?: string;
+                  account?: {
+                    id?: string;
+                    name?: string;
+                  };
+                  owner?: {
+                    userId?: string;
+                    displayName?: string;
+                  };
+                  primaryContact?: {
+                    id?: string;
+                    displayName?: string;
+                  };
+                  schemaId?: string;
+                  schemaVersion?: number;
+                  customFields?: Record<string, unknown>;
+                  insightSummary?: {
+                    profileId?: string;
+                    problemId?: string;
+                    painId?: string;
+                    powerId?: string;
+                    positionId?: string;
+                    phasesId?: string;
+                    processId?: string;
+                    planId?: string;
+                  };
+                  sourceRefs?: {
+                    crm?: {
+                      id?: string;
+                      url?: string;
+                    };
+                  };
+                  /** Format: date-time */
+                  createTime?: string;
+                  /** Format: date-time */
+                  updateTime?: string;
+                };
+                previousStage?: string;
+              };
             })
           | (components["schemas"]["WebhookEventLegacy"] & {
               /** @constant */
               event?: "revenue.deal.updated";
-              /** @description The event's data as revenue publishes it (proto3 JSON of its platform.events.revenue.v1 message) */
-              payload?: Record<string, unknown>;
+              /** @description The event's data as revenue publishes it: the proto3 JSON of platform.events.revenue.v1.DealUpdated (fields at their default value, such as an empty string, are omitted) */
+              payload?: {
+                deal?: {
+                  id?: string;
+                  orgId?: string;
+                  name?: string;
+                  stage?: string;
+                  amount?: {
+                    value?: number;
+                    currency?: string;
+                  };
+                  closeDate?: string;
+                  account?: {
+                    id?: string;
+                    name?: string;
+                  };
+                  owner?: {
+                    userId?: string;
+                    displayName?: string;
+                  };
+                  primaryContact?: {
+                    id?: string;
+                    displayName?: string;
+                  };
+                  schemaId?: string;
+                  schemaVersion?: number;
+                  customFields?: Record<string, unknown>;
+                  insightSummary?: {
+                    profileId?: string;
+                    problemId?: string;
+                    painId?: string;
+                    powerId?: string;
+                    positionId?: string;
+                    phasesId?: string;
+                    processId?: string;
+                    planId?: string;
+                  };
+                  sourceRefs?: {
+                    crm?: {
+                      id?: string;
+                      url?: string;
+                    };
+                  };
+                  /** Format: date-time */
+                  createTime?: string;
+                  /** Format: date-time */
+                  updateTime?: string;
+                };
+                previousStage?: string;
+              };
             });
       };
     };
@@ -16224,14 +16522,72 @@ export interface operations {
           | (components["schemas"]["WebhookEventV2"] & {
               /** @constant */
               type?: "revenue.qna.created";
-              /** @description The event's data as revenue publishes it (proto3 JSON of its platform.events.revenue.v1 message) */
-              data?: Record<string, unknown>;
+              /** @description The event's data as revenue publishes it: the proto3 JSON of platform.events.revenue.v1.QnaCreated (fields at their default value, such as an empty string, are omitted) */
+              data?: {
+                qna?: {
+                  id?: string;
+                  orgId?: string;
+                  dealId?: string;
+                  direction?: string;
+                  state?: string;
+                  questionText?: string;
+                  answerText?: string;
+                  importance?: string;
+                  linkedInsight?: {
+                    schemaType?: string;
+                    fieldKey?: string;
+                  };
+                  contact?: {
+                    id?: string;
+                    displayName?: string;
+                  };
+                  occurrences?: {
+                    meetingId?: string;
+                    /** Format: date-time */
+                    occurredAt?: string;
+                    source?: string;
+                  }[];
+                  /** Format: date-time */
+                  createTime?: string;
+                  /** Format: date-time */
+                  updateTime?: string;
+                };
+              };
             })
           | (components["schemas"]["WebhookEventLegacy"] & {
               /** @constant */
               event?: "revenue.qna.created";
-              /** @description The event's data as revenue publishes it (proto3 JSON of its platform.events.revenue.v1 message) */
-              payload?: Record<string, unknown>;
+              /** @description The event's data as revenue publishes it: the proto3 JSON of platform.events.revenue.v1.QnaCreated (fields at their default value, such as an empty string, are omitted) */
+              payload?: {
+                qna?: {
+                  id?: string;
+                  orgId?: string;
+                  dealId?: string;
+                  direction?: string;
+                  state?: string;
+                  questionText?: string;
+                  answerText?: string;
+                  importance?: string;
+                  linkedInsight?: {
+                    schemaType?: string;
+                    fieldKey?: string;
+                  };
+                  contact?: {
+                    id?: string;
+                    displayName?: string;
+                  };
+                  occurrences?: {
+                    meetingId?: string;
+                    /** Format: date-time */
+                    occurredAt?: string;
+                    source?: string;
+                  }[];
+                  /** Format: date-time */
+                  createTime?: string;
+                  /** Format: date-time */
+                  updateTime?: string;
+                };
+              };
             });
       };
     };
@@ -16279,14 +16635,78 @@ export interface operations {
           | (components["schemas"]["WebhookEventV2"] & {
               /** @constant */
               type?: "revenue.qna.updated";
-              /** @description The event's data as revenue publishes it (proto3 JSON of its platform.events.revenue.v1 message) */
-              data?: Record<string, unknown>;
+              /** @description The event's data as revenue publishes it: the proto3 JSON of platform.events.revenue.v1.QnaUpdated (fields at their default value, such as an empty string, are omitted) */
+              data?: {
+                qna?: {
+                  id?: string;
+                  orgId?: string;
+                  dealId?: string;
+                  direction?: string;
+                  state?: string;
+                  questionText?: string;
+                  answerText?: string;
+                  importance?: string;
+                  linkedInsight?: {
+                    schemaType?: string;
+                    fieldKey?: string;
+                  };
+                  contact?: {
+                    id?: string;
+                    displayName?: string;
+                  };
+                  occurrences?: {
+                    meetingId?: string;
+                    /** Format: date-time */
+                    occurredAt?: string;
+                    source?: string;
+                  }[];
+                  /** Format: date-time */
+                  createTime?: string;
+                  /** Format: date-time */
+                  updateTime?: string;
+                };
+                previousState?: string;
+                cause?: string;
+                reason?: string;
+              };
             })
           | (components["schemas"]["WebhookEventLegacy"] & {
               /** @constant */
               event?: "revenue.qna.updated";
-              /** @description The event's data as revenue publishes it (proto3 JSON of its platform.events.revenue.v1 message) */
-              payload?: Record<string, unknown>;
+              /** @description The event's data as revenue publishes it: the proto3 JSON of platform.events.revenue.v1.QnaUpdated (fields at their default value, such as an empty string, are omitted) */
+              payload?: {
+                qna?: {
+                  id?: string;
+                  orgId?: string;
+                  dealId?: string;
+                  direction?: string;
+                  state?: string;
+                  questionText?: string;
+                  answerText?: string;
+                  importance?: string;
+                  linkedInsight?: {
+                    schemaType?: string;
+                    fieldKey?: string;
+                  };
+                  contact?: {
+                    id?: string;
+                    displayName?: string;
+                  };
+                  occurrences?: {
+                    meetingId?: string;
+                    /** Format: date-time */
+                    occurredAt?: string;
+                    source?: string;
+                  }[];
+                  /** Format: date-time */
+                  createTime?: string;
+                  /** Format: date-time */
+                  updateTime?: string;
+                };
+                previousState?: string;
+                cause?: string;
+                reason?: string;
+              };
             });
       };
     };
@@ -16334,14 +16754,84 @@ export interface operations {
           | (components["schemas"]["WebhookEventV2"] & {
               /** @constant */
               type?: "revenue.insight.created";
-              /** @description The event's data as revenue publishes it (proto3 JSON of its platform.events.revenue.v1 message) */
-              data?: Record<string, unknown>;
+              /** @description The event's data as revenue publishes it: the proto3 JSON of platform.events.revenue.v1.InsightCreated (fields at their default value, such as an empty string, are omitted) */
+              data?: {
+                record?: {
+                  id?: string;
+                  schemaType?: string;
+                  dealId?: string;
+                  orgId?: string;
+                  schemaId?: string;
+                  schemaVersion?: number;
+                  fields?: {
+                    [key: string]: {
+                      items?: {
+                        itemId?: string;
+                        value?: unknown;
+                        importance?: string;
+                        rationale?: string;
+                        capturedFrom?: {
+                          meetingId?: string;
+                          chunkId?: string;
+                          /** Format: date-time */
+                          capturedAt?: string;
+                        };
+                        capturedBy?: {
+                          type?: string;
+                          userId?: string;
+                          displayName?: string;
+                          agentName?: string;
+                        };
+                      }[];
+                    };
+                  };
+                  /** Format: date-time */
+                  createTime?: string;
+                  /** Format: date-time */
+                  updateTime?: string;
+                };
+              };
             })
           | (components["schemas"]["WebhookEventLegacy"] & {
               /** @constant */
               event?: "revenue.insight.created";
-              /** @description The event's data as revenue publishes it (proto3 JSON of its platform.events.revenue.v1 message) */
-              payload?: Record<string, unknown>;
+              /** @description The event's data as revenue publishes it: the proto3 JSON of platform.events.revenue.v1.InsightCreated (fields at their default value, such as an empty string, are omitted) */
+              payload?: {
+                record?: {
+                  id?: string;
+                  schemaType?: string;
+                  dealId?: string;
+                  orgId?: string;
+                  schemaId?: string;
+                  schemaVersion?: number;
+                  fields?: {
+                    [key: string]: {
+                      items?: {
+                        itemId?: string;
+                        value?: unknown;
+                        importance?: string;
+                        rationale?: string;
+                        capturedFrom?: {
+                          meetingId?: string;
+                          chunkId?: string;
+                          /** Format: date-time */
+                          capturedAt?: string;
+                        };
+                        capturedBy?: {
+                          type?: string;
+                          userId?: string;
+                          displayName?: string;
+                          agentName?: string;
+                        };
+                      }[];
+                    };
+                  };
+                  /** Format: date-time */
+                  createTime?: string;
+                  /** Format: date-time */
+                  updateTime?: string;
+                };
+              };
             });
       };
     };
@@ -16389,14 +16879,62 @@ export interface operations {
           | (components["schemas"]["WebhookEventV2"] & {
               /** @constant */
               type?: "revenue.insight.item-appended";
-              /** @description The event's data as revenue publishes it (proto3 JSON of its platform.events.revenue.v1 message) */
-              data?: Record<string, unknown>;
+              /** @description The event's data as revenue publishes it: the proto3 JSON of platform.events.revenue.v1.InsightItemAppended (fields at their default value, such as an empty string, are omitted) */
+              data?: {
+                recordId?: string;
+                dealId?: string;
+                orgId?: string;
+                schemaType?: string;
+                fieldKey?: string;
+                item?: {
+                  itemId?: string;
+                  value?: unknown;
+                  importance?: string;
+                  rationale?: string;
+                  capturedFrom?: {
+                    meetingId?: string;
+                    chunkId?: string;
+                    /** Format: date-time */
+                    capturedAt?: string;
+                  };
+                  capturedBy?: {
+                    type?: string;
+                    userId?: string;
+                    displayName?: string;
+                    agentName?: string;
+                  };
+                };
+              };
             })
           | (components["schemas"]["WebhookEventLegacy"] & {
               /** @constant */
               event?: "revenue.insight.item-appended";
-              /** @description The event's data as revenue publishes it (proto3 JSON of its platform.events.revenue.v1 message) */
-              payload?: Record<string, unknown>;
+              /** @description The event's data as revenue publishes it: the proto3 JSON of platform.events.revenue.v1.InsightItemAppended (fields at their default value, such as an empty string, are omitted) */
+              payload?: {
+                recordId?: string;
+                dealId?: string;
+                orgId?: string;
+                schemaType?: string;
+                fieldKey?: string;
+                item?: {
+                  itemId?: string;
+                  value?: unknown;
+                  importance?: string;
+                  rationale?: string;
+                  capturedFrom?: {
+                    meetingId?: string;
+                    chunkId?: string;
+                    /** Format: date-time */
+                    capturedAt?: string;
+                  };
+                  capturedBy?: {
+                    type?: string;
+                    userId?: string;
+                    displayName?: string;
+                    agentName?: string;
+                  };
+                };
+              };
             });
       };
     };

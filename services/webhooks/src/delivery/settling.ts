@@ -1,11 +1,12 @@
 // The delivery worker's settling side: sent attempts recorded in batches (group commit) against
 // their subscriptions' current state, and each settled outcome counted and logged.
-import type { Counter } from "@opentelemetry/api";
+
 import type { Queryable } from "@platform/kit/db";
 import { newId } from "@platform/kit/ids";
 import type { Logger } from "@platform/kit/logger";
 import { type FailureRun, settle } from "../domain/retry.js";
 import { type ClaimedAttempt, type Completion, deliveryStore } from "../store/delivery.store.js";
+import type { DeliveryMetrics } from "./metrics.js";
 import type { Sent } from "./sending.js";
 
 /** Attempts settled in one transaction at most. */
@@ -101,8 +102,8 @@ export function settlementQueue(
 /** Counts a settled attempt by outcome and logs what an operator should see. */
 export function reportSettled(
   logger: Logger,
-  outcomes: Counter,
-  { claimed, verdict, outcome }: Sent,
+  measured: DeliveryMetrics,
+  { claimed, verdict, outcome, sentAt }: Sent,
   completion: Completion | undefined,
 ): void {
   const { attempt, subscription, event } = claimed;
@@ -110,7 +111,13 @@ export function reportSettled(
   if (completion?.disable) settledKind = `disabled:${completion.disable}`;
   // A retry the subscription's state withheld (it is disabled): the event ends here for it.
   else if (completion && verdict.kind === "retry" && !completion.retryAt) settledKind = "gave-up";
-  outcomes.add(1, { "webhook.event_type": event.type, outcome: settledKind });
+  measured.record({
+    eventType: event.type,
+    outcome: settledKind,
+    durationMs: outcome.durationMs,
+    occurredAt: event.occurredAt,
+    sentAt,
+  });
   const log = { attemptId: attempt.id, subscriptionId: subscription.id, eventId: event.id, status: outcome.status };
   if (!completion) logger.warn(log, "webhook attempt outcome dropped: its lease expired or its subscription is gone");
   else if (completion.disable) logger.warn({ ...log, reason: completion.disable }, "webhook subscription disabled");

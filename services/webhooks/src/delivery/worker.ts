@@ -1,4 +1,4 @@
-import { metrics, trace } from "@opentelemetry/api";
+import { trace } from "@opentelemetry/api";
 import type { Subscription } from "@platform/kit/bus";
 import type { Clock } from "@platform/kit/clock";
 import type { Db, Queryable } from "@platform/kit/db";
@@ -7,6 +7,7 @@ import { quietLog } from "@platform/kit/quiet-log";
 import type { SecretBox } from "@platform/kit/secret-box";
 import { developmentSecretBox } from "../config.js";
 import { type ClaimedAttempt, deliveryStore } from "../store/delivery.store.js";
+import { deliveryMetrics } from "./metrics.js";
 import type { Sender } from "./sender.js";
 import { endpointSlots, originOf, type SendingDeps, sendAttempt } from "./sending.js";
 import { reportSettled, settleBatch, settlementQueue } from "./settling.js";
@@ -73,10 +74,7 @@ export function deliveryWorker(options: WorkerOptions): DeliveryWorker {
     tracer: trace.getTracer("@platform/webhooks"),
     random: options.random ?? Math.random,
   };
-  const outcomes = metrics.getMeter("@platform/webhooks").createCounter("webhooks.delivery.outcomes", {
-    description:
-      "Webhook delivery attempts by outcome (succeeded, retry, gave-up, gone, disabled:<reason>) and event type",
-  });
+  const measured = deliveryMetrics(db, clock);
   const inFlight = new Set<Promise<void>>();
   const slots = endpointSlots(options.perEndpoint, options.concurrency);
 
@@ -101,7 +99,7 @@ export function deliveryWorker(options: WorkerOptions): DeliveryWorker {
   /** Sends one attempt and records its outcome; `sent` is called once the endpoint answered (or failed). */
   async function deliver(claimed: ClaimedAttempt, sent: () => void): Promise<void> {
     const done = await sendAttempt(sending, claimed, sent);
-    reportSettled(logger, outcomes, done, await settleLater(done));
+    reportSettled(logger, measured, done, await settleLater(done));
   }
 
   function claim(q: Queryable, capacity: number, prefetch = PREFETCH): Promise<ClaimedAttempt[]> {
