@@ -125,7 +125,7 @@ async function buildProcess(
     // already, and stack traces (source-mapped in the images) show the source's names. keepNames
     // only matters where the bundle renames a clashing declaration (`build2`), and it costs a
     // defineProperty call for every closure created, per call: 0.6–1.5 % of the gateway's and
-    // identity's CPU under load (docs/benchmarks.md, "AsyncLocalStorage without async_hooks").
+    // identity's CPU under load (docs/benchmarks/node.md, "AsyncLocalStorage without async_hooks").
     keepNames: false,
     logLevel: "warning",
     define: { __PLATFORM_BUILD__: JSON.stringify(stamp) },

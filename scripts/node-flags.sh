@@ -8,7 +8,7 @@
 # a served call's deadline (libs/kit/src/deadline.ts) and the active trace, carried on V8's
 # continuation data instead of async_hooks, which otherwise run a hook for every promise and
 # tick of the process: 1–19 % of identity's CPU per GetOrganization in four side-by-side pairs
-# (docs/benchmarks.md, "AsyncLocalStorage without async_hooks"). Node 24 does this by default
+# (docs/benchmarks/node.md, "AsyncLocalStorage without async_hooks"). Node 24 does this by default
 # and refuses the flag; Node 20 has neither. Whether this node accepts it is asked of the node itself.
 set -euo pipefail
 bin=${1:-node}

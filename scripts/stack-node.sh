@@ -5,7 +5,7 @@
 # the one on PATH, whatever its version). When the machine's node is older, Node 22 comes from
 # the npm registry (scripts/node-from-registry.sh, cached under ~/.cache/platform/node), as CI
 # does for the unit suite: on Node 20 the services cost a fifth to a third more CPU per write
-# (docs/benchmarks.md). Exits 2 when STACK_NODE is no binary.
+# (docs/benchmarks/node.md, "The stack on Node 22"). Exits 2 when STACK_NODE is no binary.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 major=22

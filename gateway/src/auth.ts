@@ -36,7 +36,7 @@ export const BATCH_RETRY_MS = 60_000;
  * together, and the look-ups' DataLoader sends them as one ResolveApiKeys call, so at most one
  * call's worth of keys (RESOLVE_API_KEYS_MAX) is gathered or in flight. One key a call, two at a
  * time, the 1,000 keys of the benchmark that came due together cost identity as many calls and
- * Postgres as many queries, in the first seconds of each open-loop row (docs/benchmarks.md,
+ * Postgres as many queries, in the first seconds of each open-loop row (docs/benchmarks/gateway.md,
  * "Key refreshes gathered").
  */
 export const KEY_REFRESHES = { refreshGatherMs: 50, maxRefreshing: RESOLVE_API_KEYS_MAX } as const;
@@ -99,7 +99,7 @@ export class ApiKeyAuthenticator {
    * loop works through one round of I/O go to identity as one ResolveApiKeys call (up to
    * RESOLVE_API_KEYS_MAX). When many keys are new at once (a gateway just started, traffic back
    * after a lull longer than the cache's TTL, a burst of new integrators) this is one call per
-   * hundred keys instead of one per key (docs/benchmarks.md, "Keys looked up together").
+   * hundred keys instead of one per key (docs/benchmarks/gateway.md, "Keys looked up together").
    */
   readonly #lookups = new DataLoader<Lookup, Loaded<KeyRecord>>((batch) => this.#resolveBatch(batch), {
     cache: false,

@@ -8,17 +8,24 @@ const optional =
   (raw: string): T | undefined =>
     p(raw);
 
+/**
+ * A service's base URL. kit's client sends unary calls over HTTP/1.1 keep-alive connections and
+ * streams over HTTP/2 (`httpTransport` in libs/kit/src/connect.ts); the service's port takes both.
+ */
+const serviceUrl = (service: string, port: number) =>
+  connectAddress(`Base URL of the ${service} service (Connect: unary calls over HTTP/1.1, streams over HTTP/2)`, port);
+
 /** Settings of the gateway process. */
 export const gatewayConfigSpec = {
   ...commonConfig,
   PORT: { description: "HTTP port the gateway listens on", default: 8080, parse: parse.port },
   HOST: { description: "Interface the gateway listens on", default: "127.0.0.1", parse: parse.string },
-  IDENTITY_URL: connectAddress("Base URL of the identity service (Connect over HTTP/2)", 7101),
-  SCHEDULING_URL: connectAddress("Base URL of the scheduling service (Connect over HTTP/2)", 7102),
-  CRM_URL: connectAddress("Base URL of the crm-data service (Connect over HTTP/2)", 7103),
-  REVENUE_URL: connectAddress("Base URL of the revenue service (Connect over HTTP/2)", 7104),
-  ANALYTICS_URL: connectAddress("Base URL of the analytics service (Connect over HTTP/2)", 7105),
-  WEBHOOKS_URL: connectAddress("Base URL of the webhooks service (Connect over HTTP/2)", 7106),
+  IDENTITY_URL: serviceUrl("identity", 7101),
+  SCHEDULING_URL: serviceUrl("scheduling", 7102),
+  CRM_URL: serviceUrl("crm-data", 7103),
+  REVENUE_URL: serviceUrl("revenue", 7104),
+  ANALYTICS_URL: serviceUrl("analytics", 7105),
+  WEBHOOKS_URL: serviceUrl("webhooks", 7106),
   REDIS_URL: {
     description: "Redis for the rate-limit buckets shared by all gateway instances; in-memory buckets when unset",
     default: undefined,

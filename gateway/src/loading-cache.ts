@@ -39,7 +39,7 @@ interface Entry<V> {
  * Entries are refreshed somewhere between half and four fifths of their life, at a point
  * drawn per entry: keys that were loaded together (a deploy, a burst of new tokens) would
  * otherwise all expire in the same second, and every request in that second would wait for
- * a look-up (docs/benchmarks.md, "A refreshed token cache").
+ * a look-up (docs/benchmarks/gateway.md, "A refreshed token cache").
  */
 const randomRefreshPoint = () => 0.5 + Math.random() * 0.3;
 
@@ -50,7 +50,7 @@ const REFRESH_RETRY_MS = 1000;
  * Background refreshes in flight at once. Entries past their refresh point wait for a read,
  * so after a lull every key read again reaches it in the same second: with 1,000 keys the
  * gateway sent identity ~1,000 ResolveApiKey calls in the first second of traffic, and that
- * second's p99 was the run's worst (docs/benchmarks.md, "Refreshes in step"). A read that finds
+ * second's p99 was the run's worst (docs/benchmarks/gateway.md, "Refreshes in step"). A read that finds
  * the refreshes busy answers from the entry as before and leaves its refresh to a later read;
  * between the refresh point and the TTL there are at least a fifth of the TTL (6 s by default)
  * for it, while two refreshes at a time renew hundreds of keys a second. The API-key cache,

@@ -28,6 +28,11 @@ export const embeddedConfigSpec = {
     parse: parse.string,
   },
   SANDBOX_ENABLED: { description: "Seed the sandbox on first start", default: true, parse: parse.bool },
+  DISK_CHECK_INTERVAL_MS: {
+    description: "How often the data directory is checked for writes; while it cannot be written the API answers 503",
+    default: 1000,
+    parse: parse.int(100),
+  },
   BODY_LIMIT_BYTES: { description: "Largest accepted request body", default: 1_048_576, parse: parse.int(1) },
   SLOT_TOKEN_SECRET: {
     description: "HMAC secret of the signed slot tokens",

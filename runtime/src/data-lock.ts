@@ -81,7 +81,12 @@ export function lockDataDirectory(dataDir: string): DataLock {
       return {
         path,
         release() {
-          if (readLock(path).info?.pid === mine.pid) rmSync(path, { force: true });
+          try {
+            if (readLock(path).info?.pid === mine.pid) rmSync(path, { force: true });
+          } catch {
+            // A directory that cannot be written keeps the file: the next start finds its
+            // process gone and takes the lock over, so stopping must not fail on it.
+          }
         },
       };
     }

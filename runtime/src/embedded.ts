@@ -57,6 +57,15 @@ const platform = await createEmbeddedPlatform({
   adminHost: config.HOST,
   slotTokenSecret: config.SLOT_TOKEN_SECRET,
   bookingBaseUrl: config.BOOKING_BASE_URL,
+  diskCheckIntervalMs: config.DISK_CHECK_INTERVAL_MS,
+  onEngineFailure(failure) {
+    // Synchronously, from inside the engine's failed write: nothing after this may use it.
+    console.error(
+      `platform: the embedded database cannot continue: writing ${failure.path} failed (${failure.code}); exiting. ` +
+        "What was acknowledged before is kept; start again once the directory can be written.",
+    );
+    process.exit(1);
+  },
 }).catch((err: unknown) => {
   exitIfExplained(err);
   throw err;

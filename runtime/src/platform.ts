@@ -13,12 +13,20 @@ import {
   serveConnect,
   trustInterceptor,
 } from "@platform/kit/connect";
+import {
+  type DataDirHealth,
+  type DiskFailure,
+  guardedDb,
+  WatchedNodeFS,
+  watchDataDirectory,
+} from "@platform/kit/data-dir-health";
 import type { Db } from "@platform/kit/db";
 import { openPglite, pgliteDb } from "@platform/kit/db";
 import { InProcessBus } from "@platform/kit/in-process-bus";
+import { startInProcessRelay } from "@platform/kit/in-process-relay";
 import type { Logger } from "@platform/kit/logger";
 import { kitMigrations, migrate } from "@platform/kit/migrate";
-import { type OutboxRelay, startOutboxRelay } from "@platform/kit/outbox-relay";
+import type { OutboxRelay } from "@platform/kit/outbox-relay";
 import type { SandboxKeyInfo } from "@platform/sandbox";
 import type { FastifyInstance } from "fastify";
 import { lockDataDirectory } from "./data-lock.js";
@@ -66,6 +74,13 @@ export interface EmbeddedOptions {
   bookingBaseUrl?: string;
   /** Settings of the services other than identity and scheduling (their own variables); process.env when unset. */
   env?: NodeJS.ProcessEnv;
+  /** How often the data directory is checked for writes (DISK_CHECK_INTERVAL_MS); 1 s when unset. */
+  diskCheckIntervalMs?: number;
+  /**
+   * The database engine met a write it could not make and cannot continue: the caller exits
+   * (non-zero, naming the failure). Called synchronously, inside the engine's failed write.
+   */
+  onEngineFailure?: (failure: DiskFailure) => void;
 }
 
 export interface EmbeddedPlatform {
@@ -93,13 +108,28 @@ export async function createEmbeddedPlatform(opts: EmbeddedOptions): Promise<Emb
   const { logger } = opts;
   // One process per data directory: refused here, before anything is opened or written.
   const lock = opts.dataDir ? lockDataDirectory(opts.dataDir) : undefined;
+  const pgDir = opts.dataDir ? join(opts.dataDir, "pglite") : undefined;
+  let health: DataDirHealth | undefined;
   let pglite: Awaited<ReturnType<typeof openPglite>>;
   try {
-    pglite = await openPglite(opts.dataDir ? join(opts.dataDir, "pglite") : undefined);
+    const watchedFs = pgDir
+      ? new WatchedNodeFS(pgDir, (failure) => {
+          health?.report(failure);
+          opts.onEngineFailure?.(failure);
+        })
+      : undefined;
+    pglite = await openPglite(pgDir, watchedFs);
   } catch (err) {
     lock?.release();
     throw err;
   }
+  // Once PGlite made its directory: while it cannot be written, statements fail at once (503)
+  // instead of reaching an engine that would PANIC on the write.
+  if (pgDir) health = watchDataDirectory({ dir: pgDir, logger, intervalMs: opts.diskCheckIntervalMs });
+  const dbOf = (schema: string) => {
+    const db = pgliteDb(pglite, schema);
+    return health ? guardedDb(db, health) : db;
+  };
   const bus = new InProcessBus();
 
   const serverInterceptors = [errorInterceptor(logger), trustInterceptor(opts.gateway.PLATFORM_CONTEXT_SECRET, clock)];
@@ -119,10 +149,8 @@ export async function createEmbeddedPlatform(opts: EmbeddedOptions): Promise<Emb
   const consumers: Subscription[] = [];
   const started: { name: EmbeddedService["name"]; parts: EmbeddedParts }[] = [];
   for (const service of embeddedServices(opts)) {
-    const db = pgliteDb(pglite, service.schema);
+    const db = dbOf(service.schema);
     await migrate(db, [kitMigrations, service.migrations]);
-    const relay = startOutboxRelay({ db, bus, logger, clock });
-    relays.push(relay);
     dbs[service.schema] = db;
     const parts = await service.start({
       db,
@@ -139,6 +167,9 @@ export async function createEmbeddedPlatform(opts: EmbeddedOptions): Promise<Emb
     consumers.push(...(parts.consumers ?? []));
     started.push({ name: service.name, parts });
   }
+  // Once every consumer group has subscribed: a relay marks a row published when the groups
+  // subscribed at that moment have handled its event (rows a crash left unpublished go out now).
+  for (const db of Object.values(dbs)) relays.push(startInProcessRelay({ db, bus, logger, clock }));
 
   // The platform counts as seeded by this start when identity created the sandbox organization.
   let seeded = false;
@@ -164,6 +195,7 @@ export async function createEmbeddedPlatform(opts: EmbeddedOptions): Promise<Emb
     for (const c of consumers) await c.close();
     for (const relay of relays) await relay.stop();
     await bus.close();
+    health?.stop();
     await pglite.close();
     lock?.release();
   }

@@ -10,7 +10,8 @@ const GRANULE_BYTES = 1024 * 1024;
  * Reused buffers for response bodies of megabytes (availability answers). Each freshly
  * allocated 2 MB Buffer is external memory to V8, and a few of them start a full mark-compact
  * of the gateway's ~40 MB heap: under availability load that was a mark-compact every other
- * request and half of the gateway's CPU (`npm run bench -- --suite availability`, docs/benchmarks.md).
+ * request and half of the gateway's CPU (`npm run bench -- --suite availability`;
+ * docs/benchmarks/availability.md, "Token parts and reused body buffers").
  * A buffer goes back to the pool when its response has finished, i.e. every byte was handed to
  * the socket; a response closed before that keeps its buffer, which the GC then takes.
  */

@@ -22,7 +22,7 @@ export const MAX_UNCONFIRMED = 10;
 /**
  * Oldest hit times each answer carries: a bucket stays decidable here until that many have left
  * since Redis last answered for it. Each is a sorted-set member Redis reads and sends; 16 cost
- * Redis a fifth more CPU per hit than 1 (docs/benchmarks.md, "Rate limits decided locally").
+ * Redis a fifth more CPU per hit than 1 (docs/benchmarks/gateway.md, "Rate limits decided locally").
  */
 export const OLDEST_WANTED = 8;
 /**

@@ -125,7 +125,7 @@ export const HIT_TIMEOUT_MS = 5000;
  * command, whose timer outlives the command (a weak one, fired or finalised seconds later),
  * with an EventTarget listener added and removed and a DOMException when it fires. On every
  * proxied request that cost the gateway up to a tenth of its CPU per read and kept thousands
- * of timers alive into the old generation (docs/benchmarks.md, "Encoded once, and the
+ * of timers alive into the old generation (docs/benchmarks/gateway.md, "Encoded once, and the
  * rate-limit hit's timer").
  */
 function answeredWithin<T>(answer: Promise<T>, ms: number): Promise<T> {

@@ -10,8 +10,8 @@ import { requiredFrom } from "./shared.js";
 
 const required = requiredFrom("crm-data");
 
-// Responses that span bounded contexts, composed by the gateway (ARCHITECTURE: API
-// composition): each part comes from the context that owns it, over its own RPCs.
+// Responses that span bounded contexts, composed by the gateway (API composition,
+// docs/architecture.md): each part comes from the context that owns it, over its own RPCs.
 
 const BUNDLE_DAYS = 90;
 const DAY_MS = 86_400_000;

@@ -12,7 +12,7 @@ import { AsyncResource } from "node:async_hooks";
  * Node 22: 11.5–11.9 % of what it allocated was promoted, 4 mark-compacts in 10 s; with this,
  * 0.0 % and none, and scavenge pauses 72 → 32 ms in total. The bench's floor proxy (this
  * transport, the Redis hit, node:http): 11.6–11.9 % → 0.4 %, and no mark-compacts
- * (docs/benchmarks.md, "What a node:http2 request keeps alive"). The gateway still promotes
+ * (docs/benchmarks/rpc.md, "What a node:http2 request keeps alive"). The gateway still promotes
  * 12–14 % by another path, not found yet.
  *
  * This is `bind` as Node defines it, less that property, which is what Node's own removal of it

@@ -202,7 +202,7 @@ export const DEFAULT_RPC_TIMEOUT_MS = 10_000;
  * through the lean path of `unary-transport.ts`, streaming calls over HTTP/2 through Connect-ES's
  * transport (kit's server takes both on one port, `rpc-listener.ts`). Why HTTP/1.1 for unary
  * calls: on this project's 2-core VM the callee spent a third less CPU per call, and the
- * gateway's tail was shorter (docs/benchmarks.md, "Unary calls over HTTP/1.1"); and a pool of
+ * gateway's tail was shorter (docs/benchmarks/rpc.md, "Unary calls over HTTP/1.1"); and a pool of
  * connections spreads calls over a Kubernetes Service's pods, where one HTTP/2 connection
  * stays on the pod it first reached. Every call has a deadline
  * (`timeoutMs`, or the call's own `timeoutMs`; made while serving an RPC, at most what remains

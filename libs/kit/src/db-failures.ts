@@ -1,7 +1,8 @@
 // Which database errors mean "unavailable, retry" (503) and which mean "cut at the deadline".
 // Connection-level failures: SQLSTATE class 08, the server shutting down or terminating the
 // backend (57P01-57P03), too many connections, and the driver's socket errors.
-const UNAVAILABLE_SQLSTATES = new Set(["57P01", "57P02", "57P03", "53300"]);
+// 58030 (io_error): the embedded database's directory cannot be written (DiskFailedError).
+const UNAVAILABLE_SQLSTATES = new Set(["57P01", "57P02", "57P03", "53300", "58030"]);
 const UNAVAILABLE_ERRNOS = new Set([
   "ECONNRESET",
   "ECONNREFUSED",

@@ -150,7 +150,7 @@ function isKeyTaken(err: unknown): boolean {
  * the response, goes to Postgres with the writes `fn` deferred as ONE statement (`db.writeOnly`),
  * a transaction of its own: one round trip where `runIdempotent` takes four (BEGIN, the claim,
  * the writes, COMMIT). On this kind of VM each round trip costs ~0.1 ms of CPU across the client
- * and Postgres (docs/benchmarks.md).
+ * and Postgres (docs/benchmarks/gateway.md, "The floor").
  * The claim is a plain INSERT: a live record makes the statement, and with it the whole
  * write, fail with unique_violation; then its response is replayed, or 422
  * idempotency-key-conflict. A concurrent request with the key waits in that INSERT until the

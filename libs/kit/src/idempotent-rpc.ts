@@ -73,7 +73,8 @@ export async function idempotentRpc<I extends DescMessage, O extends DescMessage
     return { status: 200, body };
   });
   // The first answer is the message whose JSON was just stored: parsing that JSON back would
-  // give an equal message for 20–30 µs of CPU per write (docs/benchmarks.md).
+  // give an equal message for 20–30 µs of CPU per write (docs/benchmarks/rpc.md, "Per-call
+  // costs on the services' side").
   if (!result.replayed && written) return written;
   return answer(ctx, responseSchema, result);
 }

@@ -22,6 +22,15 @@ interface Group {
   failures: number;
 }
 
+/** A `deliver` call waiting for the groups that were subscribed to its topic when it published. */
+interface Delivery {
+  /** Handled once each group's offset on the topic reached this. */
+  end: number;
+  groups: Group[];
+  resolve: () => void;
+  reject: (err: Error) => void;
+}
+
 export interface InProcessBusOptions {
   logger?: Logger;
   /** First retry delay after a handler throws; doubles up to `maxRetryMs`. */
@@ -35,13 +44,16 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
  * The embedded runtime's event bus: each topic is an in-memory append-only log (one
  * partition), each consumer group keeps its own offset per topic. A group's handlers run
  * one message at a time in publish order; a handler that throws gets the same message again
- * after a backoff, so nothing is skipped. Data is lost on restart, which the embedded
- * runtime accepts (its outbox rows are already marked published).
+ * after a backoff, so nothing is skipped. The logs live in memory only: what must survive a
+ * crash is published with `deliver`, whose caller (the embedded outbox relay) keeps its outbox
+ * rows unpublished until every group has handled them, and delivers them again after a restart.
  */
 export class InProcessBus implements EventBus {
   readonly #logs = new Map<string, Entry[]>();
   readonly #groups = new Map<string, Group>();
   readonly #idleWaiters = new Set<() => void>();
+  /** Per topic, the `deliver` calls not yet handled by all their groups, in publish order. */
+  readonly #deliveries = new Map<string, Delivery[]>();
   readonly #logger: Logger | undefined;
   readonly #retryMs: number;
   readonly #maxRetryMs: number;
@@ -73,6 +85,26 @@ export class InProcessBus implements EventBus {
     for (const group of this.#groups.values()) {
       if ([...group.members].some((m) => m.topics.has(topic))) this.#schedule(group);
     }
+  }
+
+  /**
+   * Publishes, and resolves once every group that has a member on `topic` now has handled these
+   * messages (a handler that throws gets them again, so this waits for its success). Rejects
+   * when the bus closes first. Groups joining later still see them (they are in the log), but
+   * are not waited for.
+   */
+  async deliver(topic: string, messages: BusMessage[]): Promise<void> {
+    // publish appends synchronously: `end` is where these messages end, whatever comes next.
+    const published = this.publish(topic, messages);
+    const end = this.#log(topic).length;
+    const groups = [...this.#groups.values()].filter((g) => this.#membersOf(g, topic).length > 0);
+    await published;
+    if (groups.every((g) => (g.offsets.get(topic) ?? 0) >= end)) return;
+    await new Promise<void>((resolve, reject) => {
+      const waiting = this.#deliveries.get(topic) ?? [];
+      waiting.push({ end, groups, resolve, reject });
+      this.#deliveries.set(topic, waiting);
+    });
   }
 
   async subscribe(options: SubscribeOptions): Promise<Subscription> {
@@ -109,6 +141,10 @@ export class InProcessBus implements EventBus {
     const inFlight = [...this.#groups.values()].map((g) => g.inFlight?.catch(() => {}));
     for (const g of this.#groups.values()) g.members.clear();
     await Promise.all(inFlight);
+    for (const waiting of this.#deliveries.values()) {
+      for (const d of waiting) d.reject(new Error("bus closed before the messages were handled"));
+    }
+    this.#deliveries.clear();
     this.#settleIdle();
   }
 
@@ -159,6 +195,7 @@ export class InProcessBus implements EventBus {
           await call;
           group.offsets.set(message.topic, Number(message.offset) + 1);
           group.failures = 0;
+          this.#settleDeliveries(message.topic);
         } catch (err) {
           group.failures += 1;
           const delay = Math.min(this.#maxRetryMs, this.#retryMs * 2 ** (group.failures - 1));
@@ -176,6 +213,18 @@ export class InProcessBus implements EventBus {
       group.pumping = false;
       this.#settleIdle();
     }
+  }
+
+  /** Resolves the topic's deliveries that every one of their groups has handled, oldest first. */
+  #settleDeliveries(topic: string): void {
+    const waiting = this.#deliveries.get(topic);
+    if (!waiting) return;
+    const handled = (d: Delivery) => d.groups.every((g) => (g.offsets.get(topic) ?? 0) >= d.end);
+    for (let first = waiting[0]; first && handled(first); first = waiting[0]) {
+      waiting.shift();
+      first.resolve();
+    }
+    if (waiting.length === 0) this.#deliveries.delete(topic);
   }
 
   #isIdle(): boolean {

@@ -1,20 +1,20 @@
-import {
-  type BatchObservableResult,
-  type Context,
-  context,
-  metrics,
-  propagation,
-  ROOT_CONTEXT,
-} from "@opentelemetry/api";
+import { context } from "@opentelemetry/api";
 import { suppressTracing } from "@opentelemetry/core";
 import type { EventBus } from "./bus.js";
 import { type Clock, systemClock } from "./clock.js";
 import type { Db, Queryable } from "./db.js";
 import { outsideCall } from "./deadline.js";
-import type { EventEnvelope } from "./events.js";
 import { purgeExpired } from "./housekeeping.js";
 import type { Logger } from "./logger.js";
 import { onOutboxCommit, toBusMessage } from "./outbox.js";
+import {
+  byTopic,
+  envelopeOf,
+  type OutboxRow,
+  observeOutboxLag,
+  runsOfSameTrace,
+  traceContextOf,
+} from "./outbox-rows.js";
 import { tracing } from "./tracing.js";
 
 export interface OutboxRelayOptions {
@@ -54,18 +54,6 @@ export interface OutboxRelay {
   stop(): Promise<void>;
 }
 
-interface OutboxRow {
-  id: string;
-  topic: string;
-  key: string;
-  type: string;
-  source: string;
-  subject: string | null;
-  time: Date;
-  traceparent: string | null;
-  data: unknown;
-}
-
 interface RoundResult {
   published: number;
   failed: number;
@@ -100,22 +88,7 @@ export function startOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
   const maxBackoffMs = options.maxBackoffMs ?? 5000;
   const s = db.schema;
 
-  // Outbox lag: what is written but not yet on the bus, read when metrics are collected.
-  const meter = metrics.getMeter("@platform/kit/outbox");
-  const pendingGauge = meter.createObservableGauge("outbox.pending", { description: "Outbox rows not yet published" });
-  const lagGauge = meter.createObservableGauge("outbox.lag", {
-    description: "Age of the oldest unpublished outbox row",
-    unit: "s",
-  });
-  const observeLag = async (result: BatchObservableResult) => {
-    const [row] = await db.query<{ pending: number; lag: number | null }>(
-      `SELECT count(*)::int AS pending, EXTRACT(EPOCH FROM now() - min(created_at))::float8 AS lag
-       FROM ${s}.outbox WHERE published_at IS NULL`,
-    );
-    result.observe(pendingGauge, row?.pending ?? 0, { schema: s });
-    result.observe(lagGauge, row?.lag ?? 0, { schema: s });
-  };
-  meter.addBatchObservableCallback(observeLag, [pendingGauge, lagGauge]);
+  const stopObserving = observeOutboxLag(db);
 
   let busDown = false;
   let dbDown = false;
@@ -208,14 +181,8 @@ export function startOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
           const busy = claimed.length === 1 && claimed[0]?.busy === true;
           // RETURNING has no order: published in the order they were written.
           const rows = busy ? [] : claimed.sort((a, b) => Number(a.seq) - Number(b.seq));
-          const byTopic = new Map<string, OutboxRow[]>();
-          for (const row of rows) {
-            const list = byTopic.get(row.topic);
-            if (list) list.push(row);
-            else byTopic.set(row.topic, [row]);
-          }
           const result: RoundResult = { published: 0, failed: 0, full: rows.length >= batchSize, busy };
-          for (const [topic, list] of byTopic) {
+          for (const [topic, list] of byTopic(rows)) {
             const published = await publishTopic(q, topic, list);
             result.published += published;
             result.failed += list.length - published;
@@ -310,37 +277,10 @@ export function startOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
     async stop() {
       stopped = true;
       stopWaking();
-      meter.removeBatchObservableCallback(observeLag, [pendingGauge, lagGauge]);
+      stopObserving();
       clearTimeout(timer);
       await running;
       await queue;
     },
   };
-}
-
-function envelopeOf(r: OutboxRow): EventEnvelope {
-  return {
-    id: r.id,
-    type: r.type,
-    source: r.source,
-    time: r.time.toISOString(),
-    ...(r.subject !== null ? { subject: r.subject } : {}),
-    ...(r.traceparent !== null ? { traceparent: r.traceparent } : {}),
-    data: r.data,
-  };
-}
-
-/** Consecutive rows sharing a traceparent (usually one request's events) go out in one publish. */
-function runsOfSameTrace(rows: OutboxRow[]): OutboxRow[][] {
-  const runs: OutboxRow[][] = [];
-  for (const row of rows) {
-    const last = runs.at(-1);
-    if (last && last[0]?.traceparent === row.traceparent) last.push(row);
-    else runs.push([row]);
-  }
-  return runs;
-}
-
-function traceContextOf(traceparent: string | null): Context {
-  return traceparent ? propagation.extract(ROOT_CONTEXT, { traceparent }) : ROOT_CONTEXT;
 }

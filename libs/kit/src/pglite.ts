@@ -1,7 +1,7 @@
 // The embedded Postgres (PGlite): opening the shared instance, and a service's schema of it as a Db.
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import type { PGlite, Transaction } from "@electric-sql/pglite";
+import type { PGlite, PGliteOptions, Transaction } from "@electric-sql/pglite";
 import { checkCallDeadline } from "./deadline.js";
 import { deferring, writeOnlyOver } from "./deferred-writes.js";
 import { checkSchema, deadlineChecked, INT8_OID } from "./driver.js";
@@ -15,21 +15,24 @@ import type { Db, Queryable } from "./queryable.js";
  */
 export const PGLITE_TEMPLATE_ENV = "PGLITE_TEMPLATE";
 
-/** Opens the embedded Postgres: a directory keeps data across restarts, none keeps it in memory. */
-export async function openPglite(dataDir?: string): Promise<PGlite> {
+/**
+ * Opens the embedded Postgres: a directory keeps data across restarts, none keeps it in memory.
+ * `fs`, when given, is the file system over `dataDir` (the embedded runtime's watched one).
+ */
+export async function openPglite(dataDir?: string, fs?: PGliteOptions["fs"]): Promise<PGlite> {
   const template = process.env[PGLITE_TEMPLATE_ENV];
   // A directory that already holds a cluster opens as it is; PGlite refuses to load over one.
   const fresh = !dataDir || !existsSync(join(dataDir, "PG_VERSION"));
   // Loaded here, when a process opens the embedded database, not when it loads kit: a service
   // on Postgres never needs it, and merely loading PGlite's module made a scratch server of
   // kit's path allocate 6 KB more per call and promote 13 MB more over 8,000 calls
-  // (docs/benchmarks.md, "A getter per call, and PGlite loaded where nobody uses it").
+  // (docs/benchmarks/rpc.md, "A getter per call, and PGlite loaded where nobody uses it").
   const [{ PGlite }, { btree_gist }] = await Promise.all([
     import("@electric-sql/pglite"),
     import("@electric-sql/pglite/contrib/btree_gist"),
   ]);
   return PGlite.create({
-    ...(dataDir ? { dataDir } : {}),
+    ...(fs ? { fs } : dataDir ? { dataDir } : {}),
     ...(template && fresh ? { loadDataDir: new Blob([readFileSync(template)]) } : {}),
     extensions: { btree_gist },
     parsers: { [INT8_OID]: (v: string) => Number(v) },

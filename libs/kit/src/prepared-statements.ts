@@ -17,9 +17,9 @@ const PREPARED_MAX_PARAMS = 32;
  * Names under which pg prepares a statement once per connection (Parse on first use only):
  * Postgres then skips parsing and analysing it on every later run, and may reuse its plan.
  * On the events bench's write path Postgres then spent 3.4 ms of CPU a write against
- * 4.7–5.5 (docs/benchmarks.md, "Prepared statements"). Texts that vary with their input (batches) and anything past the
- * cap stay unnamed, so a connection holds a bounded set. Behind PgBouncer in transaction mode
- * this needs its `max_prepared_statements` (1.21+).
+ * 4.7–5.5 (docs/benchmarks/gateway.md, "Prepared statements"). Texts that vary with their
+ * input (batches) and anything past the cap stay unnamed, so a connection holds a bounded set.
+ * Behind PgBouncer in transaction mode this needs its `max_prepared_statements` (1.21+).
  */
 export function statementNames(): (sql: string, params: readonly unknown[] | undefined) => string | undefined {
   const names = new Map<string, string>();

@@ -5,7 +5,7 @@ import { type DescMessage, type MessageShape, toBinary } from "@bufbuild/protobu
  * fill), and their encoding once made. Why: encoding a message with protobuf-es walks it by
  * reflection on every call; for identity's GetOrganization, which answers the same cached
  * organization on every `GET /organizations/me`, that walk was about a third of everything the
- * process allocated (docs/benchmarks.md, "Encoded once, and the rate-limit hit's timer").
+ * process allocated (docs/benchmarks/gateway.md, "Encoded once, and the rate-limit hit's timer").
  */
 const encodings = new WeakMap<object, Uint8Array | null>();
 

@@ -27,7 +27,7 @@ const PREFACE = Buffer.from("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n");
  * has no option to accept it (`allowHTTP1` needs TLS's ALPN), the way nodejs/node#44887 shows.
  *
  * Why both: unary calls between this project's processes travel over HTTP/1.1 keep-alive and
- * streaming calls over HTTP/2 (docs/benchmarks.md, "Unary calls over HTTP/1.1").
+ * streaming calls over HTTP/2 (docs/benchmarks/rpc.md, "Unary calls over HTTP/1.1").
  */
 export function rpcListener(
   handler: NodeHandler,

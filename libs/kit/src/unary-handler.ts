@@ -34,7 +34,7 @@ interface UnaryMethod {
  *
  * Why: measured on this project's 2-core VM, Connect-ES's adapter costs ~200–250 µs of CPU per
  * unary call against ~35 µs for the same answer written through the same `node:http2`
- * compatibility API (docs/benchmarks.md, "A lean unary path"): a one-message body goes through
+ * compatibility API (docs/benchmarks/gateway.md, "A lean unary RPC path"): a one-message body goes through
  * async-iterable pipes, and every call makes a deadline signal, a linked AbortController and,
  * when it ends, an abort (a `DOMException`). Here the call's AbortSignal is made only when a
  * handler or interceptor reads it.
@@ -157,7 +157,7 @@ type CallRequest = UnaryRequest & { [CONTEXT]: CallContext };
  * gets a hidden class (a V8 map) of its own. Maps live in the old generation, so each call's
  * map kept its getter, and through it the call's stream, request and response, alive through
  * every scavenge until a mark-compact: a scratch server of this path promoted 18.7 % of what
- * it allocated, and 2.4 % with this accessor (docs/benchmarks.md, "A getter per call").
+ * it allocated, and 2.4 % with this accessor (docs/benchmarks/rpc.md, "A getter per call").
  */
 const SIGNAL_ACCESSOR: PropertyDescriptor = {
   enumerable: true,

@@ -24,14 +24,14 @@ import { CONTEXT_HEADER, contextHasIdempotencyKey } from "./context.js";
  *
  * Why lean: measured on this project's 2-core VM, a unary call through `createConnectTransport`
  * costs the caller ~260–290 µs of CPU, against ~65–80 µs for the same request made directly on
- * a `node:http2` session (docs/benchmarks.md, "A lean unary path"). The difference is
+ * a `node:http2` session (docs/benchmarks/gateway.md, "A lean unary RPC path"). The difference is
  * per-call plumbing a unary call does not need: an async-iterable pipeline for a one-message
  * body, an AbortController linked to a deadline signal, and a `DOMException` and a
  * `ConnectError` allocated on every successful call (connectrpc/connect-es#1580).
  *
  * Why HTTP/1.1: kit's server spent a third less CPU on a call over it than over HTTP/2 (31–33
  * against 50–51 µs), identity 20–30 % less per read proxied by the gateway, and the gateway's
- * tail at an even 1,000 req/s was shorter (docs/benchmarks.md, "Unary calls over HTTP/1.1").
+ * tail at an even 1,000 req/s was shorter (docs/benchmarks/rpc.md, "Unary calls over HTTP/1.1").
  * Kit's server takes both on one port.
  *
  * What stays Connect-ES's: the request headers, response validation, trailer handling and the
@@ -165,7 +165,7 @@ const MAX_CONNECTIONS = 256;
  *
  * Why undici, and its `dispatch`: it is Node's own HTTP/1.1 client (the engine of `fetch`),
  * and a call through it cost the caller 30–45 µs of CPU against 60–95 µs through
- * `http.request` and an `http.Agent` (docs/benchmarks.md, "Unary calls through undici").
+ * `http.request` and an `http.Agent` (docs/benchmarks/rpc.md, "Unary calls through undici").
  * `dispatch` takes the answer as callbacks, with no stream or AbortSignal per call; undici
  * marks it as the API that may change across its major versions, which the package.json range
  * pins.

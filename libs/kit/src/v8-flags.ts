@@ -13,7 +13,7 @@ import { setFlagsFromString } from "node:v8";
  * stream, request and response through every scavenge until a mark-compact. Identity promoted
  * 13–17 % of what it allocated at an even 1,000 req/s once a burst of token writes had come
  * first, 0.3 % when the reads had come first, and 1.6–2.3 % with the flag, whatever came
- * first; its scavenge pauses fell from 520–660 to 210–250 ms over the run (docs/benchmarks.md,
+ * first; its scavenge pauses fell from 520–660 to 210–250 ms over the run (docs/benchmarks/node.md,
  * "Born old").
  *
  * Set here rather than on each image's command line so every way of starting a process gets it

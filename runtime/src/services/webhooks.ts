@@ -35,11 +35,7 @@ export const webhooksEmbedded: EmbeddedService = {
     return {
       routes,
       consumers: delivery.subscriptions,
-      seed: async () => {
-        const wrote = await seedWebhooksSandbox(ctx.db, ctx.clock, ctx.sandboxSeed);
-        await sealStoredSecrets(ctx.db, secrets);
-        return wrote;
-      },
+      seed: () => seedWebhooksSandbox(ctx.db, ctx.clock, ctx.sandboxSeed, secrets),
     };
   },
 };

@@ -1,6 +1,7 @@
 import type { Clock } from "@platform/kit/clock";
 import type { Db } from "@platform/kit/db";
 import { seededId } from "@platform/kit/ids";
+import type { SecretBox } from "@platform/kit/secret-box";
 import { sandboxOrgId, sandboxSubscriptionId } from "@platform/sandbox";
 import { EVENT_CATALOG } from "./domain/catalog.js";
 import { subscriptionStore } from "./store/subscription.store.js";
@@ -9,6 +10,8 @@ import { subscriptionStore } from "./store/subscription.store.js";
  * The sandbox: one subscription of the acme org that predates payload v2, so integrators can
  * see the legacy shape (it stays legacy forever). It is disabled (its endpoint is a
  * placeholder), and its secret derives from the seed so the documentation can show it.
+ * Like every stored secret it is written sealed: a clear one, even overwritten at once,
+ * would survive in the database's write-ahead log and data files.
  */
 
 const CREATED_AT = new Date("2025-06-01T09:00:00.000Z");
@@ -19,8 +22,8 @@ export function sandboxLegacySecret(seed: string): string {
   return `whsec_${Buffer.from(key).toString("base64")}`;
 }
 
-/** Seeds the sandbox when missing; true when it wrote. */
-export async function seedWebhooksSandbox(db: Db, _clock: Clock, seed: string): Promise<boolean> {
+/** Seeds the sandbox when missing, its secret sealed by `box`; true when it wrote. */
+export async function seedWebhooksSandbox(db: Db, _clock: Clock, seed: string, box: SecretBox): Promise<boolean> {
   const orgId = sandboxOrgId(seed, "acme");
   const id = sandboxSubscriptionId(seed, "acme-legacy");
   return db.tx(async (q) => {
@@ -35,7 +38,7 @@ export async function seedWebhooksSandbox(db: Db, _clock: Clock, seed: string): 
       description: "Created before payload v2: keeps the legacy shape",
       enabled: false,
       payloadVersion: "legacy",
-      secret: sandboxLegacySecret(seed),
+      secret: box.seal(sandboxLegacySecret(seed)),
       previousSecret: null,
       previousSecretExpiresAt: null,
       disabledReason: "disabled-by-user",

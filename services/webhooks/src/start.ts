@@ -20,7 +20,7 @@ export function start(config: WebhooksConfig, overrides: StartOverrides = {}): P
       name: "webhooks",
       schema: WEBHOOKS_SCHEMA,
       migrations: webhooksMigrations,
-      seed: seedWebhooksSandbox,
+      seed: (db, clock, seed) => seedWebhooksSandbox(db, clock, seed, webhookSecretBox(config)),
       async wire(deps) {
         const { db, logger } = deps;
         warnIfPrivateTargets(logger, config.WEBHOOKS_ALLOW_PRIVATE_TARGETS);

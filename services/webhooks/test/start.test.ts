@@ -4,7 +4,7 @@ import { InProcessBus } from "@platform/kit/in-process-bus";
 import { capturingLogger } from "@platform/kit/testing";
 import { sandboxOrgId, sandboxSubscriptionId } from "@platform/sandbox";
 import { describe, expect, it } from "vitest";
-import { loadDeliveryConfig, loadWebhooksConfig } from "../src/config.js";
+import { developmentSecretBox, loadDeliveryConfig, loadWebhooksConfig } from "../src/config.js";
 import { sandboxLegacySecret, seedWebhooksSandbox, startDelivery, WEBHOOKS_SCHEMA } from "../src/server.js";
 import { start } from "../src/start.js";
 import { txStore } from "../src/store/index.js";
@@ -64,13 +64,17 @@ describe("sandbox", () => {
   it("seeds acme's legacy subscription once, with a secret standard verifiers accept", async () => {
     const { pglite, db } = await openTestDb();
     const clock = new ManualClock();
-    expect(await seedWebhooksSandbox(db, clock, "seed-a")).toBe(true);
-    expect(await seedWebhooksSandbox(db, clock, "seed-a")).toBe(false);
+    const box = developmentSecretBox();
+    expect(await seedWebhooksSandbox(db, clock, "seed-a", box)).toBe(true);
+    expect(await seedWebhooksSandbox(db, clock, "seed-a", box)).toBe(false);
     const found = await txStore(db).findSubscription(
       sandboxOrgId("seed-a", "acme"),
       sandboxSubscriptionId("seed-a", "acme-legacy"),
     );
-    expect(found).toMatchObject({ payloadVersion: "legacy", enabled: false, secret: sandboxLegacySecret("seed-a") });
+    expect(found).toMatchObject({ payloadVersion: "legacy", enabled: false });
+    // Stored sealed from the first write (a clear secret would linger in the WAL), opening to the documented one.
+    expect(found?.secret).toMatch(/^enc:v1:/);
+    expect(box.open(found?.secret ?? "")).toBe(sandboxLegacySecret("seed-a"));
     expect(Buffer.from(sandboxLegacySecret("seed-a").slice(6), "base64").length).toBeGreaterThan(16);
     await pglite.close();
   });

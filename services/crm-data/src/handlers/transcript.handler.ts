@@ -5,26 +5,13 @@ import { parseId } from "@platform/kit/ids";
 import { keysetPage } from "@platform/kit/keyset";
 import { parseSort } from "@platform/kit/pagination";
 import { problem } from "@platform/kit/problems";
-import { assertReadable } from "../domain/access.js";
-import { chunksInWindow, compiledText, durationOf, transcriptWindow } from "../domain/transcript.js";
+import { meetingTranscript, readableRecording } from "../application/transcripts.js";
 import { botMessage, chatMessage, chunkMessage } from "../messages.js";
-import type { Store } from "../store/index.js";
 import { CHAT_SORT_KEYS, CHUNK_SORT_KEYS } from "../store/transcript.store.js";
 import type { ReadDeps } from "./account.handler.js";
 
 // The chat has no sort parameter: oldest first, its cursors bound to the empty sort.
 const CHAT_SORT = { field: "sentAt", descending: false, key: "" };
-
-/** The meeting and its bot, once the recording may be read now (else its problem). */
-async function readable(store: Store, orgId: string, rawId: string, now: Date, what: "transcript" | "chat") {
-  const meetingId = parseId("mtg_", rawId, "meetingId");
-  const meeting = await store.findMeeting(orgId, meetingId);
-  const bot = meeting && (await store.findBot(orgId, meetingId));
-  const facts = { meetingEnd: meeting?.end, hasBot: !!bot, chunkCount: bot?.chunkCount ?? 0, hasChat: !!bot?.hasChat };
-  assertReadable(facts, now, what);
-  if (!bot) throw new Error("readable recording without a bot");
-  return { meetingId, bot };
-}
 
 /** Transcripts, chunks, chat and bot status of the caller's org's meetings. */
 export function transcriptHandlers(deps: ReadDeps): ServiceImpl<typeof TranscriptService> {
@@ -32,31 +19,19 @@ export function transcriptHandlers(deps: ReadDeps): ServiceImpl<typeof Transcrip
   return {
     async getTranscript(req, ctx) {
       const { orgId } = apiContext(ctx);
-      const { meetingId, bot } = await readable(store, orgId, req.meetingId, clock.now(), "transcript");
-      const all = await store.allChunks(meetingId);
-      const duration = durationOf(all);
-      const window = transcriptWindow(duration, req.startTime, req.endTime);
-      const language = req.language.trim().toLowerCase();
-      const chunks = chunksInWindow(
-        language === "" ? all : all.filter((c) => c.language.toLowerCase() === language),
-        window,
-      );
-      return {
-        transcript: {
-          meetingId,
-          botId: bot.botId,
-          durationSeconds: duration,
-          windowStart: window.start,
-          windowEnd: window.end,
-          chunks: chunks.map((c) => chunkMessage(c, true)),
-          compiledText: compiledText(chunks),
-        },
+      const query = {
+        orgId,
+        meetingId: req.meetingId,
+        startTime: req.startTime,
+        endTime: req.endTime,
+        language: req.language,
       };
+      return { transcript: await meetingTranscript(store, clock.now(), query) };
     },
 
     async listTranscriptChunks(req, ctx) {
       const { orgId } = apiContext(ctx);
-      const { meetingId } = await readable(store, orgId, req.meetingId, clock.now(), "transcript");
+      const { meetingId } = await readableRecording(store, orgId, req.meetingId, clock.now(), "transcript");
       const sort = parseSort(req.sort, Object.keys(CHUNK_SORT_KEYS), "startTime");
       const page = await keysetPage(cursors, CHUNK_SORT_KEYS, sort, req, (q) =>
         store.listChunks(meetingId, { ...q, language: req.language.trim(), speaker: req.speaker, hostId: req.hostId }),
@@ -66,7 +41,7 @@ export function transcriptHandlers(deps: ReadDeps): ServiceImpl<typeof Transcrip
 
     async listChatMessages(req, ctx) {
       const { orgId } = apiContext(ctx);
-      const { meetingId, bot } = await readable(store, orgId, req.meetingId, clock.now(), "chat");
+      const { meetingId, bot } = await readableRecording(store, orgId, req.meetingId, clock.now(), "chat");
       const page = await keysetPage(cursors, CHAT_SORT_KEYS, CHAT_SORT, req, (q) =>
         store.listChat(meetingId, bot.ownerUserId, q),
       );

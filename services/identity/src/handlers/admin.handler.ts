@@ -2,21 +2,14 @@ import { timestampDate } from "@bufbuild/protobuf/wkt";
 import type { ServiceImpl } from "@connectrpc/connect";
 import type { IdentityAdminService } from "@platform/contracts/identity";
 import { sandboxKeyMessage } from "@platform/contracts/sandbox-key";
-import { apiKeyPreview, generateApiKey, hashApiKey } from "@platform/kit/api-keys";
 import type { Clock } from "@platform/kit/clock";
 import type { Db } from "@platform/kit/db";
-import { newId } from "@platform/kit/ids";
 import type { Logger } from "@platform/kit/logger";
-import { problem } from "@platform/kit/problems";
+import { createToken, revokePartnerGrant, revokeToken, setPartnerGrant } from "../application/admin.js";
 import { auditLimit } from "../domain/listing.js";
-import type { TokenRecord } from "../domain/model.js";
-import { checkPartnerPair, checkSingleParent } from "../domain/partners.js";
-import { validateGrantedScopes, validateTokenScopes } from "../domain/scopes.js";
-import { tokenName } from "../domain/tokens.js";
-import { partnerGrantChangedEvent, tokenCreatedEvent, tokenRevokedEvent } from "../events/outbox-events.js";
 import { delegationAuditMessage, organizationSummaryMessage, relationshipMessage, tokenMessage } from "../messages.js";
 import { sandboxKeys } from "../sandbox.js";
-import type { OrganizationStore, Store } from "../store/index.js";
+import type { Store } from "../store/index.js";
 
 export interface AdminDeps {
   db: Db;
@@ -28,37 +21,16 @@ export interface AdminDeps {
   write: Store["tx"];
 }
 
-async function loadOrg(store: OrganizationStore, id: string) {
-  const org = await store.findOrganization(id);
-  if (!org) throw problem("organization-not-found", `Organization '${id}' was not found.`);
-  return org;
-}
-
 /** The admin plane: token and partner management and the delegation audit, behind the admin secret. */
 export function adminHandlers(deps: AdminDeps): ServiceImpl<typeof IdentityAdminService> {
-  const { store, clock, logger, write } = deps;
+  const { store, logger } = deps;
   return {
     async createToken(req) {
-      const name = tokenName(req.name);
-      const { token, key } = await write(async (w) => {
-        const org = await loadOrg(w, req.orgId);
-        const now = clock.now();
-        const key = generateApiKey();
-        const token: TokenRecord = {
-          id: newId("tok_"),
-          orgId: org.id,
-          name,
-          keyHash: hashApiKey(key),
-          keyPreview: apiKeyPreview(key),
-          scopes: validateTokenScopes(req.scopes, org),
-          // An expiry in the past is allowed: it makes a key for testing subscription-expired.
-          expiresAt: req.expireTime ? timestampDate(req.expireTime) : null,
-          revokedAt: null,
-          createdAt: now,
-        };
-        await w.insertToken(token);
-        await w.enqueue(tokenCreatedEvent(token, now));
-        return { token, key };
+      const { token, key } = await createToken(deps, {
+        orgId: req.orgId,
+        name: req.name,
+        scopes: req.scopes,
+        expiresAt: req.expireTime ? timestampDate(req.expireTime) : null,
       });
       logger.info({ tokenId: token.id, orgId: token.orgId, scopes: token.scopes }, "token created");
       return { token: tokenMessage(token), key };
@@ -70,13 +42,7 @@ export function adminHandlers(deps: AdminDeps): ServiceImpl<typeof IdentityAdmin
     },
 
     async revokeToken(req) {
-      const result = await write(async (w) => {
-        const now = clock.now();
-        const revoked = await w.revokeToken(req.tokenId, now);
-        if (!revoked) throw problem("not-found", `Token '${req.tokenId}' was not found.`);
-        if (revoked.changed) await w.enqueue(tokenRevokedEvent(revoked.record, now));
-        return revoked;
-      });
+      const result = await revokeToken(deps, req.tokenId);
       if (result.changed) logger.info({ tokenId: result.record.id, orgId: result.record.orgId }, "token revoked");
       return { token: tokenMessage(result.record) };
     },
@@ -87,15 +53,10 @@ export function adminHandlers(deps: AdminDeps): ServiceImpl<typeof IdentityAdmin
     },
 
     async setPartnerGrant(req) {
-      const grantedScopes = validateGrantedScopes(req.grantedScopes);
-      const relationship = await write(async (w) => {
-        const parent = await loadOrg(w, req.parentOrgId);
-        const child = await loadOrg(w, req.childOrgId);
-        checkPartnerPair(parent, child);
-        checkSingleParent(child.id, parent.id, await w.findActiveParentOrgId(child.id));
-        const r = await w.upsertRelationship(parent.id, child.id, grantedScopes, clock.now());
-        await w.enqueue(partnerGrantChangedEvent(r));
-        return r;
+      const { relationship, grantedScopes } = await setPartnerGrant(deps, {
+        parentOrgId: req.parentOrgId,
+        childOrgId: req.childOrgId,
+        grantedScopes: req.grantedScopes,
       });
       logger.info(
         { parentOrgId: relationship.parentOrgId, childOrgId: relationship.childOrgId, grantedScopes },
@@ -105,14 +66,7 @@ export function adminHandlers(deps: AdminDeps): ServiceImpl<typeof IdentityAdmin
     },
 
     async revokePartnerGrant(req) {
-      const result = await write(async (w) => {
-        const revoked = await w.revokeRelationship(req.parentOrgId, req.childOrgId, clock.now());
-        if (!revoked) {
-          throw problem("not-found", `No partner relationship between '${req.parentOrgId}' and '${req.childOrgId}'.`);
-        }
-        if (revoked.changed) await w.enqueue(partnerGrantChangedEvent(revoked.record));
-        return revoked;
-      });
+      const result = await revokePartnerGrant(deps, { parentOrgId: req.parentOrgId, childOrgId: req.childOrgId });
       if (result.changed) {
         logger.info({ parentOrgId: req.parentOrgId, childOrgId: req.childOrgId }, "partner grant revoked");
       }

@@ -5,7 +5,7 @@ import { toSchema } from "./rows.js";
 
 // What a new deal names, read in one statement: a create's checks then cost one round trip
 // where one query per name would cost four (on this kind of VM a round trip to Postgres costs
-// more CPU than these look-ups: docs/benchmarks.md).
+// more CPU than these look-ups: docs/benchmarks/gateway.md, "POST /deals in two round trips").
 
 /** What a write names, as revenue knows it now: undefined where it is not known (or not named). */
 export interface DealNames {
@@ -31,7 +31,8 @@ export interface DealNamesStore {
 }
 
 // Plain columns, not to_jsonb of the rows: serialising the schema's jsonb columns again cost
-// Postgres more than the three round trips it saved (docs/benchmarks.md).
+// Postgres more than the three round trips it saved (docs/benchmarks/gateway.md, "POST /deals in
+// two round trips").
 const FIND_DEAL_NAMES = `SELECT a.id AS account_id, a.name AS account_name,
     c.id AS contact_id, c.account_id AS contact_account_id, c.display_name AS contact_display_name,
     c.email AS contact_email,
