@@ -1,5 +1,6 @@
 import http from "node:http";
 import { register } from "node:module";
+import { context, metrics, propagation, trace } from "@opentelemetry/api";
 import { OTLPMetricExporter } from "@opentelemetry/exporter-metrics-otlp-proto";
 import { PrometheusExporter } from "@opentelemetry/exporter-prometheus";
 import { HttpInstrumentation } from "@opentelemetry/instrumentation-http";
@@ -123,6 +124,15 @@ export async function stopTelemetry(): Promise<void> {
   metricsServer = undefined;
   server?.closeAllConnections();
   await new Promise<void>((resolve) => (server?.listening ? server.close(() => resolve()) : resolve()));
-  await sdk?.shutdown();
+  if (sdk) {
+    await sdk.shutdown();
+    // The SDK's shutdown leaves its providers registered as the API's globals, where they would
+    // refuse the next registration (a later start, another meter provider in the same process)
+    // and swallow what is recorded after: unregister what start registered.
+    metrics.disable();
+    trace.disable();
+    context.disable();
+    propagation.disable();
+  }
   sdk = undefined;
 }

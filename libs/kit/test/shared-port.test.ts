@@ -1,5 +1,7 @@
 import http from "node:http";
 import net from "node:net";
+import { metrics } from "@opentelemetry/api";
+import { MeterProvider } from "@opentelemetry/sdk-metrics";
 import { afterAll, describe, expect, it } from "vitest";
 import { listenShared } from "../src/shared-port.js";
 import { startTelemetry, stopTelemetry } from "../src/telemetry.js";
@@ -80,5 +82,10 @@ describe("listeners on a shared port", () => {
     expect((await fetch(`http://127.0.0.1:${port}/other`)).status).toBe(404);
     await stopTelemetry();
     await expect(fetch(`http://127.0.0.1:${port}/metrics`)).rejects.toThrow();
+    // What start registered as the API's globals is gone: another meter provider can register
+    // (the files after this one in a worker set their own).
+    const provider = new MeterProvider();
+    expect(metrics.setGlobalMeterProvider(provider)).toBe(true);
+    metrics.disable();
   });
 });
