@@ -15,7 +15,6 @@ import { readFileSync } from "node:fs";
 import { createClient } from "@connectrpc/connect";
 import { IdentityAdminService } from "@platform/contracts/identity";
 import { adminClientInterceptor, httpTransport } from "@platform/kit/connect";
-import { PROCESSES } from "./bench-distributed/stack.js";
 import { type LoadResult, startLoad } from "./bench-roll/load.js";
 import { cpuWatch, webhookReceiver } from "./bench-roll/watch.js";
 import {
@@ -29,6 +28,16 @@ import {
   wholeNumber,
 } from "./bench-support.js";
 
+const PROCESSES = [
+  "identity",
+  "scheduling",
+  "crm-data",
+  "revenue",
+  "analytics",
+  "webhooks",
+  "webhooks-delivery",
+  "gateway",
+];
 const values = suiteArgs(
   stringFlags({
     rate: "500",
