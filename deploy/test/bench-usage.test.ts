@@ -35,6 +35,19 @@ describe.concurrent("npm run bench's command line", () => {
     }
   });
 
+  // A suite's own flags reach it: its --help comes back with them on the line (a module a suite
+  // imports must not parse another suite's flags; the roll suite's --rate was refused once so).
+  it.each([
+    ["roll", "--rate", "500", "--modes", "roll"],
+    ["hostile", "--port", "30100"],
+    ["distributed", "--duration", "5"],
+  ])("passes --suite %s's own flags to it", async (suite, ...flags) => {
+    const { code, stdout, stderr } = await bench("--suite", suite, ...flags, "--help");
+    expect(stderr).toBe("");
+    expect(code).toBe(0);
+    expect(stdout).toMatch(new RegExp(`--suite ${suite}`));
+  });
+
   it.each([
     [["--suite", "nope"], /^bench: unknown --suite 'nope'; the suites are: analytics, /],
     [["--duration", "x"], /^bench: --duration takes whole numbers of at least 1, not 'x'/],
