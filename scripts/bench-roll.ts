@@ -27,17 +27,8 @@ import {
   usageError,
   wholeNumber,
 } from "./bench-support.js";
+import { PROCESSES } from "./stack-processes.js";
 
-const PROCESSES = [
-  "identity",
-  "scheduling",
-  "crm-data",
-  "revenue",
-  "analytics",
-  "webhooks",
-  "webhooks-delivery",
-  "gateway",
-];
 const values = suiteArgs(
   stringFlags({
     rate: "500",

@@ -14,6 +14,7 @@ import {
   usageError,
   wholeNumber,
 } from "../bench-support.js";
+import { PROCESSES } from "../stack-processes.js";
 
 export const values = suiteArgs(
   stringFlags({
@@ -81,16 +82,7 @@ export const REDIS_URL = env.REDIS_URL ?? "redis://127.0.0.1:6379";
 export const CONTEXT_SECRET = env.PLATFORM_CONTEXT_SECRET ?? "dev-context-secret-change-me-0123456789";
 export const ADMIN_SECRET = env.PLATFORM_ADMIN_SECRET ?? "dev-admin-secret-change-me";
 export const API = "/api/v1alpha1";
-export const PROCESSES = [
-  "identity",
-  "scheduling",
-  "crm-data",
-  "revenue",
-  "analytics",
-  "webhooks",
-  "webhooks-delivery",
-  "gateway",
-];
+export { PROCESSES };
 
 export const log = (line: string) => process.stderr.write(`${line}\n`);
 
