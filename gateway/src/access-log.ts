@@ -1,4 +1,4 @@
-import type { Logger } from "@platform/kit/logger";
+import { infoLineWriter, type Logger } from "@platform/kit/logger";
 import { type FastifyInstance, type FastifyReply, type FastifyRequest, LogController } from "fastify";
 
 /**
@@ -25,18 +25,26 @@ export class AccessLogController extends LogController {
  * values), status, duration, request id and the token that made it. Never the key.
  */
 export function installAccessLog(app: FastifyInstance, logger: Logger): void {
+  // The line written straight to the log's stream when pino's own path is not needed (kit's
+  // logger, no active span): the same bytes for a fifth of the CPU (logger.ts says why).
+  const writeLine = infoLineWriter(logger);
   app.addHook("onResponse", (request, reply, done) => {
-    logger.info(
-      {
-        method: request.method,
-        route: request.routeOptions.url ?? "unmatched",
-        status: reply.statusCode,
-        durationMs: Math.round(reply.elapsedTime * 100) / 100,
-        requestId: request.id,
-        tokenId: request.apiCall?.token.tokenId,
-      },
-      "request",
-    );
+    const route = request.routeOptions.url ?? "unmatched";
+    const durationMs = Math.round(reply.elapsedTime * 100) / 100;
+    const tokenId = request.apiCall?.token.tokenId;
+    const written =
+      writeLine?.(
+        `"method":${JSON.stringify(request.method)},"route":${JSON.stringify(route)},"status":${reply.statusCode}` +
+          `,"durationMs":${JSON.stringify(durationMs)},"requestId":${JSON.stringify(request.id)}` +
+          (tokenId === undefined ? "" : `,"tokenId":${JSON.stringify(tokenId)}`),
+        "request",
+      ) ?? false;
+    if (!written) {
+      logger.info(
+        { method: request.method, route, status: reply.statusCode, durationMs, requestId: request.id, tokenId },
+        "request",
+      );
+    }
     done();
   });
 }

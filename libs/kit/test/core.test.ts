@@ -10,7 +10,7 @@ import { problemFromError, problemToConnectError } from "../src/connect.js";
 import { signContext, verifyContext } from "../src/context.js";
 import { openPglite, pgliteDb } from "../src/db.js";
 import { idSequence, isId, newId, parseId, seededId } from "../src/ids.js";
-import { createLogger } from "../src/logger.js";
+import { createLogger, infoLineWriter } from "../src/logger.js";
 import { migrate } from "../src/migrate.js";
 import { ProblemError, problem, problemBody } from "../src/problems.js";
 
@@ -246,5 +246,54 @@ describe("JSON logs", () => {
       span_id: "b7ad6b7169203331",
     });
     expect(outside.trace_id).toBeUndefined();
+  });
+
+  function sinkLines() {
+    const lines: string[] = [];
+    const sink = new Writable({
+      write(chunk, _enc, done) {
+        lines.push(String(chunk));
+        done();
+      },
+    });
+    return { lines, sink };
+  }
+
+  it("an info line written straight to the stream is the line pino writes, byte for byte but the time", () => {
+    const { lines, sink } = sinkLines();
+    const logger = createLogger("svc", "info", sink);
+    const write = infoLineWriter(logger);
+    expect(write).toBeDefined();
+    const fields = { method: "GET", route: '/a/"quoted"\\path', status: 200, durationMs: 1.25, requestId: "req_é\n" };
+    logger.info(fields, "request");
+    const json = Object.entries(fields)
+      .map(([k, v]) => `${JSON.stringify(k)}:${JSON.stringify(v)}`)
+      .join(",");
+    expect(write?.(json, "request")).toBe(true);
+    expect(write?.("", "bare")).toBe(true);
+    logger.info("bare");
+    const [viaPino, direct, bareDirect, barePino] = lines.map((l) => l.replace(/"time":"[^"]+"/, '"time":"T"'));
+    expect(direct).toBe(viaPino);
+    expect(bareDirect).toBe(barePino);
+    expect(lines[1]).toMatch(
+      /^\{"level":30,"time":"\d{4}-\d\d-\d\dT[\d:.]+Z","service":"svc","name":"svc","method":"GET"/,
+    );
+    expect(lines[1]?.endsWith('"msg":"request"}\n')).toBe(true);
+  });
+
+  it("leaves a line with an active span, or below the level, to pino; knows only its own loggers", () => {
+    const { lines, sink } = sinkLines();
+    const write = infoLineWriter(createLogger("svc", "info", sink));
+    const span = trace.wrapSpanContext({
+      traceId: "0af7651916cd43dd8448eb211c80319c",
+      spanId: "b7ad6b7169203331",
+      traceFlags: 1,
+    });
+    expect(context.with(trace.setSpan(context.active(), span), () => write?.('"a":1', "inside"))).toBe(false);
+    const quiet = infoLineWriter(createLogger("svc", "warn", sink));
+    expect(quiet?.('"a":1', "dropped")).toBe(true);
+    expect(lines).toEqual([]);
+    const other = createLogger("svc", "info", sink).child({ part: "x" });
+    expect(infoLineWriter(other)).toBeUndefined();
   });
 });
