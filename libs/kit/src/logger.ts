@@ -60,7 +60,7 @@ export function createLogger(
   const stream = destination ?? stdoutDestination();
   const logger = pino(options, stream);
   // pino's multistream wants each line's level and object beside it; such a stream gets pino's path.
-  if ((stream as { [key: symbol]: unknown })[Symbol.for("pino.metadata")] !== true) plainLoggers.add(logger);
+  if ((stream as unknown as Record<symbol, unknown>)[Symbol.for("pino.metadata")] !== true) plainLoggers.add(logger);
   return logger;
 }
 

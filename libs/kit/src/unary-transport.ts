@@ -11,11 +11,12 @@ import {
   type UnaryRequest,
   type UnaryResponse,
 } from "@connectrpc/connect";
-import { errorFromJsonBytes, requestHeader, validateResponse } from "@connectrpc/connect/protocol-connect";
+import { errorFromJsonBytes, validateResponse } from "@connectrpc/connect/protocol-connect";
 import { Http2SessionManager } from "@connectrpc/connect-node";
 import { type Dispatcher, Pool } from "undici";
 // Every node:http2 request binds an AsyncResource: without this, each one is promoted whole.
 import "./async-resource-bind-fix.js";
+import { CallHeaders, type HeadersInit } from "./call-headers.js";
 import { CONTEXT_HEADER, contextHasIdempotencyKey } from "./context.js";
 
 /**
@@ -73,7 +74,7 @@ export function unaryTransport(opts: {
         method,
         requestMethod: "POST",
         url: `${urlBase}/${method.parent.typeName}/${method.name}`,
-        header: requestHeader(method.methodKind, true, deadline, header, false),
+        header: requestHeader(deadline, header),
         contextValues: (contextValues ?? createContextValues()) as ContextValues,
         message: isMessage(message, method.input) ? message : create(method.input, message as never),
         signal: signal ?? NEVER,
@@ -82,6 +83,18 @@ export function unaryTransport(opts: {
     },
     stream: (...args) => opts.streaming.stream(...args),
   };
+}
+
+/**
+ * What `@connectrpc/connect/protocol-connect`'s `requestHeader` sets on a unary binary call
+ * (without a user agent, as before), on `CallHeaders` instead of a `Headers`.
+ */
+function requestHeader(timeoutMs: number | undefined, init: HeadersInit | undefined): Headers {
+  const header = new CallHeaders(init);
+  if (timeoutMs !== undefined) header.set("connect-timeout-ms", `${timeoutMs}`);
+  header.set("content-type", "application/proto");
+  header.set("connect-protocol-version", "1");
+  return header;
 }
 
 function http2Calls(baseUrl: string, authorityEnd: number): (req: UnaryRequest) => Promise<UnaryResponse> {
@@ -134,7 +147,7 @@ function callHttp2(sessions: Http2SessionManager, path: string, req: UnaryReques
           chunks.push(chunk);
           sessions.notifyResponseByteRead(s);
         });
-        s.once("end", () => end.answer(status, response ?? [new Headers(), new Headers()], chunks));
+        s.once("end", () => end.answer(status, response ?? [new CallHeaders(), new CallHeaders()], chunks));
         s.once("error", (err) => end.fail(fromNodeError(err)));
         s.once("close", () => {
           if (!end.settled()) end.fail(streamClosed(s.rstCode));
@@ -180,10 +193,14 @@ const MAX_CONNECTIONS = 256;
  */
 function callHttp1(pool: Pool, path: string, req: UnaryRequest): Promise<UnaryResponse> {
   const body = toBinary(req.method.input, req.message);
-  const headers: string[] = [];
-  req.header.forEach((value, name) => {
-    headers.push(name, value);
-  });
+  let headers: string[];
+  if (req.header instanceof CallHeaders) headers = req.header.flat();
+  else {
+    headers = [];
+    req.header.forEach((value, name) => {
+      headers.push(name, value);
+    });
+  }
   const repeatable = req.method.idempotency !== MethodOptions_IdempotencyLevel.IDEMPOTENCY_UNKNOWN;
   return new Promise<UnaryResponse>((resolve, reject) => {
     // The connection's controller once undici has one for the call; a call cancelled before
@@ -209,7 +226,7 @@ function callHttp1(pool: Pool, path: string, req: UnaryRequest): Promise<UnaryRe
             chunks.push(chunk);
           },
           onResponseEnd() {
-            end.answer(status, response ?? [new Headers(), new Headers()], chunks);
+            end.answer(status, response ?? [new CallHeaders(), new CallHeaders()], chunks);
           },
           onResponseError(_c, err) {
             if (end.settled()) return;
@@ -313,8 +330,8 @@ function respond(req: UnaryRequest, status: number, head: Headers, trailer: Head
  * as headers prefixed "trailer-" (what Connect-ES's trailerDemux does, in one pass).
  */
 function demux(h: Record<string, string | string[] | undefined>): [Headers, Headers] {
-  const head = new Headers();
-  const trailer = new Headers();
+  const head = new CallHeaders();
+  const trailer = new CallHeaders();
   for (const name in h) {
     if (name.charCodeAt(0) === 58 /* ":" */) continue;
     const value = h[name];
