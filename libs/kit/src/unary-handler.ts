@@ -12,6 +12,7 @@ import {
   type UnaryResponse,
 } from "@connectrpc/connect";
 import { codeToHttpStatus, errorToJsonBytes, parseTimeout } from "@connectrpc/connect/protocol-connect";
+import { CallHeaders } from "./call-headers.js";
 import { SIGNAL_FIRED, type SignalHolder } from "./deadline.js";
 import { encodeResponse } from "./reusable-response.js";
 
@@ -247,8 +248,8 @@ class CallContext {
   readonly protocolName = "connect";
   readonly url: string;
   readonly requestHeader: Headers;
-  readonly responseHeader = new Headers({ "content-type": "application/proto" });
-  readonly responseTrailer = new Headers();
+  readonly responseHeader: Headers = new CallHeaders({ "content-type": "application/proto" });
+  readonly responseTrailer: Headers = new CallHeaders();
   readonly values = createContextValues();
   private readonly deadlineAt: number | undefined;
   private controller: AbortController | undefined;
@@ -265,7 +266,8 @@ class CallContext {
     this.service = method.parent;
     this.url = req.url ?? "";
     this.deadlineAt = timeoutMs === undefined ? undefined : Date.now() + timeoutMs;
-    const header = new Headers();
+    // CallHeaders, not the Fetch API's Headers: no WebIDL checks of what Node's parser read (call-headers.ts).
+    const header = new CallHeaders();
     const raw = req.headers;
     for (const name in raw) {
       if (name.charCodeAt(0) === 58 /* ":" */) continue;
