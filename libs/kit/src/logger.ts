@@ -1,5 +1,6 @@
 import { trace } from "@opentelemetry/api";
 import { type DestinationStream, type Logger, pino } from "pino";
+import { BatchedLog } from "./batched-log.js";
 
 export type { Logger };
 
@@ -12,15 +13,15 @@ const LOG_FLUSH_MS = 200;
  * stdout written asynchronously and in batches: a write call costs a system call, which on a
  * busy machine costs more than formatting the line, so a busy process makes one per few dozen
  * lines instead of one per line. What is still buffered when the process exits is flushed
- * synchronously.
+ * synchronously. The batching is kit's own (batched-log.ts says why not pino's destination).
  */
-let stdout: DestinationStream | undefined;
+let stdout: BatchedLog | undefined;
 
 // One per process, like stdout itself: every logger shares it, so lines never interleave
 // mid-line and one exit hook flushes them all.
-function stdoutDestination(): DestinationStream {
+function stdoutDestination(): BatchedLog {
   if (stdout) return stdout;
-  const stream = pino.destination({ dest: 1, sync: false, minLength: LOG_BATCH_BYTES });
+  const stream = new BatchedLog(1, LOG_BATCH_BYTES);
   stdout = stream;
   setInterval(() => {
     try {
