@@ -21,7 +21,9 @@ export class CallHeaders implements Headers {
     if (Array.isArray(init)) {
       for (const [name, value] of init as [string, string][]) this.append(name, value);
     } else if (typeof (init as Headers).forEach === "function") {
-      (init as Headers).forEach((value, name) => this.append(name, value));
+      (init as Headers).forEach((value, name) => {
+        this.append(name, value);
+      });
     } else {
       const record = init as Record<string, string | readonly string[]>;
       for (const name in record) {

@@ -30,7 +30,9 @@ describe("CallHeaders", () => {
     expect([...call.keys()]).toEqual([...fetchHeaders.keys()]);
     expect([...call.values()]).toEqual([...fetchHeaders.values()]);
     const seen: string[] = [];
-    call.forEach((value, name) => seen.push(`${name}=${value}`));
+    call.forEach((value, name) => {
+      seen.push(`${name}=${value}`);
+    });
     expect(seen).toEqual([
       "accept=a, b",
       "connect-timeout-ms=4000",
