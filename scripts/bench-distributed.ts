@@ -15,6 +15,10 @@
  *  - open loop through the gateway with as many keys it has not seen (--cold-rate, 1,000 req/s):
  *    every key's first request waits for its look-up at identity;
  *  - POST /deals at 1 and 10 connections;
+ *  - what observability costs (telemetry-gateways.ts): two more gateways of the stack's build,
+ *    one with nothing configured and one tracing at 10% (Zipkin) with /metrics scraped by
+ *    Prometheus every 15 s (scripts/observability.sh), sent --tracing-rate req/s each at the same
+ *    time (open loop), the gateway's CPU per request of each side by side (issue 51: at most +10%);
  *  - CPU per request of each process (utime + stime from /proc/<pid>/stat before and after):
  *    the stack's eight, the Postgres backends serving its databases, a local Redis and the
  *    Kafka broker of scripts/kafka.sh, the bench's own servers and the load generator. A
@@ -29,7 +33,8 @@
  * enough that no token passes the spec's per-minute limits (a 429 fails the run).
  *
  *   npm run bench -- --suite distributed [--duration 10] [--rates 500,1000,1500] [--connections 10,50]
- *     [--tokens 1000] [--rounds 1] [--skip closed,open,cold,deals] [--soak SECONDS] [--soak-rate 1000] [--cold-rate 1000]
+ *     [--tokens 1000] [--rounds 1] [--skip closed,tracing,open,cold,deals] [--soak SECONDS] [--soak-rate 1000] [--cold-rate 1000]
+ *     [--tracing-rate 300]
  *   environment: GATEWAY_PORT, IDENTITY_PORT, ADMIN_PORT, REDIS_URL, STACK_RUN_DIR, STACK_DB_PREFIX, PG_URL,
  *     PLATFORM_CONTEXT_SECRET, PLATFORM_ADMIN_SECRET (scripts/stack.sh's names and defaults)
  */
@@ -65,8 +70,10 @@ import {
   soakSeconds,
   stopWhatWeStarted,
   tokenCount,
+  tracingRate,
   vacuumIfAutovacuumOff,
 } from "./bench-distributed/stack.js";
+import { TelemetryGateways } from "./bench-distributed/telemetry-gateways.js";
 
 // ---------------------------------------------------------------- fixtures: tokens and ids
 
@@ -190,6 +197,8 @@ function medianRound(rs: Row[]): Row {
 const rows: Row[] = [];
 const openRows: OpenLoopRow[] = [];
 const ratios: string[] = [];
+const telemetryGateways = new TelemetryGateways();
+process.once("uncaughtExceptionMonitor", () => telemetryGateways.stop());
 try {
   log("warm-up (fills the token cache; discarded)…");
   await autocannonRow(
@@ -239,6 +248,40 @@ try {
       }
     }
   }
+  if (!skip.has("tracing")) {
+    // Nothing configured against tracing at 10% + scraping: the same build and upstreams, both
+    // sent the same even rate at the same time (an open loop each), so that whatever else the
+    // machine runs falls on both alike and each one's fixed costs (timers, scrapes, exports) are
+    // spread over as many requests; each one's CPU per request is its own column.
+    const { plain, traced } = await telemetryGateways.start();
+    sampleServer(plain.column, plain.pid);
+    sampleServer(traced.column, traced.pid);
+    const both = (seconds: number) =>
+      Promise.all([
+        openLoopRow(plain, tracingRate, seconds, nextKey),
+        openLoopRow(traced, tracingRate, seconds, nextKey),
+      ]);
+    await both(Math.max(3, Math.ceil(tokenCount / tracingRate)));
+    const plainRows: OpenLoopRow[] = [];
+    const tracedRows: OpenLoopRow[] = [];
+    for (let round = 0; round < rounds; round++) {
+      const [p, t] = await both(duration);
+      plainRows.push(p);
+      tracedRows.push(t);
+    }
+    const cpuOf = (r: Row, column: string) => r.cpu[column] ?? Number.NaN;
+    const perRound = tracedRows.map((t, i) => cpuOf(t, traced.column) / cpuOf(plainRows[i] as Row, plain.column) - 1);
+    // The round whose ratio is the median one, both of its rows.
+    const middle = perRound.indexOf([...perRound].sort((a, b) => a - b)[Math.floor(perRound.length / 2)] as number);
+    openRows.push(plainRows[middle] as OpenLoopRow, tracedRows[middle] as OpenLoopRow);
+    const pctOf = (x: number) => `${x >= 0 ? "+" : ""}${(x * 100).toFixed(1)}%`;
+    ratios.push(
+      `gateway CPU per request, tracing 10% + scraping against nothing configured, ${tracingRate} req/s each: ` +
+        `${pctOf(median(perRound))} (issue 51 allows +10%; the two loaded at once, the other processes' columns are both's)` +
+        (rounds > 1 ? ` (rounds: ${perRound.map(pctOf).join(", ")})` : ""),
+    );
+    telemetryGateways.stop();
+  }
   if (!skip.has("open")) {
     // The floor proxy at the same rates, in turn with the gateway: the tail any proxy of these
     // hops has here, beside the gateway's.
@@ -268,6 +311,7 @@ try {
     }
   }
 } finally {
+  telemetryGateways.stop();
   bareServer.kill();
   floorServer.kill();
   await pgPool.end();

@@ -66,6 +66,12 @@ describe.each(processes)("$name", (proc) => {
     expect(np.spec.policyTypes).toEqual(["Ingress", "Egress"]);
   });
 
+  it("samples traces parent-based at one in ten (docs/observability.md: what tracing costs)", () => {
+    const literals: string[] = one(objs, "ConfigMap").gen.literals ?? [];
+    expect(literals).toContain("OTEL_TRACES_SAMPLER=parentbased_traceidratio");
+    expect(literals).toContain("OTEL_TRACES_SAMPLER_ARG=0.1");
+  });
+
   it("is given every secret and database URL, which production refuses to default", async () => {
     // The spec the process loads: gateway/src/config.ts or its service's config.ts (`*ConfigSpec`).
     const module = await import(join(ROOT, proc.folder, "src/config.ts"));

@@ -23,7 +23,7 @@ import { sealPage } from "./http/cursor-binding.js";
 import { installJsonBodies } from "./http/json-body.js";
 import { strictQuery } from "./http/strict-query.js";
 import { installHttpMetrics } from "./http-metrics.js";
-import { installHttpRouteSpan } from "./http-route-span.js";
+import { installHttpServerSpan } from "./http-server-span.js";
 import { LoadingCache } from "./loading-cache.js";
 import { registerOpenApi } from "./openapi.js";
 import { RateLimiter } from "./rate-limit/limiter.js";
@@ -191,7 +191,7 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
     keylessPerAddress: config.KEYLESS_CONNECTIONS_PER_ADDRESS,
   });
   installHttpMetrics(app);
-  installHttpRouteSpan(app);
+  installHttpServerSpan(app);
   if (config.ACCESS_LOG) installAccessLog(app, logger);
   installConditionalGet(app);
   // Callback hooks, not async ones: no promise per request on the hot path.

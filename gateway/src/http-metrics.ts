@@ -13,6 +13,10 @@ export function installHttpMetrics(app: FastifyInstance): void {
   const duration = meter.createHistogram("http.server.request.duration", {
     description: "Duration of HTTP requests served by the gateway",
     unit: "s",
+    // The semantic conventions' buckets, in seconds (the SDK's default ones, 0 5 10 25 … 10000,
+    // are made for milliseconds and would put every request in the first): among them 0.5, the
+    // API latency SLO's threshold (deploy/prometheus/rules/platform-slos.yml).
+    advice: { explicitBucketBoundaries: [0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10] },
   });
   app.addHook("onResponse", (request, reply, done) => {
     duration.record(reply.elapsedTime / 1000, {

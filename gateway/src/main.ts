@@ -4,7 +4,7 @@ import { reusePort } from "@platform/kit/shared-port";
 import { startTelemetry } from "@platform/kit/telemetry";
 
 // Telemetry first, so instrumentation sees every module that loads after it.
-startTelemetry("gateway", { httpServerSpans: true });
+startTelemetry("gateway");
 
 const { systemClock } = await import("@platform/kit/clock");
 const { loadConfigOrExit } = await import("@platform/kit/load-config-or-exit");

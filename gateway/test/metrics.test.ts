@@ -41,6 +41,10 @@ describe("gateway metrics", () => {
       expect.objectContaining({ "http.route": "unmatched", "http.response.status_code": 404 }),
     );
     expect(series.some((a) => String(a["http.route"]).includes(ORG))).toBe(false);
+    // Buckets in seconds, with the API latency SLO's threshold (0.5 s) among them.
+    const point = duration?.dataPoints[0]?.value as { buckets: { boundaries: number[] } } | undefined;
+    expect(point?.buckets.boundaries).toContain(0.5);
+    expect(point?.buckets.boundaries.at(-1)).toBe(10);
   });
 
   it("counts rate-limit rejections by tier and bucket", async () => {

@@ -20,6 +20,8 @@ export function printReport(rows: readonly Row[], openRows: readonly OpenLoopRow
     "kafka",
     "bare",
     "floor",
+    "gw plain",
+    "gw traced",
     "load generator",
   ].filter((c) => [...rows, ...openRows].some((r) => (r.cpu[c] ?? 0) > 0.0005));
   const cpuCells = (cpu: Record<string, number>) =>

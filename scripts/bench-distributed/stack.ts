@@ -27,18 +27,22 @@ export const values = suiteArgs(
     soak: "0",
     "soak-rate": "1000",
     "cold-rate": "1000",
+    "tracing-rate": "300",
     "rpc-http": "1.1",
   }),
   `usage: npm run bench -- --suite distributed [--duration SECONDS] [--rates 500,1000,1500]
-    [--connections 10,50] [--tokens 1000] [--rounds 1] [--skip closed,open,cold,deals] [--soak SECONDS] [--soak-rate 1000]
-    [--cold-rate 1000] [--rpc-http 1.1]
+    [--connections 10,50] [--tokens 1000] [--rounds 1] [--skip closed,tracing,open,cold,deals] [--soak SECONDS] [--soak-rate 1000]
+    [--cold-rate 1000] [--tracing-rate 300] [--rpc-http 1.1]
 Uses the stack on GATEWAY_PORT (default 8080) or starts one with scripts/stack.sh (and stops what it started);
 a gateway that answers without a running gateway in STACK_RUN_DIR (default .run) is another stack's, and
 the bench refuses it (its CPU columns come from that directory's pid files).
 Rows: a bare fastify route, identity called directly, the floor proxy (the gateway's unavoidable hops
 on bare node:http: bench-distributed/floor-proxy.ts) and the gateway, closed loop and at even rates
 (open loop); the gateway at --cold-rate with --tokens keys it has not seen (each first request waits for
-its key's look-up); POST /deals. --rounds N alternates the closed-loop rows N times (median round, ratios
+its key's look-up); POST /deals; the cost of observability (tracing): two more gateways of the stack's
+build, nothing configured against tracing at 10% (Zipkin) + Prometheus scraping every 15 s, sent
+--tracing-rate req/s each at the same time; Zipkin and Prometheus are scripts/observability.sh's
+(ZIPKIN_PORT, PROMETHEUS_PORT), started when they do not run. --rounds N alternates the closed-loop rows N times (median round, ratios
 per round). --soak S first sends --soak-rate req/s (1,000) through the gateway for S seconds: past the token cache's
 30 s TTL when S > 30, so the row shows what key look-ups cost a long run. When the Postgres has autovacuum off, the stack's databases are VACUUMed first.
 --rpc-http 2 makes the bench's own calls to identity (the direct row, the floor proxy's, the admin
@@ -54,6 +58,7 @@ export const skip = new Set(values.skip.split(",").filter(Boolean));
 export const soakSeconds = Number(values.soak);
 export const soakRate = Number(values["soak-rate"]);
 export const coldRate = Number(values["cold-rate"]);
+export const tracingRate = Number(values["tracing-rate"]);
 const rpcHttpFlag = values["rpc-http"];
 if (rpcHttpFlag !== "1.1" && rpcHttpFlag !== "2") usageError(`--rpc-http takes 1.1 or 2, not '${rpcHttpFlag}'`);
 export const rpcHttp: "1.1" | "2" = rpcHttpFlag;
@@ -64,6 +69,7 @@ for (const [flag, value, least] of [
   ["soak", soakSeconds, 0],
   ["soak-rate", soakRate, 1],
   ["cold-rate", coldRate, 1],
+  ["tracing-rate", tracingRate, 1],
   ...rates.map((r) => ["rates", r, 1] as const),
   ...connectionCounts.map((c) => ["connections", c, 1] as const),
 ] as const) {

@@ -1,5 +1,6 @@
 import { Code, ConnectError, type Interceptor } from "@connectrpc/connect";
 import {
+  type Context,
   context,
   createNoopMeter,
   metrics,
@@ -9,6 +10,7 @@ import {
   SpanStatusCode,
   type TextMapGetter,
   type TextMapSetter,
+  TraceFlags,
   trace,
 } from "@opentelemetry/api";
 import { tracing } from "./tracing.js";
@@ -28,6 +30,8 @@ const getter: TextMapGetter<Headers> = {
 };
 const setter: TextMapSetter<Headers> = { set: (h, key, value) => h.set(key, value) };
 
+type Next = Parameters<Interceptor>[0];
+
 interface CallShape {
   service: { typeName: string };
   method: { name: string };
@@ -44,6 +48,28 @@ function okLabelsOf(req: CallShape): Record<string, string> {
     okLabels.set(req.method, labels);
   }
   return labels;
+}
+
+/** The RED metrics' labels of a call that ended with `failure` (undefined: success). */
+function labelsOf(req: CallShape, failure: unknown): Record<string, string> {
+  return failure === undefined
+    ? okLabelsOf(req)
+    : { ...attributes(req), "rpc.connect_rpc.error_code": codeOf(failure) };
+}
+
+/** The context's span is one of a trace that is not sampled (no span at all: a new trace, which the sampler decides). */
+function notSampled(ctx: Context): boolean {
+  const span = trace.getSpan(ctx);
+  return span !== undefined && (span.spanContext().traceFlags & TraceFlags.SAMPLED) === 0;
+}
+
+/**
+ * Whether the SDK's sampler follows the parent's decision (OTEL_TRACES_SAMPLER parentbased_*, or
+ * unset: the SDK's default is parentbased_always_on); only then may a call of an unsampled trace
+ * skip its span. Read when an interceptor is made: after startTelemetry, as the SDK read it.
+ */
+function samplerIsParentBased(): boolean {
+  return (process.env.OTEL_TRACES_SAMPLER ?? "parentbased_always_on").trim().startsWith("parentbased_");
 }
 
 function attributes(req: CallShape) {
@@ -78,31 +104,41 @@ function instrument(kind: SpanKind.SERVER | SpanKind.CLIENT): Interceptor {
   // A meter provider is registered before the processes build their transports (telemetry
   // starts first); without one, and without a tracer provider, the call goes straight through.
   const measuring = meter !== createNoopMeter();
+  const parentBased = samplerIsParentBased();
   const duration = meter.createHistogram(`rpc.${side}.duration`, {
     description: `Duration of Connect RPCs (${side} side)`,
     unit: "ms",
   });
-  return (next) => async (req) => {
-    if (!tracing()) {
-      if (!measuring) return next(req);
-      const started = performance.now();
-      let failure: unknown;
-      try {
-        return await next(req);
-      } catch (err) {
-        failure = err;
-        throw err;
-      } finally {
-        const labels =
-          failure === undefined
-            ? okLabelsOf(req)
-            : { ...attributes(req), "rpc.connect_rpc.error_code": codeOf(failure) };
-        duration.record(performance.now() - started, labels);
-      }
+  /** The call measured, without a span of its own. */
+  const measured = async (next: Next, req: Parameters<Next>[0]): ReturnType<Next> => {
+    if (!measuring) return next(req);
+    const started = performance.now();
+    let failure: unknown;
+    try {
+      return await next(req);
+    } catch (err) {
+      failure = err;
+      throw err;
+    } finally {
+      duration.record(performance.now() - started, labelsOf(req, failure));
     }
-    const tracer = trace.getTracer(SCOPE);
+  };
+  return (next) => async (req) => {
+    if (!tracing()) return measured(next, req);
     const parent =
       kind === SpanKind.SERVER ? propagation.extract(context.active(), req.header, getter) : context.active();
+    if (parentBased && notSampled(parent)) {
+      // A trace that is not sampled (nine requests in ten at a 10% ratio) records nothing: no
+      // span of its own, the same trace id carried on (CLIENT) or its context entered (SERVER),
+      // so that log lines and further calls keep it. The parent-based sampler would have
+      // decided the same for any child span.
+      if (kind === SpanKind.CLIENT) {
+        propagation.inject(parent, req.header, setter);
+        return measured(next, req);
+      }
+      return context.with(parent, measured, undefined, next, req);
+    }
+    const tracer = trace.getTracer(SCOPE);
     const attrs = attributes(req);
     const span = tracer.startSpan(
       `${attrs["rpc.service"]}/${attrs["rpc.method"]}`,
@@ -119,7 +155,7 @@ function instrument(kind: SpanKind.SERVER | SpanKind.CLIENT): Interceptor {
       failure = err;
       throw err;
     } finally {
-      duration.record(performance.now() - started, { ...attrs, "rpc.connect_rpc.error_code": codeOf(failure) });
+      duration.record(performance.now() - started, labelsOf(req, failure));
       finish(span, failure, kind);
     }
   };

@@ -6,7 +6,6 @@ import { PrometheusExporter } from "@opentelemetry/exporter-prometheus";
 import { HttpInstrumentation } from "@opentelemetry/instrumentation-http";
 import { KafkaJsInstrumentation } from "@opentelemetry/instrumentation-kafkajs";
 import { PgInstrumentation } from "@opentelemetry/instrumentation-pg";
-import { RedisInstrumentation } from "@opentelemetry/instrumentation-redis";
 import { type IMetricReader, PeriodicExportingMetricReader } from "@opentelemetry/sdk-metrics";
 import { NodeSDK } from "@opentelemetry/sdk-node";
 import { registerBuildInfoMetric } from "./build-info.js";
@@ -41,9 +40,9 @@ function prometheusReader(port: number, host: string): PrometheusExporter {
  * variant) is set, so a developer's machine never retries exports to a collector that is not there.
  * OTEL_TRACES_EXPORTER=zipkin (with OTEL_EXPORTER_ZIPKIN_ENDPOINT) sends spans to a Zipkin
  * server in its own format: `npm run stack` sets both when scripts/observability.sh runs one.
- * Instrumented: HTTP (the gateway's server side, outgoing requests such as webhook
- * deliveries), pg, kafkajs, redis;
- * Connect calls through kit's RPC interceptors (rpc-telemetry.ts) alone. Metrics: a Prometheus /metrics endpoint on
+ * Instrumented: outgoing HTTP requests (webhook deliveries), pg and kafkajs; Connect calls
+ * through kit's RPC interceptors (rpc-telemetry.ts) alone, and the gateway's REST requests
+ * through its own server span (gateway/src/http-server-span.ts). Metrics: a Prometheus /metrics endpoint on
  * METRICS_PORT and OTLP export when an endpoint is set, with the build_info gauge (build-info.ts).
  *
  * What nobody reads costs nothing: with neither a trace exporter nor a metrics reader the SDK
@@ -52,17 +51,15 @@ function prometheusReader(port: number, host: string): PrometheusExporter {
  * traces are kept is the standard OTEL_TRACES_SAMPLER / OTEL_TRACES_SAMPLER_ARG (the SDK's
  * default keeps every one; parentbased_traceidratio with 0.1 keeps one request in ten unless
  * the caller's trace is sampled, and skips the attribute work of the others).
+ *
+ * Tracing at a 10% sample must cost the gateway at most 10% more CPU per read (issue 51;
+ * docs/benchmarks/observability.md), so nothing that runs for every request is instrumented
+ * by a generic instrumentation: the HTTP instrumentation's server side (its attributes, two
+ * listener-binding wrappers and a histogram of its own for each request, sampled or not) gives
+ * way to the gateway's own span, and Redis is not instrumented at all (the gateway's rate-limit
+ * bucket syncs are its only Redis traffic, a hop no SRE follows).
  */
-export function startTelemetry(
-  defaultServiceName: string,
-  options: {
-    /**
-     * Spans for the HTTP requests this process serves: the gateway's REST API. A service's
-     * ports speak Connect, whose server spans come from kit's RPC interceptors.
-     */
-    httpServerSpans?: boolean;
-  } = {},
-): void {
+export function startTelemetry(defaultServiceName: string): void {
   if (sdk || process.env.OTEL_SDK_DISABLED === "true") return;
   process.env.OTEL_SERVICE_NAME ??= defaultServiceName;
   const exporting =
@@ -96,15 +93,15 @@ export function startTelemetry(
     instrumentations: exporting
       ? [
           new HttpInstrumentation({
-            // Not an ignore hook for incoming calls: the instrumentation runs an ignored request
-            // with tracing suppressed, which would silence the RPC interceptors' spans too.
-            // Outgoing unary Connect calls go through undici (unary-transport.ts), which this
-            // instrumentation does not patch: their client spans are the RPC interceptors' alone.
-            disableIncomingRequestInstrumentation: !options.httpServerSpans,
+            // Outgoing requests only (webhook deliveries, which carry traceparent to the receiver).
+            // Served requests: a service's ports speak Connect, whose server spans are the RPC
+            // interceptors'; the gateway makes its own (above). Outgoing unary Connect calls go
+            // through undici (unary-transport.ts), which this instrumentation does not patch:
+            // their client spans are the RPC interceptors' alone.
+            disableIncomingRequestInstrumentation: true,
           }),
           new PgInstrumentation(),
           new KafkaJsInstrumentation(),
-          new RedisInstrumentation(),
         ]
       : [],
   });

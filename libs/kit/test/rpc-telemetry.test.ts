@@ -1,5 +1,5 @@
 import { createClient } from "@connectrpc/connect";
-import { context, metrics, propagation, SpanKind, SpanStatusCode, trace } from "@opentelemetry/api";
+import { context, metrics, propagation, SpanKind, SpanStatusCode, TraceFlags, trace } from "@opentelemetry/api";
 import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-hooks";
 import { W3CTraceContextPropagator } from "@opentelemetry/core";
 import { MeterProvider, MetricReader } from "@opentelemetry/sdk-metrics";
@@ -17,6 +17,8 @@ class TestReader extends MetricReader {
 const spans = new InMemorySpanExporter();
 const reader = new TestReader();
 let server: RunningServer;
+/** What the server's handler saw of the last call: the traceparent it was sent and its active trace. */
+let seen: { traceparent: string | null; traceId: string | undefined } | undefined;
 
 beforeAll(async () => {
   trace.setGlobalTracerProvider(new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(spans)] }));
@@ -25,7 +27,12 @@ beforeAll(async () => {
   metrics.setGlobalMeterProvider(new MeterProvider({ readers: [reader] }));
   server = await serveConnect({
     routes: healthRoutes({ name: "billing", serving: async () => true }),
-    interceptors: [],
+    interceptors: [
+      (next) => (req) => {
+        seen = { traceparent: req.header.get("traceparent"), traceId: trace.getActiveSpan()?.spanContext().traceId };
+        return next(req);
+      },
+    ],
     port: 0,
     host: "127.0.0.1",
   });
@@ -82,5 +89,24 @@ describe("Connect telemetry", () => {
     const codes = serverDuration?.dataPoints.map((p) => p.attributes["rpc.connect_rpc.error_code"]);
     expect(codes).toEqual(expect.arrayContaining(["ok", "not_found"]));
     expect(histograms.map((m) => m.descriptor.name)).toContain("rpc.client.duration");
+  });
+
+  it("makes no span for a call of a trace that is not sampled, and carries its trace id along", async () => {
+    spans.reset();
+    const client = createClient(Health, httpTransport(`http://127.0.0.1:${server.port}`));
+    const traceId = "4bf92f3577b34da6a3ce929d0e0e4736";
+    const parentId = "00f067aa0ba902b7";
+    const unsampled = trace.setSpanContext(context.active(), {
+      traceId,
+      spanId: parentId,
+      traceFlags: TraceFlags.NONE,
+    });
+    await context.with(unsampled, () => client.check({ service: "billing" }));
+    expect(spans.getFinishedSpans()).toEqual([]);
+    expect(seen).toEqual({ traceparent: `00-${traceId}-${parentId}-00`, traceId });
+    // Still measured.
+    const { resourceMetrics } = await reader.collect();
+    const names = resourceMetrics.scopeMetrics.flatMap((s) => s.metrics).map((m) => m.descriptor.name);
+    expect(names).toEqual(expect.arrayContaining(["rpc.client.duration", "rpc.server.duration"]));
   });
 });
