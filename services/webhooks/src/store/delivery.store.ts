@@ -108,21 +108,10 @@ export function deliveryStore(q: Queryable): DeliveryStore {
       // snapshot would show webhooks.attempts as before it), with their events and subscriptions
       // as the claim saw them. In no particular order: the worker queues them per endpoint.
       const rows = await q.query(
-        // Every step is an index probe whatever the planner believes of the tables' sizes: a
-        // table filled in a burst (a backlog fanned out after a restart) has no statistics until
-        // it is analyzed, and a join the planner costs for an empty table scanned every due
-        // attempt once per picked one (365 ms a claim at 2,600 due, against 15 ms).
         `WITH endpoints AS (
-           -- The first due attempt in the order of attempts_pending_due keeps the probe a
-           -- parameterized index scan per subscription (an EXISTS may become a hash join over
-           -- every due attempt, a bare LIMIT 1 a sequential scan).
            SELECT DISTINCT s.endpoint_origin FROM webhooks.subscriptions s
-           CROSS JOIN LATERAL (
-             SELECT 1 FROM webhooks.attempts a WHERE a.subscription_id = s.id AND ${due}
-                AND (s.enabled OR a.trigger IN ('redeliver', 'test'))
-              ORDER BY a.scheduled_at, a.id
-              LIMIT 1
-           ) has_due
+            WHERE EXISTS (SELECT 1 FROM webhooks.attempts a WHERE a.subscription_id = s.id AND ${due}
+                            AND (s.enabled OR a.trigger IN ('redeliver', 'test')))
          ), picked AS (
            SELECT p.id FROM endpoints o
            CROSS JOIN LATERAL (
@@ -132,14 +121,14 @@ export function deliveryStore(q: Queryable): DeliveryStore {
            CROSS JOIN LATERAL (
              -- Each subscription of the endpoint offers its oldest few, the endpoint takes the
              -- oldest of those: an index probe per subscription, never a sort of its backlog.
-             -- A subscription offers no more than the endpoint has free: every row offered is
-             -- locked (a tuple write each) until the commit, taken or not, and a drain claims
-             -- a few slots at a time.
              SELECT x.id, x.scheduled_at FROM webhooks.subscriptions s
              CROSS JOIN LATERAL (
                SELECT a.id, a.scheduled_at FROM webhooks.attempts a
                 WHERE a.subscription_id = s.id AND ${due} AND (s.enabled OR a.trigger IN ('redeliver', 'test'))
                 ORDER BY a.scheduled_at, a.id
+                -- No more than the endpoint has free: every row offered is locked (a tuple
+                -- write each) until the commit, taken or not, and a drain refills a few slots
+                -- at a time.
                 LIMIT LEAST(GREATEST($3 - busy.n, 0), $4)
                 FOR UPDATE SKIP LOCKED
              ) x
@@ -151,9 +140,8 @@ export function deliveryStore(q: Queryable): DeliveryStore {
            LIMIT $4
          ), claimed AS (
            -- Due again under the row lock: a claim that raced ours never takes the same attempt.
-           -- By key (= ANY of the picked ids), never a join the planner may drive from the due ones.
-           UPDATE webhooks.attempts a SET leased_until = $2, leased_by = $5
-            WHERE a.id = ANY (ARRAY(SELECT id FROM picked)) AND ${due}
+           UPDATE webhooks.attempts a SET leased_until = $2, leased_by = $5 FROM picked
+            WHERE a.id = picked.id AND ${due}
            RETURNING a.*
          )
          SELECT c.*, e.type AS event_type, e.data AS event_data, e.occurred_at AS event_occurred_at,
