@@ -18,6 +18,12 @@
  *             revenue topic, then a delivery process started to log them all in the event log;
  *             rate and CPU per event of the process and its Postgres backends (not in the default
  *             phases)
+ *   stopped   the stopped-worker backlog: --stopped-events (400) deal events of one org with
+ *             --subscriptions (9) subscriptions published while the delivery worker is stopped,
+ *             then the worker started again (a static member, as the stack runs it): rate from
+ *             its start to the last delivery (fan-out and delivery), CPU per delivery of the
+ *             process and its Postgres backends; stopped9 spreads the subscriptions over one
+ *             endpoint each, stopped1 points them all at one endpoint (its cap, --cap)
  *   analytics ingestion rate on Postgres (--events, default 1,000,000) and the buyer-signals
  *             summary's database time for an org with --small (10,000) events beside that one
  *
@@ -26,8 +32,8 @@
  * processes it starts. Ports: --port-base (default 37000) up to +299. Databases are named
  * <--db-prefix>bench_* and dropped at the end. `--cpu-prof DIR` profiles every process it starts.
  *
- *   npm run bench -- --suite events [--phases drain,relay,idle,restart,latency,analytics,fanout]
- *     [--attempts 10000] [--backlog 20000] [--rate 100] [--seconds 15] [--cap 32] [--caps20 8] [--concurrency 128]
+ *   npm run bench -- --suite events [--phases drain,relay,idle,restart,latency,analytics,fanout,stopped]
+ *     [--attempts 10000] [--backlog 20000] [--stopped-events 400] [--subscriptions 9] [--rate 100] [--seconds 15] [--cap 32] [--caps20 8] [--concurrency 128]
  *     [--port-base 37000] [--db-prefix pipe_] [--events 1000000] [--small 10000] [--drain-timeout 180]
  *   (drain1 and drain20 pick one of the two drains)
  */
@@ -38,6 +44,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { TOPICS } from "@platform/kit/events";
 import { analytics } from "./bench-events/analytics.js";
+import { stoppedBacklog } from "./bench-events/backlog.js";
 import {
   dropDatabases,
   KAFKA_BROKERS,
@@ -85,6 +92,8 @@ try {
   if (phases.has("latency")) await apiLatency();
   if (phases.has("analytics")) await analytics();
   if (phases.has("fanout")) await fanOutCatchUp();
+  if (phases.has("stopped") || phases.has("stopped9")) await stoppedBacklog("spread");
+  if (phases.has("stopped") || phases.has("stopped1")) await stoppedBacklog("one-endpoint");
 } catch (err) {
   for (const proc of procs)
     process.stderr.write(`--- ${proc.name} (exit ${proc.child.exitCode}):\n${proc.log().slice(-3000)}\n`);

@@ -16,6 +16,8 @@ export const values = suiteArgs(
       small: "10000",
       attempts: "10000",
       backlog: "20000",
+      "stopped-events": "400",
+      subscriptions: "9",
       rate: "100",
       seconds: "15",
       warmup: "5",
@@ -30,8 +32,8 @@ export const values = suiteArgs(
     "cpu-prof": { type: "string" },
     dist: { type: "string" },
   },
-  "usage: npm run bench -- --suite events [--phases drain,drain1,drain20,relay,idle,restart,latency,analytics,fanout]\n" +
-    "  [--attempts N] [--backlog N] [--rate N] [--seconds N] [--warmup S] [--cap N] [--caps20 N] [--concurrency N] [--port-base P]\n" +
+  "usage: npm run bench -- --suite events [--phases drain,drain1,drain20,relay,idle,restart,latency,analytics,fanout,stopped,stopped9,stopped1]\n" +
+    "  [--attempts N] [--backlog N] [--stopped-events N] [--subscriptions N] [--rate N] [--seconds N] [--warmup S] [--cap N] [--caps20 N] [--concurrency N] [--port-base P]\n" +
     "  [--db-prefix X] [--events N] [--small N] [--drain-timeout S] [--cpu-prof DIR] [--dist DIR]\n" +
     "  [--runtime compiled|source]   compiled (default): npm run build, then node dist/<process>/main.js, as the\n" +
     "                                stack and the images run them; source: node --import tsx <entry>\n" +

@@ -26,7 +26,7 @@ import { deliveryEnv, insertSubscriptions, startReceivers } from "./receivers.js
  * public form (evt_ + 24), which the fan-out keeps as the webhook-id (others it derives a public
  * id from: see publicEventId), so a receiver's ids are these.
  */
-function dealCreated(orgId: string, n: number, name: string) {
+export function dealCreated(orgId: string, n: number, name: string) {
   const id = newId("evt_");
   const envelope = {
     id,

@@ -12,6 +12,7 @@ import { startEventLogRetention } from "./application/event-log-retention.js";
 import { type DeliveryConfig, developmentSecretBox, webhookSecretBox } from "./config.js";
 import { startFanOut } from "./delivery/fan-out.js";
 import { httpSender, type Sender, systemResolver } from "./delivery/sender.js";
+import { attemptStatistics } from "./delivery/statistics.js";
 import { type DeliveryWorker, deliveryWorker } from "./delivery/worker.js";
 import type { Resolver } from "./domain/endpoint.js";
 import { eventLogHandlers } from "./handlers/event-log.handler.js";
@@ -116,13 +117,17 @@ export async function startDelivery(
     ...(deps.workerId ? { workerId: deps.workerId } : {}),
   });
   const loop = worker.start();
+  const statistics = attemptStatistics(deps.db, deps.logger);
   const fanOut = await startFanOut({
     db: deps.db,
     bus: deps.bus,
     clock: deps.clock,
     logger: deps.logger,
     groupId: config.WEBHOOKS_CONSUMER_GROUP,
-    queued: () => worker.nudge(),
+    queued: (attempts) => {
+      worker.nudge();
+      statistics.queued(attempts);
+    },
   });
   const retention = startEventLogRetention({ db: deps.db, clock: deps.clock, logger: deps.logger });
   return { worker, subscriptions: [fanOut, loop, retention] };

@@ -31,8 +31,11 @@ export interface FanOutDeps {
   logger: Logger;
   /** The consumer group (and de-duplication key); DELIVERY_GROUP by default. */
   groupId?: string;
-  /** Called after an event queued attempts, so the worker sends them without waiting for its next poll. */
-  queued?: () => void;
+  /**
+   * Called with how many attempts a batch queued (when some were), so the worker sends them
+   * without waiting for its next poll.
+   */
+  queued?: (attempts: number) => void;
 }
 
 type Deliverable = StoredEvent & { sourceId: string; orgId: string };
@@ -77,6 +80,7 @@ async function fanOut(deps: FanOutDeps, messages: ConsumedMessage[]): Promise<vo
       const receiversOf = new Map<string, SubscriptionRecord[]>();
       // Each org's events to log, in their order.
       const logged = new Map<string, StoredEvent[]>();
+      const toQueue: Parameters<typeof store.queueEvents>[0][number][] = [];
       for (const { sourceId, orgId, ...stored } of events) {
         // An id twice in the batch runs once.
         if (!fresh.delete(sourceId)) continue;
@@ -94,11 +98,15 @@ async function fanOut(deps: FanOutDeps, messages: ConsumedMessage[]): Promise<vo
             trigger: "event",
           }),
         );
-        if (attempts.length > 0) queued += await store.queueEvent({ ...stored, orgId }, attempts);
+        if (attempts.length > 0) toQueue.push({ event: { ...stored, orgId }, attempts });
         const ofOrg = logged.get(orgId);
         if (ofOrg) ofOrg.push(stored);
         else logged.set(orgId, [stored]);
       }
+      // Every event's attempts in one statement: an event alone keeps its prepared statement.
+      const [only] = toQueue;
+      if (toQueue.length === 1 && only) queued += await store.queueEvent(only.event, only.attempts);
+      else queued += await store.queueEvents(toQueue);
       // Last, and org by org in one order: appending locks the org's log head until the commit
       // (see EventLogStore.logEvents), and transactions that lock heads in the same order never
       // deadlock.
@@ -113,7 +121,7 @@ async function fanOut(deps: FanOutDeps, messages: ConsumedMessage[]): Promise<vo
       }
     },
   );
-  if (queued > 0) deps.queued?.();
+  if (queued > 0) deps.queued?.(queued);
 }
 
 /**

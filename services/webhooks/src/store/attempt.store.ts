@@ -21,6 +21,14 @@ export interface AttemptStore {
    * attempts it stores nothing (an event is kept only for the deliveries it has).
    */
   queueEvent(e: StoredEvent & { orgId: string }, attempts: Omit<AttemptRecord, "eventType">[]): Promise<number>;
+  /**
+   * `queueEvent` for many events in one statement, whatever their number (arrays, not one
+   * parameter per value): a fan-out batch of a consumer that is behind costs one round trip
+   * instead of one per event. Resolves to how many attempts were new.
+   */
+  queueEvents(
+    queued: readonly { event: StoredEvent & { orgId: string }; attempts: Omit<AttemptRecord, "eventType">[] }[],
+  ): Promise<number>;
   /** The number the next attempt of an event to a subscription gets. */
   nextAttemptNumber(subscriptionId: string, eventId: string): Promise<number>;
   findAttempt(subscriptionId: string, id: string): Promise<AttemptRecord | undefined>;
@@ -118,6 +126,55 @@ export function attemptStore(q: Queryable): AttemptStore {
          INSERT INTO webhooks.attempts (${ATTEMPT_INSERT_COLUMNS}) VALUES ${attemptValues(event.length + 1, attempts.length)}
          ON CONFLICT DO NOTHING RETURNING id`,
         [...event, ...attempts.flatMap(attemptParams)],
+      );
+      return rows.length;
+    },
+
+    async queueEvents(
+      queued: readonly { event: StoredEvent & { orgId: string }; attempts: Omit<AttemptRecord, "eventType">[] }[],
+    ): Promise<number> {
+      const withAttempts = queued.filter((x) => x.attempts.length > 0);
+      if (withAttempts.length === 0) return 0;
+      const events = withAttempts.map((x) => x.event);
+      const attempts = withAttempts.flatMap((x) => x.attempts);
+      const iso = (d: Date | null) => (d ? d.toISOString() : null);
+      const column = <T>(pick: (a: Omit<AttemptRecord, "eventType">) => T) => attempts.map(pick);
+      // The events first (a data-modifying WITH), then the attempts that reference them: the
+      // foreign keys are checked at the statement's end, when both are in.
+      const rows = await q.query(
+        `WITH event AS (
+           INSERT INTO webhooks.events (id, org_id, type, data, occurred_at, traceparent)
+           SELECT e.id, e.org_id, e.type, e.data::jsonb, e.occurred_at, e.traceparent
+             FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::timestamptz[], $6::text[])
+               AS e(id, org_id, type, data, occurred_at, traceparent)
+           ON CONFLICT (id) DO NOTHING)
+         INSERT INTO webhooks.attempts (${ATTEMPT_INSERT_COLUMNS})
+         SELECT * FROM unnest($7::text[], $8::text[], $9::text[], $10::int[], $11::text[], $12::text[],
+           $13::timestamptz[], $14::timestamptz[], $15::int[], $16::int[], $17::text[], $18::timestamptz[],
+           $19::int[], $20::timestamptz[])
+         ON CONFLICT DO NOTHING RETURNING id`,
+        [
+          events.map((e) => e.id),
+          events.map((e) => e.orgId),
+          events.map((e) => e.type),
+          events.map((e) => JSON.stringify(e.data ?? null)),
+          events.map((e) => e.occurredAt.toISOString()),
+          events.map((e) => e.traceparent ?? null),
+          column((a) => a.id),
+          column((a) => a.subscriptionId),
+          column((a) => a.eventId),
+          column((a) => a.attempt),
+          column((a) => a.trigger),
+          column((a) => a.status),
+          column((a) => iso(a.scheduledAt)),
+          column((a) => iso(a.attemptedAt)),
+          column((a) => a.responseStatus),
+          column((a) => a.durationMs),
+          column((a) => a.error),
+          column((a) => iso(a.nextRetryAt)),
+          column((a) => a.retryStep),
+          column((a) => iso(a.createdAt)),
+        ],
       );
       return rows.length;
     },

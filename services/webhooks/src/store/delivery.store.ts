@@ -60,6 +60,11 @@ export interface DeliveryStore {
    */
   releaseLeases(worker: string): Promise<number>;
   /**
+   * Refreshes the planner's statistics of webhooks.attempts (ANALYZE, skipped while another
+   * holds the table's lock); resolves to the table's rows as it now estimates them.
+   */
+  analyzeAttempts(): Promise<number>;
+  /**
    * Locks the subscriptions for settling attempts of theirs (in id order, so two workers
    * never deadlock) and reads what that needs; a deleted one is absent from the map. Their
    * attempts complete one batch at a time after this, so each sees the failure run the
@@ -121,7 +126,10 @@ export function deliveryStore(q: Queryable): DeliveryStore {
                SELECT a.id, a.scheduled_at FROM webhooks.attempts a
                 WHERE a.subscription_id = s.id AND ${due} AND (s.enabled OR a.trigger IN ('redeliver', 'test'))
                 ORDER BY a.scheduled_at, a.id
-                LIMIT $3
+                -- No more than the endpoint has free: every row offered is locked (a tuple
+                -- write each) until the commit, taken or not, and a drain refills a few slots
+                -- at a time.
+                LIMIT LEAST(GREATEST($3 - busy.n, 0), $4)
                 FOR UPDATE SKIP LOCKED
              ) x
              WHERE s.endpoint_origin = o.endpoint_origin
@@ -181,6 +189,14 @@ export function deliveryStore(q: Queryable): DeliveryStore {
         [worker],
       );
       return rows.length;
+    },
+
+    async analyzeAttempts(): Promise<number> {
+      await q.exec("ANALYZE (SKIP_LOCKED) webhooks.attempts");
+      const [row] = await q.query<{ rows: number }>(
+        "SELECT greatest(reltuples, 0)::float8 AS rows FROM pg_class WHERE oid = 'webhooks.attempts'::regclass",
+      );
+      return Number(row?.rows ?? 0);
     },
 
     async stillLeased(claimed: readonly ClaimedAttempt[]): Promise<Set<string>> {
