@@ -4,8 +4,10 @@
 import type { Queryable } from "@platform/kit/db";
 import { newId } from "@platform/kit/ids";
 import type { Logger } from "@platform/kit/logger";
+import { subscriptionDisabledEvent } from "../application/health.js";
 import { type FailureRun, settle } from "../domain/retry.js";
 import { type ClaimedAttempt, type Completion, deliveryStore } from "../store/delivery.store.js";
+import { txStore } from "../store/index.js";
 import type { DeliveryMetrics } from "./metrics.js";
 import type { Sent } from "./sending.js";
 
@@ -50,6 +52,12 @@ export async function settleBatch(q: Queryable, batch: readonly Sent[]): Promise
     return completion;
   });
   await store.completeAll(done, runs);
+  // The platform disabled these (each was enabled under its lock): webhooks.subscription.disabled
+  // through the outbox of this same transaction, for the org's log and its other subscriptions.
+  for (const [subscriptionId, { disable, at }] of runs) {
+    const subscription = batch.find((b) => b.claimed.subscription.id === subscriptionId)?.claimed.subscription;
+    if (disable && subscription) await txStore(q).enqueue(subscriptionDisabledEvent(subscription, disable, at));
+  }
   return completions;
 }
 
