@@ -138,7 +138,9 @@ function documented(schema: FastifySchema, spec: RouteSpec): FastifySchema {
     .join(" and ");
   return {
     ...schema,
+    ...(spec.deprecated ? { deprecated: true } : {}),
     description: [
+      spec.deprecated ? `Deprecated: ${spec.deprecated}` : "",
       `Requires scope ${scopes}.`,
       `Rate-limit tier: ${spec.tier} (${TIER_LIMITS[spec.tier]} requests per minute, ${DAILY_QUOTA} per UTC day, per token).`,
       spec.idempotencyKey ? "Idempotency-Key required." : "",

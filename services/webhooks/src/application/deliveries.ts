@@ -1,7 +1,7 @@
 import type { Clock } from "@platform/kit/clock";
 import { newId, parseId } from "@platform/kit/ids";
 import { problem } from "@platform/kit/problems";
-import { checkRecoverySince, recoverySchedule, recoveryView, type RecoveryRecord } from "../domain/recovery.js";
+import { checkRecoverySince, type RecoveryRecord, recoverySchedule, recoveryView } from "../domain/recovery.js";
 import { deliveryMessage, recoveryMessage } from "../messages.js";
 import type { TxStore } from "../store/index.js";
 import { ownedSubscription } from "./subscriptions.js";

@@ -8,10 +8,10 @@ import { checkEndpoint, type EndpointPolicy } from "../domain/endpoint.js";
 import { healthOf, NO_ATTEMPTS } from "../domain/health.js";
 import type { AttemptRecord, SubscriptionRecord } from "../domain/model.js";
 import { newSecret } from "../domain/signature.js";
+import { exampleData } from "../domain/test-events.js";
 import { deliveryMessage, subscriptionMessage } from "../messages.js";
 import type { TxStore } from "../store/index.js";
 import { healthOfAll } from "./health.js";
-import { exampleData } from "../domain/test-events.js";
 
 // The subscription use cases, each inside the transaction of its Idempotency-Key: creating
 // and changing a subscription (its fields checked before the transaction), re-keying it, and

@@ -20,7 +20,11 @@ const SETTLE_BATCH = 500;
  * failure run the previous one left, and one that finds it disabled meanwhile schedules no
  * retry. An attempt whose lease was lost (another worker took it over) writes nothing.
  */
-export async function settleBatch(q: Queryable, batch: readonly Sent[]): Promise<(Completion | undefined)[]> {
+export async function settleBatch(
+  q: Queryable,
+  batch: readonly Sent[],
+  disableAfterMs?: number,
+): Promise<(Completion | undefined)[]> {
   const store = deliveryStore(q);
   const states = await store.lockForSettlement(batch.map((b) => b.claimed.subscription.id));
   const ours = await store.stillLeased(batch.map((b) => b.claimed));
@@ -31,7 +35,7 @@ export async function settleBatch(q: Queryable, batch: readonly Sent[]): Promise
     const state = states.get(subscriptionId);
     // Deleted meanwhile (its attempts went with it), or no longer ours.
     if (!state || !ours.has(claimed.attempt.id)) return undefined;
-    const settled = settle(verdict, state, sentAt);
+    const settled = settle(verdict, state, sentAt, disableAfterMs);
     const completion: Completion = {
       status: verdict.kind === "succeeded" ? "succeeded" : "failed",
       attemptedAt: sentAt,

@@ -22,7 +22,12 @@ export interface Health {
   recentSuccessRate: number | null;
 }
 
-export const NO_ATTEMPTS: AttemptStats = { lastSuccessAt: null, lastFailureAt: null, recentSent: 0, recentSucceeded: 0 };
+export const NO_ATTEMPTS: AttemptStats = {
+  lastSuccessAt: null,
+  lastFailureAt: null,
+  recentSent: 0,
+  recentSucceeded: 0,
+};
 
 /**
  * A subscription's health: disabled while it is; failing while it is in a failure run (its
