@@ -182,6 +182,7 @@ export function routes(clients: ServiceClients): RouteSpec[] {
       tier: "write",
       idempotencyKey: "required",
       ids,
+      optionalBody: true,
       schema: { body: testBodySchema, response: { 202: delivery } },
       problems: [...NOT_FOUND, "webhook-events-invalid"],
       async handler(call, request, reply) {

@@ -14920,7 +14920,7 @@ export interface operations {
       cookie?: never;
     };
     /** @description Optional: empty, or {eventType} */
-    requestBody: {
+    requestBody?: {
       content: {
         "application/json": unknown;
       };

@@ -51,11 +51,13 @@ export async function resendDelivery(
 }
 
 /**
- * Queues one new attempt of every event of the subscription since `since` that no attempt
- * delivered (all failed or given up, none pending), in event order, under the subscription's
- * row lock: two recovers of one subscription serialise, and the second finds the first
- * running (409 webhook-recovery-in-progress). Once it completed, what it delivered has a
- * success and is skipped by the next one, so no event is delivered twice by recovering.
+ * Sends again, once, every event of the subscription since `since` that the endpoint missed:
+ * an attempt failed, none succeeded, none is in flight. An event whose retry waits (not due
+ * yet) has that attempt taken over, due now and single-shot; one whose attempts ran out gets a
+ * new one. In event order (due a millisecond apart), under the subscription's row lock: two
+ * recovers of one subscription serialise, and the second finds the first running (409
+ * webhook-recovery-in-progress). Once it completed, what it delivered has a success and is
+ * skipped by the next one, so no event is delivered twice by recovering.
  */
 export async function recoverDeliveries(
   w: TxStore,
@@ -73,22 +75,28 @@ export async function recoverDeliveries(
       { recoveryId: running },
     );
   }
-  const missed = await w.missedEvents(subscription.id, since);
+  const missed = await w.missedEvents(subscription.id, since, now);
   const due = recoverySchedule(missed.length, now);
   const recovery: RecoveryRecord = {
     id: newId("wrc_"),
     orgId: cmd.orgId,
     subscriptionId: subscription.id,
     since,
-    queued: missed.length,
+    queued: 0,
     createdAt: now,
   };
-  await w.insertRecovery(
-    recovery,
-    missed.map((m, i) => ({ id: newId("wd_"), eventId: m.eventId, scheduledAt: due[i] ?? now })),
+  await w.insertRecovery(recovery);
+  const scheduled = missed.map((m, i) => ({ ...m, scheduledAt: due[i] ?? now }));
+  const waiting = scheduled.flatMap((m) => (m.pendingId ? [{ id: m.pendingId, scheduledAt: m.scheduledAt }] : []));
+  const exhausted = scheduled.flatMap((m) =>
+    m.pendingId ? [] : [{ id: newId("wd_"), eventId: m.eventId, scheduledAt: m.scheduledAt }],
   );
-  const progress = { pending: missed.length, succeeded: 0, failed: 0, lastAttemptedAt: null };
-  return { recovery: recoveryMessage(recoveryView(recovery, progress)) };
+  // A waiting retry a worker claimed meanwhile is in flight: not the recovery's, not counted.
+  const queued =
+    (await w.takeOverAttempts(recovery.id, waiting, now)) + (await w.queueRecoveryAttempts(recovery, exhausted));
+  if (queued > 0) await w.setRecoveryQueued(recovery.id, queued);
+  const progress = { pending: queued, succeeded: 0, failed: 0, lastAttemptedAt: null };
+  return { recovery: recoveryMessage(recoveryView({ ...recovery, queued }, progress)) };
 }
 
 /** A recovery of the org's subscription with its progress; unknown or another org's: 404. */
