@@ -133,6 +133,42 @@ describe("recover", () => {
     expect(listed.subscriptions[0]).toMatchObject({ id: sub.id, status: "healthy" });
   });
 
+  it("takes over a retry that waits: a receiver back within the retry chain gets each missed event now, once", async () => {
+    const org = newId("org_");
+    const sub = await subscribe(org);
+    const start = clock.now();
+    receiver.state.fallback = { status: 503 };
+    const missed = [await book(org), await book(org)];
+    await pass();
+    clock.advance(6 * SECOND);
+    await pass();
+    // Each has a retry waiting (due in 5 minutes).
+    expect((await deliveries(org, sub.id)).filter((d) => d.status === "pending")).toHaveLength(2);
+    receiver.state.fallback = { status: 200 };
+    const before = receiver.received.length;
+    const { recovery } = await client(org).recoverWebhookDeliveries({
+      subscriptionId: sub.id,
+      since: timestampFromDate(start),
+    });
+    expect(recovery).toMatchObject({ queued: 2, status: "running" });
+    await pass();
+    expect(
+      receiver.received
+        .slice(before)
+        .map((r) => String(r.headers["webhook-id"]))
+        .sort(),
+    ).toEqual([...missed].sort());
+    // The retries were the recovery's: nothing is sent again when they would have been due.
+    clock.advance(HOUR);
+    await pass();
+    expect(receiver.received.length).toBe(before + 2);
+    const after = await deliveries(org, sub.id);
+    expect(after.filter((d) => d.status === "pending")).toEqual([]);
+    expect(after.filter((d) => d.status === "succeeded").map((d) => d.trigger)).toEqual(["redeliver", "redeliver"]);
+    const done = await client(org).getWebhookRecovery({ subscriptionId: sub.id, recoveryId: recovery?.id ?? "" });
+    expect(done.recovery).toMatchObject({ status: "completed", delivered: 2, failed: 0 });
+  });
+
   it("refuses a since more than 14 days back or in the future, and unknown or other orgs' ids", async () => {
     const org = newId("org_");
     const sub = await subscribe(org);
