@@ -68,7 +68,7 @@ export const deliveryConfigSpec = {
     description:
       "How long a subscription's deliveries fail continuously before it is disabled (disabledReason failing) and webhooks.subscription.disabled is sent; default 5 days",
     default: FAILING_DISABLE_AFTER_MS,
-    parse: parse.int(60_000, 365 * 24 * 3_600_000),
+    parse: parse.int(1_000, 365 * 24 * 3_600_000),
   },
   WEBHOOKS_POLL_MS: {
     description: "Pause between polls for due attempts when idle",
