@@ -13,7 +13,6 @@ import { publicEventId } from "../src/domain/event-log.js";
 import { RETRY_SCHEDULE_MS } from "../src/domain/retry.js";
 import { meeting, publishMeetingEvent, silentLogger, startReceiver, verifyWebhook } from "./builders.js";
 import {
-  BOOKED,
   bodyOf,
   bus,
   client,
