@@ -3,6 +3,7 @@ import { IdentityAdminService } from "@platform/contracts/identity";
 import { adminClientInterceptor, httpTransport } from "@platform/kit/connect";
 import { Command, CommanderError } from "commander";
 import { type AdminClient, type AdminCommandDeps, DEFAULT_ADMIN_SECRET, describeFailure } from "./admin-plane.js";
+import { registerDeliveriesCommands } from "./deliveries-commands.js";
 import { endpoints } from "./endpoints.js";
 import { registerEventCommands } from "./events-commands.js";
 import { EXAMPLES } from "./help.js";
@@ -72,6 +73,7 @@ export async function run(argv: readonly string[], io: CliIo): Promise<number> {
     ...(io.signal ? { signal: io.signal } : {}),
     ...(io.connectAttempts ? { connectAttempts: io.connectAttempts } : {}),
   });
+  registerDeliveriesCommands(program, { env: io.env, stdout: io.stdout, stderr: io.stderr, now });
 
   try {
     await program.parseAsync(argv, { from: "user" });

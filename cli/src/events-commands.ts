@@ -21,13 +21,13 @@ const KEY_HELP =
   "API key (env PLATFORM_API_KEY); needs webhooks:read (listen) or the scopes of the kind (trigger; see its --help)";
 
 /** Prints an API failure as one line and exits 1, like the admin commands. */
-function fail(deps: EventCommandsDeps, err: unknown): never {
+export function fail(deps: EventCommandsDeps, err: unknown): never {
   if (!(err instanceof ApiError)) throw err;
   deps.stderr(`error: ${err.message}\n`);
   throw new CommanderError(1, "platform.api", err.message);
 }
 
-function requireKey(deps: EventCommandsDeps, raw: string | undefined): string {
+export function requireKey(deps: EventCommandsDeps, raw: string | undefined): string {
   const key = raw ?? deps.env.PLATFORM_API_KEY;
   if (!key)
     fail(

@@ -26,6 +26,7 @@ const QNA_CREATED = "revenue.qna.created";
 const QNA_UPDATED = "revenue.qna.updated";
 const INSIGHT_CREATED = "revenue.insight.created";
 const ITEM_APPENDED = "revenue.insight.item-appended";
+const SUBSCRIPTION_DISABLED = "webhooks.subscription.disabled";
 
 /** The kinds `trigger` can cause (every kind of the webhook catalog), with what it does for each. */
 export const TRIGGERS: Record<string, string> = {
@@ -39,11 +40,14 @@ export const TRIGGERS: Record<string, string> = {
   [QNA_UPDATED]: "as revenue.qna.created, then dismisses the Q&A",
   [INSIGHT_CREATED]: "creates a deal and its Problem 8P record",
   [ITEM_APPENDED]: "creates a deal and its Problem 8P record, then appends an item to it",
+  // A real one takes days of failing deliveries: a marked example stands in for it.
+  [SUBSCRIPTION_DISABLED]:
+    "sends a test example of it (test: true, not in the event log or stream) to each of the org's subscriptions that names it",
 } satisfies Record<WebhookEventKind, string>;
 
 /** The scopes the key needs for each group of kinds (the help text and README say the same). */
 export const TRIGGER_SCOPES =
-  "scheduling kinds: smart-scheduling:read, smart-scheduling:write; revenue.deal.*: accounts:read, deals:read, deals:write; " +
+  "webhooks.subscription.disabled: webhooks:read, webhooks:write; scheduling kinds: smart-scheduling:read, smart-scheduling:write; revenue.deal.*: accounts:read, deals:read, deals:write; " +
   "revenue.qna.*: those plus qna:write and insights:write; revenue.insight.*: those of deals plus insights:write";
 
 const NOTE = "Created by platform trigger";
@@ -226,6 +230,22 @@ async function triggerRevenue(api: ApiClient, type: string, record: (s: TriggerS
   }
 }
 
+/** Sends a marked example of `type` to every subscription of the org that names it. */
+async function triggerTestExample(api: ApiClient, type: string, record: (s: TriggerStep) => void): Promise<void> {
+  const page = await api.request<{ items: { id: string; events: string[] }[] }>(
+    "GET",
+    "/webhook-subscriptions?limit=100",
+  );
+  const receivers = page.items.filter((s) => s.events.includes(type));
+  if (receivers.length === 0) throw new ApiError(`no webhook subscription of this organization names ${type}`);
+  for (const s of receivers) {
+    const delivery = await api.request<{ id: string }>("POST", `/webhook-subscriptions/${s.id}/test`, {
+      eventType: type,
+    });
+    record({ action: `queued a test example to ${s.id}`, id: delivery.id, emits: type });
+  }
+}
+
 /** Causes `type` in the caller's org and returns the steps it took (each reported through `step` as it happens). */
 export async function trigger(api: ApiClient, type: string, step: (s: TriggerStep) => void): Promise<TriggerStep[]> {
   if (!Object.hasOwn(TRIGGERS, type)) {
@@ -238,6 +258,10 @@ export async function trigger(api: ApiClient, type: string, step: (s: TriggerSte
   };
   if (type.startsWith("revenue.")) {
     await triggerRevenue(api, type, record);
+    return steps;
+  }
+  if (type === SUBSCRIPTION_DISABLED) {
+    await triggerTestExample(api, type, record);
     return steps;
   }
   const { scheduleName, formValues, surveyResponses, slots } = await freeSlots(api);

@@ -7,6 +7,7 @@ import {
   QnaCreatedSchema,
   QnaUpdatedSchema,
 } from "@platform/contracts/events/revenue";
+import { SubscriptionDisabledSchema } from "@platform/contracts/events/webhooks";
 import { WEBHOOK_EVENT_CATALOG, WEBHOOK_TEST_EVENT_TYPE, type WebhookEventKind } from "@platform/contracts/webhooks";
 import { API_PREFIX } from "./route.js";
 import { type JsonSchema, nullable } from "./schemas/common.js";
@@ -24,7 +25,8 @@ const DELIVERY_RULES = [
   "Success: a 2xx answered within 15 s. Redirects are not followed (a 3xx is a failure).",
   "Retries after any other answer, a timeout or a connection error: 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h after the failed attempt (8 attempts over about 28 h), each with ±10 % jitter. A Retry-After (seconds or an HTTP date) later than the scheduled wait is honoured, capped at 10 h; after the last retry the event is given up for the subscription (POST …/deliveries/{deliveryId}/redeliver sends it again).",
   "410 Gone disables the subscription at once (disabledReason endpoint-gone); no retry follows.",
-  "A subscription whose deliveries have failed continuously for 5 days (no success, and failed attempts never further apart than the longest retry wait plus an hour: 12 h) is disabled (disabledReason failing); the attempt that disables it schedules no retry. PATCH enabled true re-enables it.",
+  "A subscription whose deliveries have failed continuously for 5 days (no success, and failed attempts never further apart than the longest retry wait plus an hour: 12 h; WEBHOOK_DISABLE_AFTER_MS) is disabled (disabledReason failing); the attempt that disables it schedules no retry, and webhooks.subscription.disabled goes to the organization's other subscriptions that name it. PATCH enabled true re-enables it; POST …/recover sends what it missed.",
+  "A test delivery (POST /webhook-subscriptions/{id}/test: the webhook.test ping, or an example of a catalog kind) carries test: true in the body; no real event does.",
   "Payload version: v2 (WebhookEventV2) for subscriptions created through this API, legacy (WebhookEventLegacy) for subscriptions that predate v2.",
 ].join("\n\n");
 
@@ -92,6 +94,18 @@ function eventData(kind: string): { v2: JsonSchema; legacy: JsonSchema; summary:
       v2: shape(ref("Meeting")),
       legacy: shape(ref("WebhookLegacyMeeting")),
       summary: `${what}. Bookings from preview slot tokens, and every later event of such a meeting, are not delivered`,
+    };
+  }
+  if (kind === "webhooks.subscription.disabled") {
+    const data = {
+      ...protoJsonSchema(SubscriptionDisabledSchema),
+      description: `The proto3 JSON of ${SubscriptionDisabledSchema.typeName}: subscriptionId, endpointUrl, reason (failing or endpoint-gone), disabledAt, orgId`,
+    };
+    return {
+      v2: data,
+      legacy: data,
+      summary:
+        "The platform disabled one of the organization's subscriptions (its deliveries failed for too long, or its endpoint answered 410); sent to the organization's other subscriptions that name it",
     };
   }
   const message = REVENUE_DATA[kind as keyof typeof REVENUE_DATA];

@@ -85,6 +85,30 @@ const notModified = {
   headers: { ETag: header("The current validator"), ...SUCCESS_HEADERS },
 };
 
+/** Marks an operation whose body may be absent, until optionalBodies() reads it. */
+const OPTIONAL_BODY = "x-platform-optional-body";
+
+/**
+ * @fastify/swagger writes `requestBody.required: true` for every route with a body schema;
+ * a route that takes an optional body says so (RouteSpec.optionalBody), and its operation gets
+ * `required: false`, so clients may leave the body out.
+ */
+function optionalBodies<T extends object>(document: T): T {
+  const paths = ((document as { paths?: unknown }).paths ?? {}) as Record<
+    string,
+    Record<string, Record<string, unknown>>
+  >;
+  for (const operations of Object.values(paths)) {
+    for (const operation of Object.values(operations)) {
+      if (!operation[OPTIONAL_BODY]) continue;
+      delete operation[OPTIONAL_BODY];
+      const body = operation.requestBody as { required?: boolean } | undefined;
+      if (body) body.required = false;
+    }
+  }
+  return document;
+}
+
 /** The OpenAPI view of a route: its runtime schema plus what the guard enforces. */
 function documented(schema: FastifySchema, spec: RouteSpec): FastifySchema {
   // Single-resource GETs answer 304 to a matching If-None-Match (see http/conditional.ts).
@@ -138,7 +162,11 @@ function documented(schema: FastifySchema, spec: RouteSpec): FastifySchema {
     .join(" and ");
   return {
     ...schema,
+    ...(spec.deprecated ? { deprecated: true } : {}),
+    // Copied onto the operation by @fastify/swagger (an x- key); optionalBodies() turns it into required: false.
+    ...(spec.optionalBody ? { [OPTIONAL_BODY]: true } : {}),
     description: [
+      spec.deprecated ? `Deprecated: ${spec.deprecated}` : "",
       `Requires scope ${scopes}.`,
       `Rate-limit tier: ${spec.tier} (${TIER_LIMITS[spec.tier]} requests per minute, ${DAILY_QUOTA} per UTC day, per token).`,
       spec.idempotencyKey ? "Idempotency-Key required." : "",
@@ -201,7 +229,7 @@ export async function registerOpenApi(
     },
     // What the webhooks POST to subscribers (OpenAPI 3.1 `webhooks`), and the event catalog.
     transformObject: (document) =>
-      "openapiObject" in document ? documentWebhooks(document.openapiObject) : document.swaggerObject,
+      "openapiObject" in document ? optionalBodies(documentWebhooks(document.openapiObject)) : document.swaggerObject,
   });
   await app.register(swaggerUi, { routePrefix: "/docs" });
   app.get(`${API_PREFIX}/openapi.json`, { schema: { hide: true } }, async () => app.swagger());

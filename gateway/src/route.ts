@@ -81,6 +81,10 @@ export interface RouteSpec {
   problems?: ProblemName[];
   /** Media type of the success body, for the documentation; application/json unless set. */
   responseType?: string;
+  /** The body may be absent (its schema admits that): the document says `requestBody.required: false`. */
+  optionalBody?: true;
+  /** Marks the operation deprecated in the document, with what replaces it (it keeps working). */
+  deprecated?: string;
   /** Route-specific success response headers, name → description, for the documentation. */
   headers?: Record<string, string>;
   handler: RouteHandler;

@@ -75,7 +75,11 @@ export const RESOURCES = {
     rotateSecret: "rotateWebhookSecret",
     test: "testWebhookSubscription",
     deliveries: "listWebhookDeliveries",
+    /** Deprecated: use resend. */
     redeliver: "redeliverWebhook",
+    resend: "resendWebhookDelivery",
+    recover: "recoverWebhookDeliveries",
+    recovery: "getWebhookRecovery",
   },
   events: {
     list: "listEvents",

@@ -90,14 +90,17 @@ type InputArg<K extends OperationId> =
  * The arguments of a call of operation K:
  * - without a body: `(input?, options?)`, input holding the path and query parameters;
  * - without a body, path or query parameters: `(options?)` only;
- * - with a body and path parameters: `(input, body, options?)`;
+ * - with a body and path parameters: `(input, body, options?)`; `(input, body?, options?)` when
+ *   the body is optional (requestBody.required false, e.g. webhookSubscriptions.test);
  * - with a body and no path parameters: `(body, options?)`, query parameters in `options.query`.
  * `options` is required where If-Match is.
  */
 export type ArgsOf<K extends OperationId> = [BodyOf<K>] extends [never]
   ? [...InputArg<K>, ...OptionsArg<K>]
   : HasPath<K> extends true
-    ? [input: InputOf<K>, body: BodyOf<K>, ...OptionsArg<K>]
+    ? undefined extends Op<K>["requestBody"]
+      ? [input: InputOf<K>, body?: BodyOf<K>, ...OptionsArg<K>]
+      : [input: InputOf<K>, body: BodyOf<K>, ...OptionsArg<K>]
     : [body: BodyOf<K>, ...OptionsArg<K, QueryOption<K>>];
 
 type QueryOption<K extends OperationId> = [QueryOf<K>] extends [never] ? unknown : { query?: QueryOf<K> };

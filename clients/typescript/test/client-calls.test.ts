@@ -203,6 +203,12 @@ describe("webhooks", () => {
     const rotated = await c.webhookSubscriptions.rotateSecret({ subscriptionId: sub.id });
     const before = receiver.received.length;
     await c.webhookSubscriptions.test({ subscriptionId: sub.id });
+    // The body is optional: with one, an example of a catalog kind, marked as a test.
+    const example = await c.webhookSubscriptions.test(
+      { subscriptionId: sub.id },
+      { eventType: "revenue.deal.created" },
+    );
+    expect(example).toMatchObject({ eventType: "revenue.deal.created", trigger: "test" });
     const ping = await waitFor(() => receiver.received.slice(before).find((r) => r.body.includes("webhook.test")));
     expect(String(ping.headers["webhook-signature"]).split(" ")).toHaveLength(2);
     for (const secrets of [sub.secret, rotated.secret, [sub.secret, rotated.secret]]) {

@@ -24,15 +24,17 @@ export function bringsNonJsonBody(request: FastifyRequest): boolean {
   return !JSON_TYPES.some((t) => (typeof t === "string" ? t === essence : t.test(essence)));
 }
 
-/** True for routes that take no body: their schema declares none. */
+/** True for routes that may be called without a body: their schema declares none, or theirs is optional. */
 function bodyless(request: FastifyRequest): boolean {
-  return request.routeOptions.config?.platformRoute?.schema?.body === undefined;
+  const spec = request.routeOptions.config?.platformRoute;
+  return spec?.schema?.body === undefined || spec.optionalBody === true;
 }
 
 /**
  * JSON bodies only: text/plain would otherwise reach handlers as a string instead of a 415.
- * An empty body under a JSON content type is accepted on routes that take no body (POST
- * …/test, POST …/rotate-secret, DELETE): many HTTP clients send the header on every request.
+ * An empty body under a JSON content type is accepted on routes that take no body or an
+ * optional one (POST …/test, POST …/rotate-secret, DELETE): many HTTP clients send the header on
+ * every request.
  * Where a body is expected, empty stays 400 malformed-json.
  */
 export function installJsonBodies(app: FastifyInstance): void {

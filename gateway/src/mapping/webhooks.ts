@@ -1,5 +1,5 @@
 import { iso, isoOrNull, nullsWhenUnset, timestampsJson } from "@platform/contracts/rest/json";
-import type { WebhookDelivery, WebhookSubscription } from "@platform/contracts/webhooks";
+import type { WebhookDelivery, WebhookRecovery, WebhookSubscription } from "@platform/contracts/webhooks";
 
 // Fields the contract always sets: their absence is a service bug, so a plain Error, which
 // the error handler logs and answers with an opaque 500.
@@ -16,6 +16,25 @@ export function subscriptionJson(s: WebhookSubscription) {
     disabledAt: isoOrNull(s.disableTime),
     previousSecretExpiresAt: isoOrNull(s.previousSecretExpireTime),
     ...timestampsJson(s),
+    // A service older than the health fields sends no status: its enabled flag is all it knows.
+    status: s.status || (s.enabled ? "healthy" : "disabled"),
+    lastSuccessAt: isoOrNull(s.lastSuccessTime),
+    lastFailureAt: isoOrNull(s.lastFailureTime),
+    recentSuccessRate: s.recentSuccessRate ?? null,
+  };
+}
+
+export function recoveryJson(r: WebhookRecovery) {
+  return {
+    id: r.id,
+    subscriptionId: r.subscriptionId,
+    since: iso(r.since, "since"),
+    status: r.status,
+    queued: r.queued,
+    delivered: r.delivered,
+    failed: r.failed,
+    createdAt: iso(r.createTime, "create_time"),
+    completedAt: isoOrNull(r.completeTime),
   };
 }
 

@@ -1,7 +1,9 @@
-import type { ProblemName } from "@platform/kit/problems";
+import { type ProblemName, problem } from "@platform/kit/problems";
+import { parseInstant } from "../mapping/time.js";
 import {
   type CreateBody,
   deliveryJson,
+  recoveryJson,
   subscriptionJson,
   subscriptionWithSecretJson,
   type UpdateBody,
@@ -13,22 +15,26 @@ import { eventSchema } from "../schemas/events.js";
 import { pageQuery } from "../schemas/pagination.js";
 import {
   createSubscriptionSchema,
+  recoverBodySchema,
+  testBodySchema,
   updateSubscriptionSchema,
   webhookDeliverySchema,
   webhookEventKindSchema,
   webhookEventLegacySchema,
   webhookEventV2Schema,
   webhookLegacyMeetingSchema,
+  webhookRecoverySchema,
   webhookSubscriptionSchema,
   webhookSubscriptionWithSecretSchema,
 } from "../schemas/webhooks.js";
 import type { ServiceClients } from "../services.js";
-import { getById, listOf, readerFrom, requiredFrom, textFilters } from "./shared.js";
+import { getById, listOf, optionalBody, readerFrom, requiredFrom, textFilters } from "./shared.js";
 
 const TAG = "Webhook subscriptions";
 const subscription = { $ref: "WebhookSubscription#" };
 const withSecret = { $ref: "WebhookSubscriptionWithSecret#" };
 const delivery = { $ref: "WebhookDelivery#" };
+const recovery = { $ref: "WebhookRecovery#" };
 const NOT_FOUND: ProblemName[] = ["webhook-subscription-not-found"];
 const VALIDATION: ProblemName[] = ["webhook-endpoint-invalid", "webhook-events-invalid"];
 
@@ -169,17 +175,23 @@ export function routes(clients: ServiceClients): RouteSpec[] {
       method: "POST",
       url: "/webhook-subscriptions/:subscriptionId/test",
       operationId: "testWebhookSubscription",
-      summary: "Queue a webhook.test ping to the endpoint (sent at once, also to a disabled subscription; not retried)",
+      summary:
+        "Queue a test delivery: the webhook.test ping, or with eventType an example of that catalog kind, marked test: true (sent at once to this subscription only, also when disabled; not retried)",
       tag: TAG,
       scope: "webhooks:write",
       tier: "write",
       idempotencyKey: "required",
       ids,
-      schema: { response: { 202: delivery } },
-      problems: NOT_FOUND,
+      optionalBody: true,
+      schema: { body: testBodySchema, response: { 202: delivery } },
+      problems: [...NOT_FOUND, "webhook-events-invalid"],
       async handler(call, request, reply) {
         const { subscriptionId } = request.params as { subscriptionId: string };
-        const res = await client.testWebhookSubscription({ subscriptionId }, call.callOptions());
+        const body = optionalBody<{ eventType?: string }>(request.body);
+        const res = await client.testWebhookSubscription(
+          { subscriptionId, ...(body.eventType !== undefined ? { eventType: body.eventType } : {}) },
+          call.callOptions(),
+        );
         reply.code(202);
         return deliveryJson(required(res.delivery, "delivery"));
       },
@@ -204,6 +216,8 @@ export function routes(clients: ServiceClients): RouteSpec[] {
       url: "/webhook-subscriptions/:subscriptionId/deliveries/:deliveryId/redeliver",
       operationId: "redeliverWebhook",
       summary: "Queue a new attempt of the delivery's event, due now (same webhook-id; not retried)",
+      deprecated:
+        "use POST /webhook-subscriptions/{subscriptionId}/deliveries/{deliveryId}/resend (resendWebhookDelivery), which does the same and answers an unknown delivery with webhook-delivery-not-found. This one keeps working.",
       tag: TAG,
       scope: "webhooks:write",
       tier: "write",
@@ -218,6 +232,68 @@ export function routes(clients: ServiceClients): RouteSpec[] {
         return deliveryJson(required(res.delivery, "delivery"));
       },
     }),
+    defineRoute({
+      method: "POST",
+      url: "/webhook-subscriptions/:subscriptionId/deliveries/:deliveryId/resend",
+      operationId: "resendWebhookDelivery",
+      summary:
+        "Resend a delivery's event: a new attempt due now, same webhook-id and body, signed and address-checked like any (also to a disabled subscription; not retried)",
+      tag: TAG,
+      scope: "webhooks:write",
+      tier: "write",
+      idempotencyKey: "required",
+      ids: { ...ids, deliveryId: "wd_" },
+      schema: { response: { 202: delivery } },
+      problems: [...NOT_FOUND, "webhook-delivery-not-found"],
+      async handler(call, request, reply) {
+        const { subscriptionId, deliveryId } = request.params as { subscriptionId: string; deliveryId: string };
+        const res = await client.resendWebhookDelivery({ subscriptionId, deliveryId }, call.callOptions());
+        reply.code(202);
+        return deliveryJson(required(res.delivery, "delivery"));
+      },
+    }),
+    defineRoute({
+      method: "POST",
+      url: "/webhook-subscriptions/:subscriptionId/recover",
+      operationId: "recoverWebhookDeliveries",
+      summary:
+        "Recover what the endpoint missed: one new attempt of every event since `since` (at most 14 days) that no attempt delivered, in event order; read its progress with GET …/recoveries/{recoveryId}",
+      tag: TAG,
+      scope: "webhooks:write",
+      tier: "write",
+      idempotencyKey: "required",
+      ids,
+      schema: { body: recoverBodySchema, response: { 202: recovery } },
+      problems: [...NOT_FOUND, "webhook-recovery-window-exceeded", "webhook-recovery-in-progress"],
+      async handler(call, request, reply) {
+        const { subscriptionId } = request.params as { subscriptionId: string };
+        const { since: raw } = request.body as { since: string };
+        const since = parseInstant(raw, { allowDate: false });
+        if (!since) {
+          throw problem("invalid-field", "since must be an RFC 3339 date-time with a zone.", { field: "since" });
+        }
+        const res = await client.recoverWebhookDeliveries({ subscriptionId, since }, call.callOptions());
+        reply.code(202);
+        return recoveryJson(required(res.recovery, "recovery"));
+      },
+    }),
+    defineRoute({
+      method: "GET",
+      url: "/webhook-subscriptions/:subscriptionId/recoveries/:recoveryId",
+      operationId: "getWebhookRecovery",
+      summary: "A recovery and its progress (running until each of its attempts was sent)",
+      tag: TAG,
+      scope: "webhooks:read",
+      tier: "read",
+      ids: { ...ids, recoveryId: "wrc_" },
+      schema: { response: { 200: recovery } },
+      problems: [...NOT_FOUND, "webhook-recovery-not-found"],
+      async handler(call, request) {
+        const { subscriptionId, recoveryId } = request.params as { subscriptionId: string; recoveryId: string };
+        const res = await client.getWebhookRecovery({ subscriptionId, recoveryId }, call.callOptions());
+        return recoveryJson(required(res.recovery, "recovery"));
+      },
+    }),
   ];
 }
 
@@ -230,6 +306,7 @@ export const schemas: readonly JsonSchema[] = [
   webhookSubscriptionSchema,
   webhookSubscriptionWithSecretSchema,
   webhookDeliverySchema,
+  webhookRecoverySchema,
   webhookEventV2Schema,
   webhookEventLegacySchema,
   webhookLegacyMeetingSchema,

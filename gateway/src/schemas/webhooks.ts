@@ -43,6 +43,20 @@ export const webhookSubscriptionSchema = closedObject(
       "After a rotation: until when the previous secret still signs (a second signature); null otherwise",
     ),
     ...timestamps,
+    status: {
+      type: "string",
+      enum: ["healthy", "failing", "disabled"],
+      description:
+        "Endpoint health: disabled while enabled is false; failing while its latest attempts fail with no success since (the failure run the auto-disable measures); healthy otherwise",
+    },
+    lastSuccessAt: nullableTimestamp("When an attempt last succeeded; null when none did"),
+    lastFailureAt: nullableTimestamp("When an attempt last failed; null when none did"),
+    recentSuccessRate: {
+      type: ["number", "null"],
+      minimum: 0,
+      maximum: 1,
+      description: "Succeeded / sent among the attempts sent in the last 24 hours; null when none was sent",
+    },
   },
   {
     id: "WebhookSubscription",
@@ -129,30 +143,42 @@ export const updateSubscriptionSchema: JsonSchema = strictObject({
  * schemas, and the top-level `webhooks` section (OpenAPI 3.1), one entry per event kind.
  */
 
+/** The marker of a test delivery (POST …/test), absent from every other body. */
+const testMarker = {
+  type: "boolean",
+  const: true,
+  description:
+    "Present (true) only on a test delivery: the webhook.test ping or an example of a catalog kind sent by POST /webhook-subscriptions/{id}/test (its attempt's trigger is test). Absent from every real event",
+};
+
 /** Payload v2, the envelope of every subscription created through this API. */
-export const webhookEventV2Schema = closedObject(
+export const webhookEventV2Schema = strictObject(
   {
     id: { type: "string", description: "The event id; equal to the webhook-id header and the same on every attempt" },
     type: { type: "string", description: `The event kind (WebhookEventKind), or ${WEBHOOK_TEST_EVENT_TYPE}` },
     timestamp: { ...timestamp, description: "When the event happened (UTC)" },
     data: { type: "object", description: "The event's data" },
+    test: testMarker,
   },
   {
     id: "WebhookEventV2",
     description:
       "Payload v2: what subscriptions created through this API receive. data depends on the event kind (see the webhooks section)",
+    required: ["id", "type", "timestamp", "data"],
   },
 );
 
 /** The legacy envelope subscriptions that predate v2 keep (never migrated). */
-export const webhookEventLegacySchema = closedObject(
+export const webhookEventLegacySchema = strictObject(
   {
     event: { type: "string", description: "The event kind" },
     event_id: { type: "string", description: "The event id; equal to the webhook-id header" },
     created_at: { ...timestamp, description: "When the event happened (UTC)" },
     payload: { type: "object", description: "The event's data" },
+    test: testMarker,
   },
   {
+    required: ["event", "event_id", "created_at", "payload"],
     id: "WebhookEventLegacy",
     description:
       "Payload legacy: the nested shape subscriptions that predate v2 keep forever (a new subscription is needed to receive v2). payload depends on the event kind (see the webhooks section)",
@@ -194,3 +220,60 @@ export const webhookLegacyMeetingSchema = closedObject(
     description: "The meeting in the legacy payload: a reduced, nested form of the Meeting",
   },
 );
+
+/** A recovery (POST …/recover) and its progress. */
+export const webhookRecoverySchema = closedObject(
+  {
+    id: { type: "string", description: "wrc_ id" },
+    subscriptionId: { type: "string", description: "sub_ id" },
+    since: { ...timestamp, description: "Events that happened at or after this time were considered" },
+    status: {
+      type: "string",
+      enum: ["running", "completed"],
+      description: "running while any of its attempts is pending; completed once each was sent",
+    },
+    queued: {
+      type: "integer",
+      minimum: 0,
+      description: "Attempts it queued: one per event no earlier attempt delivered (failed or given up, none pending)",
+    },
+    delivered: { type: "integer", minimum: 0, description: "Of those, how many succeeded" },
+    failed: {
+      type: "integer",
+      minimum: 0,
+      description: "Of those, how many failed (a recovery's attempts are not retried)",
+    },
+    createdAt: timestamp,
+    completedAt: nullableTimestamp(
+      "When its last attempt was sent (its creation when it queued nothing); null while running",
+    ),
+  },
+  { id: "WebhookRecovery", description: "A recover of the events a subscription missed, with its progress" },
+);
+
+/** POST /webhook-subscriptions/{id}/recover. */
+export const recoverBodySchema: JsonSchema = strictObject(
+  {
+    since: {
+      type: "string",
+      format: "date-time",
+      description:
+        "Recover events that happened at or after this time: at most 14 days back and not in the future (400 webhook-recovery-window-exceeded otherwise)",
+    },
+  },
+  { required: ["since"] },
+);
+
+/** POST /webhook-subscriptions/{id}/test: optional (an absent body passes); without eventType the webhook.test ping. */
+export const testBodySchema: JsonSchema = {
+  description: "Optional: empty, or {eventType}",
+  if: { type: "object" },
+  // biome-ignore lint/suspicious/noThenProperty: JSON Schema's if/then, never awaited
+  then: strictObject({
+    eventType: {
+      type: "string",
+      description:
+        "A catalog kind (WebhookEventKind): sends an example of that kind, marked test: true, to this subscription only (422 webhook-events-invalid for another value)",
+    },
+  }),
+};

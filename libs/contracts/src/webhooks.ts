@@ -18,6 +18,7 @@ export const WEBHOOK_EVENT_CATALOG = [
   "revenue.qna.updated",
   "revenue.insight.created",
   "revenue.insight.item-appended",
+  "webhooks.subscription.disabled",
 ] as const;
 
 export type WebhookEventKind = (typeof WEBHOOK_EVENT_CATALOG)[number];

@@ -1,7 +1,7 @@
 import { type ConfigOf, commonConfig, parse, serviceConfig } from "@platform/kit/config";
 import { parseSecretKey, type SecretBox, secretBox } from "@platform/kit/secret-box";
 import { configLoader, serviceDatabaseUrl } from "@platform/kit/service-config";
-import { DELIVERY_TIMEOUT_MS } from "./domain/retry.js";
+import { DELIVERY_TIMEOUT_MS, FAILING_DISABLE_AFTER_MS } from "./domain/retry.js";
 
 /** The development key of WEBHOOK_SECRET_KEY: public, so PLATFORM_ENV=production refuses it. */
 export const DEVELOPMENT_WEBHOOK_SECRET_KEY = "dev:ZGV2LXdlYmhvb2stc2VjcmV0LWtleS0zMi1ieXRlcyE=";
@@ -63,6 +63,12 @@ export const deliveryConfigSpec = {
     description: "Kafka consumer group of the fan-out (every delivery worker of a deployment shares it)",
     default: "webhooks-delivery",
     parse: parse.string,
+  },
+  WEBHOOK_DISABLE_AFTER_MS: {
+    description:
+      "How long a subscription's deliveries fail continuously before it is disabled (disabledReason failing) and webhooks.subscription.disabled is sent; default 5 days",
+    default: FAILING_DISABLE_AFTER_MS,
+    parse: parse.int(1_000, 365 * 24 * 3_600_000),
   },
   WEBHOOKS_POLL_MS: {
     description: "Pause between polls for due attempts when idle",

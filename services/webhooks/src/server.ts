@@ -112,6 +112,7 @@ export async function startDelivery(
     concurrency: config.WEBHOOKS_CONCURRENCY,
     perEndpoint: config.WEBHOOKS_PER_ENDPOINT_CONCURRENCY,
     pollMs: config.WEBHOOKS_POLL_MS,
+    disableAfterMs: config.WEBHOOK_DISABLE_AFTER_MS,
     secrets: webhookSecretBox(config),
     ...(deps.random ? { random: deps.random } : {}),
     ...(deps.workerId ? { workerId: deps.workerId } : {}),

@@ -1058,7 +1058,7 @@ export interface paths {
     get?: never;
     put?: never;
     /**
-     * Queue a webhook.test ping to the endpoint (sent at once, also to a disabled subscription; not retried)
+     * Queue a test delivery: the webhook.test ping, or with eventType an example of that catalog kind, marked test: true (sent at once to this subscription only, also when disabled; not retried)
      * @description Requires scope `webhooks:write`. Rate-limit tier: write (20 requests per minute, 50000 per UTC day, per token). Idempotency-Key required.
      */
     post: operations["testWebhookSubscription"];
@@ -1099,9 +1099,70 @@ export interface paths {
     put?: never;
     /**
      * Queue a new attempt of the delivery's event, due now (same webhook-id; not retried)
-     * @description Requires scope `webhooks:write`. Rate-limit tier: write (20 requests per minute, 50000 per UTC day, per token). Idempotency-Key required.
+     * @deprecated
+     * @description Deprecated: use POST /webhook-subscriptions/{subscriptionId}/deliveries/{deliveryId}/resend (resendWebhookDelivery), which does the same and answers an unknown delivery with webhook-delivery-not-found. This one keeps working. Requires scope `webhooks:write`. Rate-limit tier: write (20 requests per minute, 50000 per UTC day, per token). Idempotency-Key required.
      */
     post: operations["redeliverWebhook"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/v1alpha1/webhook-subscriptions/{subscriptionId}/deliveries/{deliveryId}/resend": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Resend a delivery's event: a new attempt due now, same webhook-id and body, signed and address-checked like any (also to a disabled subscription; not retried)
+     * @description Requires scope `webhooks:write`. Rate-limit tier: write (20 requests per minute, 50000 per UTC day, per token). Idempotency-Key required.
+     */
+    post: operations["resendWebhookDelivery"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/v1alpha1/webhook-subscriptions/{subscriptionId}/recover": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Recover what the endpoint missed: one new attempt of every event since `since` (at most 14 days) that no attempt delivered, in event order; read its progress with GET …/recoveries/{recoveryId}
+     * @description Requires scope `webhooks:write`. Rate-limit tier: write (20 requests per minute, 50000 per UTC day, per token). Idempotency-Key required.
+     */
+    post: operations["recoverWebhookDeliveries"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/v1alpha1/webhook-subscriptions/{subscriptionId}/recoveries/{recoveryId}": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * A recovery and its progress (running until each of its attempts was sent)
+     * @description Requires scope `webhooks:read`. Rate-limit tier: read (300 requests per minute, 50000 per UTC day, per token).
+     */
+    get: operations["getWebhookRecovery"];
+    put?: never;
+    post?: never;
     delete?: never;
     options?: never;
     head?: never;
@@ -1209,7 +1270,9 @@ export interface webhooks {
      *
      *     410 Gone disables the subscription at once (disabledReason endpoint-gone); no retry follows.
      *
-     *     A subscription whose deliveries have failed continuously for 5 days (no success, and failed attempts never further apart than the longest retry wait plus an hour: 12 h) is disabled (disabledReason failing); the attempt that disables it schedules no retry. PATCH enabled true re-enables it.
+     *     A subscription whose deliveries have failed continuously for 5 days (no success, and failed attempts never further apart than the longest retry wait plus an hour: 12 h; WEBHOOK_DISABLE_AFTER_MS) is disabled (disabledReason failing); the attempt that disables it schedules no retry, and webhooks.subscription.disabled goes to the organization's other subscriptions that name it. PATCH enabled true re-enables it; POST …/recover sends what it missed.
+     *
+     *     A test delivery (POST /webhook-subscriptions/{id}/test: the webhook.test ping, or an example of a catalog kind) carries test: true in the body; no real event does.
      *
      *     Payload version: v2 (WebhookEventV2) for subscriptions created through this API, legacy (WebhookEventLegacy) for subscriptions that predate v2.
      */
@@ -1239,7 +1302,9 @@ export interface webhooks {
      *
      *     410 Gone disables the subscription at once (disabledReason endpoint-gone); no retry follows.
      *
-     *     A subscription whose deliveries have failed continuously for 5 days (no success, and failed attempts never further apart than the longest retry wait plus an hour: 12 h) is disabled (disabledReason failing); the attempt that disables it schedules no retry. PATCH enabled true re-enables it.
+     *     A subscription whose deliveries have failed continuously for 5 days (no success, and failed attempts never further apart than the longest retry wait plus an hour: 12 h; WEBHOOK_DISABLE_AFTER_MS) is disabled (disabledReason failing); the attempt that disables it schedules no retry, and webhooks.subscription.disabled goes to the organization's other subscriptions that name it. PATCH enabled true re-enables it; POST …/recover sends what it missed.
+     *
+     *     A test delivery (POST /webhook-subscriptions/{id}/test: the webhook.test ping, or an example of a catalog kind) carries test: true in the body; no real event does.
      *
      *     Payload version: v2 (WebhookEventV2) for subscriptions created through this API, legacy (WebhookEventLegacy) for subscriptions that predate v2.
      */
@@ -1269,7 +1334,9 @@ export interface webhooks {
      *
      *     410 Gone disables the subscription at once (disabledReason endpoint-gone); no retry follows.
      *
-     *     A subscription whose deliveries have failed continuously for 5 days (no success, and failed attempts never further apart than the longest retry wait plus an hour: 12 h) is disabled (disabledReason failing); the attempt that disables it schedules no retry. PATCH enabled true re-enables it.
+     *     A subscription whose deliveries have failed continuously for 5 days (no success, and failed attempts never further apart than the longest retry wait plus an hour: 12 h; WEBHOOK_DISABLE_AFTER_MS) is disabled (disabledReason failing); the attempt that disables it schedules no retry, and webhooks.subscription.disabled goes to the organization's other subscriptions that name it. PATCH enabled true re-enables it; POST …/recover sends what it missed.
+     *
+     *     A test delivery (POST /webhook-subscriptions/{id}/test: the webhook.test ping, or an example of a catalog kind) carries test: true in the body; no real event does.
      *
      *     Payload version: v2 (WebhookEventV2) for subscriptions created through this API, legacy (WebhookEventLegacy) for subscriptions that predate v2.
      */
@@ -1299,7 +1366,9 @@ export interface webhooks {
      *
      *     410 Gone disables the subscription at once (disabledReason endpoint-gone); no retry follows.
      *
-     *     A subscription whose deliveries have failed continuously for 5 days (no success, and failed attempts never further apart than the longest retry wait plus an hour: 12 h) is disabled (disabledReason failing); the attempt that disables it schedules no retry. PATCH enabled true re-enables it.
+     *     A subscription whose deliveries have failed continuously for 5 days (no success, and failed attempts never further apart than the longest retry wait plus an hour: 12 h; WEBHOOK_DISABLE_AFTER_MS) is disabled (disabledReason failing); the attempt that disables it schedules no retry, and webhooks.subscription.disabled goes to the organization's other subscriptions that name it. PATCH enabled true re-enables it; POST …/recover sends what it missed.
+     *
+     *     A test delivery (POST /webhook-subscriptions/{id}/test: the webhook.test ping, or an example of a catalog kind) carries test: true in the body; no real event does.
      *
      *     Payload version: v2 (WebhookEventV2) for subscriptions created through this API, legacy (WebhookEventLegacy) for subscriptions that predate v2.
      */
@@ -1329,7 +1398,9 @@ export interface webhooks {
      *
      *     410 Gone disables the subscription at once (disabledReason endpoint-gone); no retry follows.
      *
-     *     A subscription whose deliveries have failed continuously for 5 days (no success, and failed attempts never further apart than the longest retry wait plus an hour: 12 h) is disabled (disabledReason failing); the attempt that disables it schedules no retry. PATCH enabled true re-enables it.
+     *     A subscription whose deliveries have failed continuously for 5 days (no success, and failed attempts never further apart than the longest retry wait plus an hour: 12 h; WEBHOOK_DISABLE_AFTER_MS) is disabled (disabledReason failing); the attempt that disables it schedules no retry, and webhooks.subscription.disabled goes to the organization's other subscriptions that name it. PATCH enabled true re-enables it; POST …/recover sends what it missed.
+     *
+     *     A test delivery (POST /webhook-subscriptions/{id}/test: the webhook.test ping, or an example of a catalog kind) carries test: true in the body; no real event does.
      *
      *     Payload version: v2 (WebhookEventV2) for subscriptions created through this API, legacy (WebhookEventLegacy) for subscriptions that predate v2.
      */
@@ -1359,7 +1430,9 @@ export interface webhooks {
      *
      *     410 Gone disables the subscription at once (disabledReason endpoint-gone); no retry follows.
      *
-     *     A subscription whose deliveries have failed continuously for 5 days (no success, and failed attempts never further apart than the longest retry wait plus an hour: 12 h) is disabled (disabledReason failing); the attempt that disables it schedules no retry. PATCH enabled true re-enables it.
+     *     A subscription whose deliveries have failed continuously for 5 days (no success, and failed attempts never further apart than the longest retry wait plus an hour: 12 h; WEBHOOK_DISABLE_AFTER_MS) is disabled (disabledReason failing); the attempt that disables it schedules no retry, and webhooks.subscription.disabled goes to the organization's other subscriptions that name it. PATCH enabled true re-enables it; POST …/recover sends what it missed.
+     *
+     *     A test delivery (POST /webhook-subscriptions/{id}/test: the webhook.test ping, or an example of a catalog kind) carries test: true in the body; no real event does.
      *
      *     Payload version: v2 (WebhookEventV2) for subscriptions created through this API, legacy (WebhookEventLegacy) for subscriptions that predate v2.
      */
@@ -1389,7 +1462,9 @@ export interface webhooks {
      *
      *     410 Gone disables the subscription at once (disabledReason endpoint-gone); no retry follows.
      *
-     *     A subscription whose deliveries have failed continuously for 5 days (no success, and failed attempts never further apart than the longest retry wait plus an hour: 12 h) is disabled (disabledReason failing); the attempt that disables it schedules no retry. PATCH enabled true re-enables it.
+     *     A subscription whose deliveries have failed continuously for 5 days (no success, and failed attempts never further apart than the longest retry wait plus an hour: 12 h; WEBHOOK_DISABLE_AFTER_MS) is disabled (disabledReason failing); the attempt that disables it schedules no retry, and webhooks.subscription.disabled goes to the organization's other subscriptions that name it. PATCH enabled true re-enables it; POST …/recover sends what it missed.
+     *
+     *     A test delivery (POST /webhook-subscriptions/{id}/test: the webhook.test ping, or an example of a catalog kind) carries test: true in the body; no real event does.
      *
      *     Payload version: v2 (WebhookEventV2) for subscriptions created through this API, legacy (WebhookEventLegacy) for subscriptions that predate v2.
      */
@@ -1419,7 +1494,9 @@ export interface webhooks {
      *
      *     410 Gone disables the subscription at once (disabledReason endpoint-gone); no retry follows.
      *
-     *     A subscription whose deliveries have failed continuously for 5 days (no success, and failed attempts never further apart than the longest retry wait plus an hour: 12 h) is disabled (disabledReason failing); the attempt that disables it schedules no retry. PATCH enabled true re-enables it.
+     *     A subscription whose deliveries have failed continuously for 5 days (no success, and failed attempts never further apart than the longest retry wait plus an hour: 12 h; WEBHOOK_DISABLE_AFTER_MS) is disabled (disabledReason failing); the attempt that disables it schedules no retry, and webhooks.subscription.disabled goes to the organization's other subscriptions that name it. PATCH enabled true re-enables it; POST …/recover sends what it missed.
+     *
+     *     A test delivery (POST /webhook-subscriptions/{id}/test: the webhook.test ping, or an example of a catalog kind) carries test: true in the body; no real event does.
      *
      *     Payload version: v2 (WebhookEventV2) for subscriptions created through this API, legacy (WebhookEventLegacy) for subscriptions that predate v2.
      */
@@ -1449,11 +1526,45 @@ export interface webhooks {
      *
      *     410 Gone disables the subscription at once (disabledReason endpoint-gone); no retry follows.
      *
-     *     A subscription whose deliveries have failed continuously for 5 days (no success, and failed attempts never further apart than the longest retry wait plus an hour: 12 h) is disabled (disabledReason failing); the attempt that disables it schedules no retry. PATCH enabled true re-enables it.
+     *     A subscription whose deliveries have failed continuously for 5 days (no success, and failed attempts never further apart than the longest retry wait plus an hour: 12 h; WEBHOOK_DISABLE_AFTER_MS) is disabled (disabledReason failing); the attempt that disables it schedules no retry, and webhooks.subscription.disabled goes to the organization's other subscriptions that name it. PATCH enabled true re-enables it; POST …/recover sends what it missed.
+     *
+     *     A test delivery (POST /webhook-subscriptions/{id}/test: the webhook.test ping, or an example of a catalog kind) carries test: true in the body; no real event does.
      *
      *     Payload version: v2 (WebhookEventV2) for subscriptions created through this API, legacy (WebhookEventLegacy) for subscriptions that predate v2.
      */
     post: operations["webhookRevenueInsightItemAppended"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "webhooks.subscription.disabled": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * The platform disabled one of the organization's subscriptions (its deliveries failed for too long, or its endpoint answered 410); sent to the organization's other subscriptions that name it
+     * @description POSTed as JSON (content-type application/json, user-agent Platform-Webhooks/1) to the subscription's endpointUrl, signed as Standard Webhooks (see the three headers). De-duplicate on webhook-id: delivery is at least once.
+     *
+     *     Success: a 2xx answered within 15 s. Redirects are not followed (a 3xx is a failure).
+     *
+     *     Retries after any other answer, a timeout or a connection error: 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h after the failed attempt (8 attempts over about 28 h), each with ±10 % jitter. A Retry-After (seconds or an HTTP date) later than the scheduled wait is honoured, capped at 10 h; after the last retry the event is given up for the subscription (POST …/deliveries/{deliveryId}/redeliver sends it again).
+     *
+     *     410 Gone disables the subscription at once (disabledReason endpoint-gone); no retry follows.
+     *
+     *     A subscription whose deliveries have failed continuously for 5 days (no success, and failed attempts never further apart than the longest retry wait plus an hour: 12 h; WEBHOOK_DISABLE_AFTER_MS) is disabled (disabledReason failing); the attempt that disables it schedules no retry, and webhooks.subscription.disabled goes to the organization's other subscriptions that name it. PATCH enabled true re-enables it; POST …/recover sends what it missed.
+     *
+     *     A test delivery (POST /webhook-subscriptions/{id}/test: the webhook.test ping, or an example of a catalog kind) carries test: true in the body; no real event does.
+     *
+     *     Payload version: v2 (WebhookEventV2) for subscriptions created through this API, legacy (WebhookEventLegacy) for subscriptions that predate v2.
+     */
+    post: operations["webhookWebhooksSubscriptionDisabled"];
     delete?: never;
     options?: never;
     head?: never;
@@ -1479,7 +1590,9 @@ export interface webhooks {
      *
      *     410 Gone disables the subscription at once (disabledReason endpoint-gone); no retry follows.
      *
-     *     A subscription whose deliveries have failed continuously for 5 days (no success, and failed attempts never further apart than the longest retry wait plus an hour: 12 h) is disabled (disabledReason failing); the attempt that disables it schedules no retry. PATCH enabled true re-enables it.
+     *     A subscription whose deliveries have failed continuously for 5 days (no success, and failed attempts never further apart than the longest retry wait plus an hour: 12 h; WEBHOOK_DISABLE_AFTER_MS) is disabled (disabledReason failing); the attempt that disables it schedules no retry, and webhooks.subscription.disabled goes to the organization's other subscriptions that name it. PATCH enabled true re-enables it; POST …/recover sends what it missed.
+     *
+     *     A test delivery (POST /webhook-subscriptions/{id}/test: the webhook.test ping, or an example of a catalog kind) carries test: true in the body; no real event does.
      *
      *     Payload version: v2 (WebhookEventV2) for subscriptions created through this API, legacy (WebhookEventLegacy) for subscriptions that predate v2.
      */
@@ -2722,7 +2835,8 @@ export interface components {
       | "revenue.qna.created"
       | "revenue.qna.updated"
       | "revenue.insight.created"
-      | "revenue.insight.item-appended";
+      | "revenue.insight.item-appended"
+      | "webhooks.subscription.disabled";
     /** @description Where and which events an organization receives. The signing secret is never shown here */
     WebhookSubscription: {
       /** @description sub_ id */
@@ -2759,6 +2873,23 @@ export interface components {
       createdAt: string;
       /** Format: date-time */
       updatedAt: string;
+      /**
+       * @description Endpoint health: disabled while enabled is false; failing while its latest attempts fail with no success since (the failure run the auto-disable measures); healthy otherwise
+       * @enum {string}
+       */
+      status: "healthy" | "failing" | "disabled";
+      /**
+       * Format: date-time
+       * @description When an attempt last succeeded; null when none did
+       */
+      lastSuccessAt: string | null;
+      /**
+       * Format: date-time
+       * @description When an attempt last failed; null when none did
+       */
+      lastFailureAt: string | null;
+      /** @description Succeeded / sent among the attempts sent in the last 24 hours; null when none was sent */
+      recentSuccessRate: number | null;
     };
     /** @description A subscription with its signing secret: returned once, by create and rotate-secret */
     WebhookSubscriptionWithSecret: {
@@ -2796,6 +2927,23 @@ export interface components {
       createdAt: string;
       /** Format: date-time */
       updatedAt: string;
+      /**
+       * @description Endpoint health: disabled while enabled is false; failing while its latest attempts fail with no success since (the failure run the auto-disable measures); healthy otherwise
+       * @enum {string}
+       */
+      status: "healthy" | "failing" | "disabled";
+      /**
+       * Format: date-time
+       * @description When an attempt last succeeded; null when none did
+       */
+      lastSuccessAt: string | null;
+      /**
+       * Format: date-time
+       * @description When an attempt last failed; null when none did
+       */
+      lastFailureAt: string | null;
+      /** @description Succeeded / sent among the attempts sent in the last 24 hours; null when none was sent */
+      recentSuccessRate: number | null;
       /** @description whsec_ + base64 key (Standard Webhooks); keep it, it is not shown again */
       secret: string;
     };
@@ -2842,6 +2990,36 @@ export interface components {
       /** Format: date-time */
       createdAt: string;
     };
+    /** @description A recover of the events a subscription missed, with its progress */
+    WebhookRecovery: {
+      /** @description wrc_ id */
+      id: string;
+      /** @description sub_ id */
+      subscriptionId: string;
+      /**
+       * Format: date-time
+       * @description Events that happened at or after this time were considered
+       */
+      since: string;
+      /**
+       * @description running while any of its attempts is pending; completed once each was sent
+       * @enum {string}
+       */
+      status: "running" | "completed";
+      /** @description Attempts it queued: one per event no earlier attempt delivered (failed or given up, none pending) */
+      queued: number;
+      /** @description Of those, how many succeeded */
+      delivered: number;
+      /** @description Of those, how many failed (a recovery's attempts are not retried) */
+      failed: number;
+      /** Format: date-time */
+      createdAt: string;
+      /**
+       * Format: date-time
+       * @description When its last attempt was sent (its creation when it queued nothing); null while running
+       */
+      completedAt: string | null;
+    };
     /** @description Payload v2: what subscriptions created through this API receive. data depends on the event kind (see the webhooks section) */
     WebhookEventV2: {
       /** @description The event id; equal to the webhook-id header and the same on every attempt */
@@ -2855,6 +3033,11 @@ export interface components {
       timestamp: string;
       /** @description The event's data */
       data: Record<string, unknown>;
+      /**
+       * @description Present (true) only on a test delivery: the webhook.test ping or an example of a catalog kind sent by POST /webhook-subscriptions/{id}/test (its attempt's trigger is test). Absent from every real event
+       * @enum {boolean}
+       */
+      test?: true;
     };
     /** @description Payload legacy: the nested shape subscriptions that predate v2 keep forever (a new subscription is needed to receive v2). payload depends on the event kind (see the webhooks section) */
     WebhookEventLegacy: {
@@ -2869,6 +3052,11 @@ export interface components {
       created_at: string;
       /** @description The event's data */
       payload: Record<string, unknown>;
+      /**
+       * @description Present (true) only on a test delivery: the webhook.test ping or an example of a catalog kind sent by POST /webhook-subscriptions/{id}/test (its attempt's trigger is test). Absent from every real event
+       * @enum {boolean}
+       */
+      test?: true;
     };
     /** @description The meeting in the legacy payload: a reduced, nested form of the Meeting */
     WebhookLegacyMeeting: {
@@ -2995,6 +3183,7 @@ export type WebhookEventKind = components["schemas"]["WebhookEventKind"];
 export type WebhookSubscription = components["schemas"]["WebhookSubscription"];
 export type WebhookSubscriptionWithSecret = components["schemas"]["WebhookSubscriptionWithSecret"];
 export type WebhookDelivery = components["schemas"]["WebhookDelivery"];
+export type WebhookRecovery = components["schemas"]["WebhookRecovery"];
 export type WebhookEventV2 = components["schemas"]["WebhookEventV2"];
 export type WebhookEventLegacy = components["schemas"]["WebhookEventLegacy"];
 export type WebhookLegacyMeeting = components["schemas"]["WebhookLegacyMeeting"];
@@ -14730,7 +14919,12 @@ export interface operations {
       };
       cookie?: never;
     };
-    requestBody?: never;
+    /** @description Optional: empty, or {eventType} */
+    requestBody?: {
+      content: {
+        "application/json": unknown;
+      };
+    };
     responses: {
       /** @description Success */
       202: {
@@ -14852,7 +15046,7 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description Problem types: idempotency-key-conflict */
+      /** @description Problem types: idempotency-key-conflict, webhook-events-invalid */
       422: {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
@@ -15320,6 +15514,644 @@ export interface operations {
       };
     };
   };
+  resendWebhookDelivery: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description Act on this child organization (org_…); needs partner:act-as-child and the child's grant */
+        "X-Platform-Acting-On"?: string;
+        /** @description Opaque key, at most 255 characters */
+        "Idempotency-Key": string;
+      };
+      path: {
+        /** @description Resource id (sub_…) */
+        subscriptionId: string;
+        /** @description Resource id (wd_…) */
+        deliveryId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      202: {
+        headers: {
+          /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
+          "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
+          /** @description The child organization, when the request sent X-Platform-Acting-On */
+          "Platform-Acting-On"?: string;
+          /** @description true when this is the stored response of an earlier request with the key */
+          "X-Idempotent-Replay"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["WebhookDelivery"];
+        };
+      };
+      /** @description Problem types: invalid-acting-on-org, invalid-resource-id, invalid-field, idempotency-key-required, invalid-filter, malformed-json */
+      400: {
+        headers: {
+          /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
+          "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Problem types: missing-trust-header, unknown-subscription, subscription-expired */
+      401: {
+        headers: {
+          /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
+          "X-Request-Id"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Problem types: insufficient-scope, delegation-scope-required, cross-org-delegation-forbidden, delegation-scope-insufficient */
+      403: {
+        headers: {
+          /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
+          "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Problem types: webhook-subscription-not-found, webhook-delivery-not-found */
+      404: {
+        headers: {
+          /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
+          "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Problem types: request-timeout */
+      408: {
+        headers: {
+          /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
+          "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Problem types: payload-too-large */
+      413: {
+        headers: {
+          /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
+          "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Problem types: unsupported-media-type */
+      415: {
+        headers: {
+          /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
+          "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Problem types: idempotency-key-conflict */
+      422: {
+        headers: {
+          /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
+          "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Problem types: rate-limit-exceeded */
+      429: {
+        headers: {
+          /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
+          "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
+          /** @description Seconds until the request would be accepted */
+          "Retry-After"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Problem types: internal */
+      500: {
+        headers: {
+          /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
+          "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Problem types: service-unavailable */
+      503: {
+        headers: {
+          /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
+          "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
+          /** @description Seconds to wait before retrying */
+          "Retry-After"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Problem types: upstream-timeout */
+      504: {
+        headers: {
+          /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
+          "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+    };
+  };
+  recoverWebhookDeliveries: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description Act on this child organization (org_…); needs partner:act-as-child and the child's grant */
+        "X-Platform-Acting-On"?: string;
+        /** @description Opaque key, at most 255 characters */
+        "Idempotency-Key": string;
+      };
+      path: {
+        /** @description Resource id (sub_…) */
+        subscriptionId: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /**
+           * Format: date-time
+           * @description Recover events that happened at or after this time: at most 14 days back and not in the future (400 webhook-recovery-window-exceeded otherwise)
+           */
+          since: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Success */
+      202: {
+        headers: {
+          /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
+          "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
+          /** @description The child organization, when the request sent X-Platform-Acting-On */
+          "Platform-Acting-On"?: string;
+          /** @description true when this is the stored response of an earlier request with the key */
+          "X-Idempotent-Replay"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["WebhookRecovery"];
+        };
+      };
+      /** @description Problem types: invalid-acting-on-org, invalid-resource-id, invalid-field, idempotency-key-required, invalid-filter, malformed-json, webhook-recovery-window-exceeded */
+      400: {
+        headers: {
+          /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
+          "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Problem types: missing-trust-header, unknown-subscription, subscription-expired */
+      401: {
+        headers: {
+          /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
+          "X-Request-Id"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Problem types: insufficient-scope, delegation-scope-required, cross-org-delegation-forbidden, delegation-scope-insufficient */
+      403: {
+        headers: {
+          /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
+          "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Problem types: webhook-subscription-not-found */
+      404: {
+        headers: {
+          /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
+          "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Problem types: request-timeout */
+      408: {
+        headers: {
+          /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
+          "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Problem types: webhook-recovery-in-progress */
+      409: {
+        headers: {
+          /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
+          "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Problem types: payload-too-large */
+      413: {
+        headers: {
+          /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
+          "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Problem types: unsupported-media-type */
+      415: {
+        headers: {
+          /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
+          "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Problem types: idempotency-key-conflict */
+      422: {
+        headers: {
+          /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
+          "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Problem types: rate-limit-exceeded */
+      429: {
+        headers: {
+          /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
+          "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
+          /** @description Seconds until the request would be accepted */
+          "Retry-After"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Problem types: internal */
+      500: {
+        headers: {
+          /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
+          "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Problem types: service-unavailable */
+      503: {
+        headers: {
+          /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
+          "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
+          /** @description Seconds to wait before retrying */
+          "Retry-After"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Problem types: upstream-timeout */
+      504: {
+        headers: {
+          /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
+          "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+    };
+  };
+  getWebhookRecovery: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Act on this child organization (org_…); needs partner:act-as-child and the child's grant */
+        "X-Platform-Acting-On"?: string;
+        /** @description ETags of representations the client has; 304 when one is current */
+        "If-None-Match"?: string;
+      };
+      path: {
+        /** @description Resource id (sub_…) */
+        subscriptionId: string;
+        /** @description Resource id (wrc_…) */
+        recoveryId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
+          "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
+          /** @description The child organization, when the request sent X-Platform-Acting-On */
+          "Platform-Acting-On"?: string;
+          /** @description Validator of this representation; send it back in If-None-Match */
+          ETag?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["WebhookRecovery"];
+        };
+      };
+      /** @description Not Modified: the representation named in If-None-Match is current */
+      304: {
+        headers: {
+          /** @description The current validator */
+          ETag?: string;
+          /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
+          "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Problem types: invalid-acting-on-org, invalid-resource-id, invalid-filter */
+      400: {
+        headers: {
+          /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
+          "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Problem types: missing-trust-header, unknown-subscription, subscription-expired */
+      401: {
+        headers: {
+          /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
+          "X-Request-Id"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Problem types: insufficient-scope, delegation-scope-required, cross-org-delegation-forbidden, delegation-scope-insufficient */
+      403: {
+        headers: {
+          /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
+          "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Problem types: webhook-subscription-not-found, webhook-recovery-not-found */
+      404: {
+        headers: {
+          /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
+          "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Problem types: rate-limit-exceeded */
+      429: {
+        headers: {
+          /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
+          "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
+          /** @description Seconds until the request would be accepted */
+          "Retry-After"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Problem types: internal */
+      500: {
+        headers: {
+          /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
+          "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Problem types: service-unavailable */
+      503: {
+        headers: {
+          /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
+          "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
+          /** @description Seconds to wait before retrying */
+          "Retry-After"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Problem types: upstream-timeout */
+      504: {
+        headers: {
+          /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
+          "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+    };
+  };
   getAccountRelated: {
     parameters: {
       query?: {
@@ -15520,6 +16352,7 @@ export interface operations {
           | "revenue.qna.updated"
           | "revenue.insight.created"
           | "revenue.insight.item-appended"
+          | "webhooks.subscription.disabled"
         )[];
         /** @description ISO 8601 date-time with zone (or a date, meaning its start in UTC): events at or after it */
         createdAfter?: string;
@@ -15696,6 +16529,7 @@ export interface operations {
           | "revenue.qna.updated"
           | "revenue.insight.created"
           | "revenue.insight.item-appended"
+          | "webhooks.subscription.disabled"
         )[];
       };
       header?: {
@@ -16934,6 +17768,73 @@ export interface operations {
                     agentName?: string;
                   };
                 };
+              };
+            });
+      };
+    };
+    responses: {
+      /** @description Gone: the subscription is disabled (endpoint-gone); nothing is retried */
+      410: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Delivered, when answered within 15 s */
+      "2XX": {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Failed (as are a timeout, a connection error and a 3xx): retried 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h later (±10 % jitter; a later Retry-After is honoured, up to 10 h) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  webhookWebhooksSubscriptionDisabled: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description The event id, the same on every attempt of the event */
+        "webhook-id": string;
+        /** @description When this attempt was sent, in seconds since the epoch; reject values far from your clock */
+        "webhook-timestamp": string;
+        /** @description v1,<base64 HMAC-SHA256 of "{webhook-id}.{webhook-timestamp}.{body}">, keyed with the base64-decoded part of the secret after whsec_. For 24 h after a rotation, two signatures separated by a space (the new secret's first) */
+        "webhook-signature": string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json":
+          | (components["schemas"]["WebhookEventV2"] & {
+              /** @constant */
+              type?: "webhooks.subscription.disabled";
+              /** @description The proto3 JSON of platform.events.webhooks.v1.SubscriptionDisabled: subscriptionId, endpointUrl, reason (failing or endpoint-gone), disabledAt, orgId */
+              data?: {
+                subscriptionId?: string;
+                endpointUrl?: string;
+                reason?: string;
+                disabledAt?: string;
+                orgId?: string;
+              };
+            })
+          | (components["schemas"]["WebhookEventLegacy"] & {
+              /** @constant */
+              event?: "webhooks.subscription.disabled";
+              /** @description The proto3 JSON of platform.events.webhooks.v1.SubscriptionDisabled: subscriptionId, endpointUrl, reason (failing or endpoint-gone), disabledAt, orgId */
+              payload?: {
+                subscriptionId?: string;
+                endpointUrl?: string;
+                reason?: string;
+                disabledAt?: string;
+                orgId?: string;
               };
             });
       };

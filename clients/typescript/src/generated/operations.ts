@@ -106,6 +106,7 @@ export const OPERATIONS = {
     method: "POST",
     path: "/webhook-subscriptions/{subscriptionId}/test",
     idempotencyKey: true,
+    body: true,
   },
   listWebhookDeliveries: {
     method: "GET",
@@ -118,6 +119,18 @@ export const OPERATIONS = {
     path: "/webhook-subscriptions/{subscriptionId}/deliveries/{deliveryId}/redeliver",
     idempotencyKey: true,
   },
+  resendWebhookDelivery: {
+    method: "POST",
+    path: "/webhook-subscriptions/{subscriptionId}/deliveries/{deliveryId}/resend",
+    idempotencyKey: true,
+  },
+  recoverWebhookDeliveries: {
+    method: "POST",
+    path: "/webhook-subscriptions/{subscriptionId}/recover",
+    idempotencyKey: true,
+    body: true,
+  },
+  getWebhookRecovery: { method: "GET", path: "/webhook-subscriptions/{subscriptionId}/recoveries/{recoveryId}" },
   getAccountRelated: { method: "GET", path: "/accounts/{accountId}/related", query: true },
   listEvents: { method: "GET", path: "/events", paginated: true, query: true },
   streamEvents: { method: "GET", path: "/events/stream", query: true },

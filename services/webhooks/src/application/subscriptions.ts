@@ -5,10 +5,13 @@ import type { SecretBox } from "@platform/kit/secret-box";
 import { pendingAttempt } from "../domain/attempt.js";
 import { checkEvents, TEST_EVENT_TYPE } from "../domain/catalog.js";
 import { checkEndpoint, type EndpointPolicy } from "../domain/endpoint.js";
+import { healthOf, NO_ATTEMPTS } from "../domain/health.js";
 import type { AttemptRecord, SubscriptionRecord } from "../domain/model.js";
 import { newSecret } from "../domain/signature.js";
+import { exampleData } from "../domain/test-events.js";
 import { deliveryMessage, subscriptionMessage } from "../messages.js";
 import type { TxStore } from "../store/index.js";
+import { healthOfAll } from "./health.js";
 
 // The subscription use cases, each inside the transaction of its Idempotency-Key: creating
 // and changing a subscription (its fields checked before the transaction), re-keying it, and
@@ -135,7 +138,9 @@ async function insertSubscription(
     updatedAt: now,
   };
   await w.insertSubscription(subscription);
-  return { subscription: subscriptionMessage(subscription, now), secret: subscription.secret };
+  // New: no attempt yet.
+  const health = healthOf(subscription, NO_ATTEMPTS);
+  return { subscription: subscriptionMessage(subscription, now, health), secret: subscription.secret };
 }
 
 /** A PATCH of a subscription as the call names it, not checked yet: undefined keeps a value. */
@@ -195,7 +200,13 @@ async function updateSubscription(w: TxStore, clock: Clock, cmd: UpdateSubscript
     Object.assign(next, { enabled: false, disabledReason: "disabled-by-user", disabledAt: now });
   }
   await w.updateSubscription(next);
-  return { subscription: subscriptionMessage(next, now) };
+  return { subscription: await withHealth(w, clock, next, now) };
+}
+
+/** The subscription's message with its health as its attempts show it now. */
+async function withHealth(w: TxStore, clock: Clock, s: SubscriptionRecord, now: Date) {
+  const health = (await healthOfAll(w, clock, [s])).get(s.id) ?? healthOf(s, NO_ATTEMPTS);
+  return subscriptionMessage(s, now, health);
 }
 
 /** A new secret; the one it replaces keeps signing for 24 h, one rotated out earlier stops now. */
@@ -210,26 +221,43 @@ export async function rotateSecret(w: TxStore, deps: SubscriptionUseCaseDeps, or
     updatedAt: now,
   };
   await w.updateSubscription(next);
-  return { subscription: subscriptionMessage(next, now), secret: next.secret };
+  return { subscription: await withHealth(w, deps.clock, next, now), secret: next.secret };
 }
 
-/** Stores a test event for the subscription and queues its delivery; `traceparent` continues the caller's trace. */
+/** The example data of a catalog kind for a test delivery; an unknown kind is 422 webhook-events-invalid. */
+function testData(eventType: string, orgId: string, now: Date): unknown {
+  const data = exampleData(eventType, orgId, now);
+  if (data === undefined) {
+    throw problem("webhook-events-invalid", `Not in the event catalog: ${eventType}.`, { field: "eventType" });
+  }
+  return data;
+}
+
+/**
+ * Stores a test event for the subscription and queues its delivery; `traceparent` continues the
+ * caller's trace. Without `eventType` it is the webhook.test ping; with a catalog kind, an
+ * example of that kind (sent to this subscription only, whether or not it names the kind).
+ * Either way the attempt's trigger is `test` and the body carries `"test": true`.
+ */
 export async function sendTestEvent(
   w: TxStore,
   clock: Clock,
-  cmd: { orgId: string; subscriptionId: string; traceparent: string | undefined },
+  cmd: { orgId: string; subscriptionId: string; traceparent: string | undefined; eventType?: string | undefined },
 ) {
-  const subscription = await ownedSubscription(w, cmd.orgId, cmd.subscriptionId);
   const now = clock.now();
+  const example = cmd.eventType === undefined ? undefined : testData(cmd.eventType, cmd.orgId, now);
+  const subscription = await ownedSubscription(w, cmd.orgId, cmd.subscriptionId);
   const event = {
     id: newId("evt_"),
     orgId: cmd.orgId,
     ...(cmd.traceparent ? { traceparent: cmd.traceparent } : {}),
-    type: TEST_EVENT_TYPE,
-    data: {
-      subscriptionId: subscription.id,
-      message: "This is a test event from the Platform Integration API.",
-    },
+    type: cmd.eventType ?? TEST_EVENT_TYPE,
+    data:
+      example ??
+      ({
+        subscriptionId: subscription.id,
+        message: "This is a test event from the Platform Integration API.",
+      } as unknown),
     occurredAt: now,
   };
   await w.insertEvent(event);

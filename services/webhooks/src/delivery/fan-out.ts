@@ -17,12 +17,12 @@ import { txStore } from "../store/index.js";
 export const DELIVERY_GROUP = "webhooks-delivery";
 /**
  * The topics whose events the catalog exposes: scheduling's meeting events and revenue's
- * deal, Q&A and insight events. The other topics carry nothing a subscriber may receive
+ * deal, Q&A and insight events, and webhooks' own (a subscription the platform disabled). The other topics carry nothing a subscriber may receive
  * (identity's token, grant, org and user changes and the gateway's delegation audit are
  * internal; email activity is inbound data analytics ingests), so consuming them would only
  * decode and drop every message.
  */
-export const DELIVERED_TOPICS = [TOPICS.scheduling, TOPICS.revenue];
+export const DELIVERED_TOPICS = [TOPICS.scheduling, TOPICS.revenue, TOPICS.webhooks];
 
 export interface FanOutDeps {
   db: Db;

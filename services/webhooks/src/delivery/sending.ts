@@ -69,7 +69,8 @@ export async function sendAttempt(deps: SendingDeps, claimed: ClaimedAttempt, se
     parent,
   );
   try {
-    const body = renderPayload(event, subscription.payloadVersion);
+    // A test delivery is marked in its body (`"test": true`), so a receiver can tell.
+    const body = renderPayload(event, subscription.payloadVersion, { test: attempt.trigger === "test" });
     const headers = signatureHeaders(
       {
         secret: secrets.open(subscription.secret),

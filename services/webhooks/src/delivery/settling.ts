@@ -4,8 +4,10 @@
 import type { Queryable } from "@platform/kit/db";
 import { newId } from "@platform/kit/ids";
 import type { Logger } from "@platform/kit/logger";
+import { subscriptionDisabledEvent } from "../application/health.js";
 import { type FailureRun, settle } from "../domain/retry.js";
 import { type ClaimedAttempt, type Completion, deliveryStore } from "../store/delivery.store.js";
+import { txStore } from "../store/index.js";
 import type { DeliveryMetrics } from "./metrics.js";
 import type { Sent } from "./sending.js";
 
@@ -18,7 +20,11 @@ const SETTLE_BATCH = 500;
  * failure run the previous one left, and one that finds it disabled meanwhile schedules no
  * retry. An attempt whose lease was lost (another worker took it over) writes nothing.
  */
-export async function settleBatch(q: Queryable, batch: readonly Sent[]): Promise<(Completion | undefined)[]> {
+export async function settleBatch(
+  q: Queryable,
+  batch: readonly Sent[],
+  disableAfterMs?: number,
+): Promise<(Completion | undefined)[]> {
   const store = deliveryStore(q);
   const states = await store.lockForSettlement(batch.map((b) => b.claimed.subscription.id));
   const ours = await store.stillLeased(batch.map((b) => b.claimed));
@@ -29,7 +35,7 @@ export async function settleBatch(q: Queryable, batch: readonly Sent[]): Promise
     const state = states.get(subscriptionId);
     // Deleted meanwhile (its attempts went with it), or no longer ours.
     if (!state || !ours.has(claimed.attempt.id)) return undefined;
-    const settled = settle(verdict, state, sentAt);
+    const settled = settle(verdict, state, sentAt, disableAfterMs);
     const completion: Completion = {
       status: verdict.kind === "succeeded" ? "succeeded" : "failed",
       attemptedAt: sentAt,
@@ -50,6 +56,12 @@ export async function settleBatch(q: Queryable, batch: readonly Sent[]): Promise
     return completion;
   });
   await store.completeAll(done, runs);
+  // The platform disabled these (each was enabled under its lock): webhooks.subscription.disabled
+  // through the outbox of this same transaction, for the org's log and its other subscriptions.
+  for (const [subscriptionId, { disable, at }] of runs) {
+    const subscription = batch.find((b) => b.claimed.subscription.id === subscriptionId)?.claimed.subscription;
+    if (disable && subscription) await txStore(q).enqueue(subscriptionDisabledEvent(subscription, disable, at));
+  }
   return completions;
 }
 

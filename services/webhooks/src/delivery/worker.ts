@@ -44,6 +44,8 @@ export interface WorkerOptions {
    * held: after a kill -9 those attempts go out at once instead of after the lease.
    */
   workerId?: string;
+  /** How long a subscription's deliveries fail continuously before it is disabled (WEBHOOK_DISABLE_AFTER_MS); 5 days when omitted. */
+  disableAfterMs?: number;
 }
 
 export interface DeliveryWorker {
@@ -84,7 +86,7 @@ export function deliveryWorker(options: WorkerOptions): DeliveryWorker {
     return exclusive(() =>
       db.tx(
         async (q) => {
-          const settled = await settleBatch(q, batch);
+          const settled = await settleBatch(q, batch, options.disableAfterMs);
           // Claiming in the same transaction as the settlement saves a round trip per batch:
           // the endpoints' slots the batch freed are taken again at once.
           return [settled, stopped ? [] : await claim(q, capacity)] as const;

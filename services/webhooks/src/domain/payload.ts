@@ -109,15 +109,21 @@ function meetingDataLegacy(type: string, data: unknown): Record<string, unknown>
   };
 }
 
-/** The JSON body POSTed for an event, in the subscription's payload version. */
-export function renderPayload(event: StoredEvent, version: PayloadVersion): string {
+/**
+ * The JSON body POSTed for an event, in the subscription's payload version. A test delivery
+ * (POST …/test: the ping, or an example of a catalog kind) carries `"test": true` after the
+ * envelope's fields; every other body is exactly as before, without it.
+ */
+export function renderPayload(event: StoredEvent, version: PayloadVersion, marks: { test?: boolean } = {}): string {
   const meeting = MEETING_EVENT_TYPES.has(event.type);
+  const test = marks.test ? { test: true } : {};
   if (version === "legacy") {
     return JSON.stringify({
       event: event.type,
       event_id: event.id,
       created_at: event.occurredAt.toISOString(),
       payload: meeting ? meetingDataLegacy(event.type, event.data) : event.data,
+      ...test,
     });
   }
   return JSON.stringify({
@@ -125,5 +131,6 @@ export function renderPayload(event: StoredEvent, version: PayloadVersion): stri
     type: event.type,
     timestamp: event.occurredAt.toISOString(),
     data: meeting ? meetingDataV2(event.type, event.data) : event.data,
+    ...test,
   });
 }

@@ -88,9 +88,13 @@ export function verdictOf(
   return at ? { kind: "retry", at } : { kind: "gave-up" };
 }
 
-/** Whether a subscription failing since `failingSince` has failed long enough to be disabled. */
-export function failingTooLong(failingSince: Date | null, now: Date): boolean {
-  return failingSince !== null && now.getTime() - failingSince.getTime() >= FAILING_DISABLE_AFTER_MS;
+/** Whether a subscription failing since `failingSince` has failed long enough (WEBHOOK_DISABLE_AFTER_MS) to be disabled. */
+export function failingTooLong(
+  failingSince: Date | null,
+  now: Date,
+  disableAfterMs: number = FAILING_DISABLE_AFTER_MS,
+): boolean {
+  return failingSince !== null && now.getTime() - failingSince.getTime() >= disableAfterMs;
 }
 
 /** A subscription's current run of failed attempts; both null after a success. */
@@ -135,11 +139,20 @@ export interface Settlement {
  * already: by its owner or by another attempt meanwhile) gets no retry: it receives nothing
  * until it is re-enabled, and then only new events and the retries that were already queued.
  */
-export function settle(verdict: Verdict, subscription: { enabled: boolean; run: FailureRun }, at: Date): Settlement {
+export function settle(
+  verdict: Verdict,
+  subscription: { enabled: boolean; run: FailureRun },
+  at: Date,
+  disableAfterMs: number = FAILING_DISABLE_AFTER_MS,
+): Settlement {
   const run = failureRunAfter(subscription.run, verdict.kind !== "succeeded", at);
   let disable: Settlement["disable"];
   if (subscription.enabled && verdict.kind === "gone") disable = "endpoint-gone";
-  else if (subscription.enabled && verdict.kind !== "succeeded" && failingTooLong(run.failingSince, at)) {
+  else if (
+    subscription.enabled &&
+    verdict.kind !== "succeeded" &&
+    failingTooLong(run.failingSince, at, disableAfterMs)
+  ) {
     disable = "failing";
   }
   const retries = verdict.kind === "retry" && subscription.enabled && disable === undefined;

@@ -5,6 +5,7 @@ import {
   type MessageInitShape,
   type MessageShape,
 } from "@bufbuild/protobuf";
+import { timestampDate } from "@bufbuild/protobuf/wkt";
 import type { HandlerContext, ServiceImpl } from "@connectrpc/connect";
 import { context, propagation } from "@opentelemetry/api";
 import { WebhookSubscriptionService } from "@platform/contracts/webhooks";
@@ -19,6 +20,8 @@ import { keysetPage } from "@platform/kit/keyset";
 import { parseSort } from "@platform/kit/pagination";
 import { problem } from "@platform/kit/problems";
 import type { SecretBox } from "@platform/kit/secret-box";
+import { getRecovery, recoverDeliveries, resendDelivery } from "../application/deliveries.js";
+import { healthOfAll } from "../application/health.js";
 import {
   changeSubscription,
   createSubscription,
@@ -29,7 +32,8 @@ import {
   subscriptionNotFound,
 } from "../application/subscriptions.js";
 import type { EndpointPolicy } from "../domain/endpoint.js";
-import type { AttemptStatus } from "../domain/model.js";
+import { healthOf, NO_ATTEMPTS } from "../domain/health.js";
+import type { AttemptStatus, SubscriptionRecord } from "../domain/model.js";
 import { deliveryMessage, subscriptionMessage } from "../messages.js";
 import { ATTEMPT_SORT_KEYS } from "../store/attempt.store.js";
 import { pgStore, type TxStore, txStore } from "../store/index.js";
@@ -75,6 +79,13 @@ export function subscriptionHandlers(deps: SubscriptionDeps): ServiceImpl<typeof
       create(method.output, await fn(txStore(q))),
     );
 
+  /** The subscriptions as the API shows them, each with its endpoint's health. */
+  const shown = async (subscriptions: readonly SubscriptionRecord[]) => {
+    const health = await healthOfAll(store, clock, subscriptions);
+    const now = clock.now();
+    return subscriptions.map((s) => subscriptionMessage(s, now, health.get(s.id) ?? healthOf(s, NO_ATTEMPTS)));
+  };
+
   return {
     async listWebhookSubscriptions(req, ctx) {
       const { orgId } = apiContext(ctx);
@@ -82,8 +93,7 @@ export function subscriptionHandlers(deps: SubscriptionDeps): ServiceImpl<typeof
       const page = await keysetPage(cursors, SUBSCRIPTION_SORT_KEYS, sort, req, (query) =>
         store.listSubscriptions(orgId, query),
       );
-      const now = clock.now();
-      return { subscriptions: page.items.map((s) => subscriptionMessage(s, now)), nextCursor: page.nextCursor ?? "" };
+      return { subscriptions: await shown(page.items), nextCursor: page.nextCursor ?? "" };
     },
 
     async createWebhookSubscription(req, ctx) {
@@ -101,9 +111,8 @@ export function subscriptionHandlers(deps: SubscriptionDeps): ServiceImpl<typeof
 
     async getWebhookSubscription(req, ctx) {
       const { orgId } = apiContext(ctx);
-      return {
-        subscription: subscriptionMessage(await ownedSubscription(store, orgId, req.subscriptionId), clock.now()),
-      };
+      const [subscription] = await shown([await ownedSubscription(store, orgId, req.subscriptionId)]);
+      return { subscription };
     },
 
     async updateWebhookSubscription(req, ctx) {
@@ -152,6 +161,7 @@ export function subscriptionHandlers(deps: SubscriptionDeps): ServiceImpl<typeof
           orgId,
           subscriptionId: req.subscriptionId,
           traceparent: carrier.traceparent,
+          eventType: req.eventType,
         });
       });
       deps.queued?.();
@@ -186,6 +196,31 @@ export function subscriptionHandlers(deps: SubscriptionDeps): ServiceImpl<typeof
       );
       deps.queued?.();
       return response;
+    },
+
+    async resendWebhookDelivery(req, ctx) {
+      const { orgId } = apiContext(ctx);
+      const deliveryId = parseId("wd_", req.deliveryId, "deliveryId");
+      const response = await write(ctx, rpc.resendWebhookDelivery, req, (w) =>
+        resendDelivery(w, clock, { orgId, subscriptionId: req.subscriptionId, deliveryId }),
+      );
+      deps.queued?.();
+      return response;
+    },
+
+    async recoverWebhookDeliveries(req, ctx) {
+      const { orgId } = apiContext(ctx);
+      const since = req.since ? timestampDate(req.since) : undefined;
+      const response = await write(ctx, rpc.recoverWebhookDeliveries, req, (w) =>
+        recoverDeliveries(w, clock, { orgId, subscriptionId: req.subscriptionId, since }),
+      );
+      deps.queued?.();
+      return response;
+    },
+
+    async getWebhookRecovery(req, ctx) {
+      const { orgId } = apiContext(ctx);
+      return getRecovery(store, { orgId, subscriptionId: req.subscriptionId, recoveryId: req.recoveryId });
     },
   };
 }

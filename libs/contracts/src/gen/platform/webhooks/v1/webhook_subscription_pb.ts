@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file platform/webhooks/v1/webhook_subscription.proto.
  */
 export const file_platform_webhooks_v1_webhook_subscription: GenFile = /*@__PURE__*/
-  fileDesc("Ci9wbGF0Zm9ybS93ZWJob29rcy92MS93ZWJob29rX3N1YnNjcmlwdGlvbi5wcm90bxIUcGxhdGZvcm0ud2ViaG9va3MudjEi3QMKE1dlYmhvb2tTdWJzY3JpcHRpb24SCgoCaWQYASABKAkSFAoMZW5kcG9pbnRfdXJsGAIgASgJEg4KBmV2ZW50cxgDIAMoCRIYCgtkZXNjcmlwdGlvbhgEIAEoCUgAiAEBEg8KB2VuYWJsZWQYBSABKAgSFwoPcGF5bG9hZF92ZXJzaW9uGAYgASgJEhwKD2Rpc2FibGVkX3JlYXNvbhgHIAEoCUgBiAEBEjUKDGRpc2FibGVfdGltZRgIIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBIAogBARJEChtwcmV2aW91c19zZWNyZXRfZXhwaXJlX3RpbWUYCSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wSAOIAQESLwoLY3JlYXRlX3RpbWUYCiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi8KC3VwZGF0ZV90aW1lGAsgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEIOCgxfZGVzY3JpcHRpb25CEgoQX2Rpc2FibGVkX3JlYXNvbkIPCg1fZGlzYWJsZV90aW1lQh4KHF9wcmV2aW91c19zZWNyZXRfZXhwaXJlX3RpbWUigwQKD1dlYmhvb2tEZWxpdmVyeRIKCgJpZBgBIAEoCRIXCg9zdWJzY3JpcHRpb25faWQYAiABKAkSEAoIZXZlbnRfaWQYAyABKAkSEgoKZXZlbnRfdHlwZRgEIAEoCRIPCgdhdHRlbXB0GAUgASgFEg4KBnN0YXR1cxgGIAEoCRIPCgd0cmlnZ2VyGAcgASgJEhwKD3Jlc3BvbnNlX3N0YXR1cxgIIAEoBUgAiAEBEhgKC2R1cmF0aW9uX21zGAkgASgFSAGIAQESEgoFZXJyb3IYCiABKAlIAogBARIyCg5zY2hlZHVsZWRfdGltZRgLIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASNQoMYXR0ZW1wdF90aW1lGAwgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEgDiAEBEjgKD25leHRfcmV0cnlfdGltZRgNIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBIBIgBARIvCgtjcmVhdGVfdGltZRgOIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBCEgoQX3Jlc3BvbnNlX3N0YXR1c0IOCgxfZHVyYXRpb25fbXNCCAoGX2Vycm9yQg8KDV9hdHRlbXB0X3RpbWVCEgoQX25leHRfcmV0cnlfdGltZSJOCh9MaXN0V2ViaG9va1N1YnNjcmlwdGlvbnNSZXF1ZXN0Eg4KBmN1cnNvchgBIAEoCRINCgVsaW1pdBgCIAEoBRIMCgRzb3J0GAMgASgJInkKIExpc3RXZWJob29rU3Vic2NyaXB0aW9uc1Jlc3BvbnNlEkAKDXN1YnNjcmlwdGlvbnMYASADKAsyKS5wbGF0Zm9ybS53ZWJob29rcy52MS5XZWJob29rU3Vic2NyaXB0aW9uEhMKC25leHRfY3Vyc29yGAIgASgJInIKIENyZWF0ZVdlYmhvb2tTdWJzY3JpcHRpb25SZXF1ZXN0EhQKDGVuZHBvaW50X3VybBgBIAEoCRIOCgZldmVudHMYAiADKAkSGAoLZGVzY3JpcHRpb24YAyABKAlIAIgBAUIOCgxfZGVzY3JpcHRpb24idAohQ3JlYXRlV2ViaG9va1N1YnNjcmlwdGlvblJlc3BvbnNlEj8KDHN1YnNjcmlwdGlvbhgBIAEoCzIpLnBsYXRmb3JtLndlYmhvb2tzLnYxLldlYmhvb2tTdWJzY3JpcHRpb24SDgoGc2VjcmV0GAIgASgJIjgKHUdldFdlYmhvb2tTdWJzY3JpcHRpb25SZXF1ZXN0EhcKD3N1YnNjcmlwdGlvbl9pZBgBIAEoCSJhCh5HZXRXZWJob29rU3Vic2NyaXB0aW9uUmVzcG9uc2USPwoMc3Vic2NyaXB0aW9uGAEgASgLMikucGxhdGZvcm0ud2ViaG9va3MudjEuV2ViaG9va1N1YnNjcmlwdGlvbiIbCglFdmVudExpc3QSDgoGZXZlbnRzGAEgAygJIvQBCiBVcGRhdGVXZWJob29rU3Vic2NyaXB0aW9uUmVxdWVzdBIXCg9zdWJzY3JpcHRpb25faWQYASABKAkSGQoMZW5kcG9pbnRfdXJsGAIgASgJSACIAQESNAoGZXZlbnRzGAMgASgLMh8ucGxhdGZvcm0ud2ViaG9va3MudjEuRXZlbnRMaXN0SAGIAQESGAoLZGVzY3JpcHRpb24YBCABKAlIAogBARIUCgdlbmFibGVkGAUgASgISAOIAQFCDwoNX2VuZHBvaW50X3VybEIJCgdfZXZlbnRzQg4KDF9kZXNjcmlwdGlvbkIKCghfZW5hYmxlZCJkCiFVcGRhdGVXZWJob29rU3Vic2NyaXB0aW9uUmVzcG9uc2USPwoMc3Vic2NyaXB0aW9uGAEgASgLMikucGxhdGZvcm0ud2ViaG9va3MudjEuV2ViaG9va1N1YnNjcmlwdGlvbiI7CiBEZWxldGVXZWJob29rU3Vic2NyaXB0aW9uUmVxdWVzdBIXCg9zdWJzY3JpcHRpb25faWQYASABKAkiIwohRGVsZXRlV2ViaG9va1N1YnNjcmlwdGlvblJlc3BvbnNlIjUKGlJvdGF0ZVdlYmhvb2tTZWNyZXRSZXF1ZXN0EhcKD3N1YnNjcmlwdGlvbl9pZBgBIAEoCSJuChtSb3RhdGVXZWJob29rU2VjcmV0UmVzcG9uc2USPwoMc3Vic2NyaXB0aW9uGAEgASgLMikucGxhdGZvcm0ud2ViaG9va3MudjEuV2ViaG9va1N1YnNjcmlwdGlvbhIOCgZzZWNyZXQYAiABKAkiOQoeVGVzdFdlYmhvb2tTdWJzY3JpcHRpb25SZXF1ZXN0EhcKD3N1YnNjcmlwdGlvbl9pZBgBIAEoCSJaCh9UZXN0V2ViaG9va1N1YnNjcmlwdGlvblJlc3BvbnNlEjcKCGRlbGl2ZXJ5GAEgASgLMiUucGxhdGZvcm0ud2ViaG9va3MudjEuV2ViaG9va0RlbGl2ZXJ5InQKHExpc3RXZWJob29rRGVsaXZlcmllc1JlcXVlc3QSFwoPc3Vic2NyaXB0aW9uX2lkGAEgASgJEg4KBmN1cnNvchgCIAEoCRINCgVsaW1pdBgDIAEoBRIMCgRzb3J0GAQgASgJEg4KBnN0YXR1cxgFIAEoCSJvCh1MaXN0V2ViaG9va0RlbGl2ZXJpZXNSZXNwb25zZRI5CgpkZWxpdmVyaWVzGAEgAygLMiUucGxhdGZvcm0ud2ViaG9va3MudjEuV2ViaG9va0RlbGl2ZXJ5EhMKC25leHRfY3Vyc29yGAIgASgJIkcKF1JlZGVsaXZlcldlYmhvb2tSZXF1ZXN0EhcKD3N1YnNjcmlwdGlvbl9pZBgBIAEoCRITCgtkZWxpdmVyeV9pZBgCIAEoCSJTChhSZWRlbGl2ZXJXZWJob29rUmVzcG9uc2USNwoIZGVsaXZlcnkYASABKAsyJS5wbGF0Zm9ybS53ZWJob29rcy52MS5XZWJob29rRGVsaXZlcnky5QkKGldlYmhvb2tTdWJzY3JpcHRpb25TZXJ2aWNlEo4BChhMaXN0V2ViaG9va1N1YnNjcmlwdGlvbnMSNS5wbGF0Zm9ybS53ZWJob29rcy52MS5MaXN0V2ViaG9va1N1YnNjcmlwdGlvbnNSZXF1ZXN0GjYucGxhdGZvcm0ud2ViaG9va3MudjEuTGlzdFdlYmhvb2tTdWJzY3JpcHRpb25zUmVzcG9uc2UiA5ACARKMAQoZQ3JlYXRlV2ViaG9va1N1YnNjcmlwdGlvbhI2LnBsYXRmb3JtLndlYmhvb2tzLnYxLkNyZWF0ZVdlYmhvb2tTdWJzY3JpcHRpb25SZXF1ZXN0GjcucGxhdGZvcm0ud2ViaG9va3MudjEuQ3JlYXRlV2ViaG9va1N1YnNjcmlwdGlvblJlc3BvbnNlEogBChZHZXRXZWJob29rU3Vic2NyaXB0aW9uEjMucGxhdGZvcm0ud2ViaG9va3MudjEuR2V0V2ViaG9va1N1YnNjcmlwdGlvblJlcXVlc3QaNC5wbGF0Zm9ybS53ZWJob29rcy52MS5HZXRXZWJob29rU3Vic2NyaXB0aW9uUmVzcG9uc2UiA5ACARKMAQoZVXBkYXRlV2ViaG9va1N1YnNjcmlwdGlvbhI2LnBsYXRmb3JtLndlYmhvb2tzLnYxLlVwZGF0ZVdlYmhvb2tTdWJzY3JpcHRpb25SZXF1ZXN0GjcucGxhdGZvcm0ud2ViaG9va3MudjEuVXBkYXRlV2ViaG9va1N1YnNjcmlwdGlvblJlc3BvbnNlEowBChlEZWxldGVXZWJob29rU3Vic2NyaXB0aW9uEjYucGxhdGZvcm0ud2ViaG9va3MudjEuRGVsZXRlV2ViaG9va1N1YnNjcmlwdGlvblJlcXVlc3QaNy5wbGF0Zm9ybS53ZWJob29rcy52MS5EZWxldGVXZWJob29rU3Vic2NyaXB0aW9uUmVzcG9uc2USegoTUm90YXRlV2ViaG9va1NlY3JldBIwLnBsYXRmb3JtLndlYmhvb2tzLnYxLlJvdGF0ZVdlYmhvb2tTZWNyZXRSZXF1ZXN0GjEucGxhdGZvcm0ud2ViaG9va3MudjEuUm90YXRlV2ViaG9va1NlY3JldFJlc3BvbnNlEoYBChdUZXN0V2ViaG9va1N1YnNjcmlwdGlvbhI0LnBsYXRmb3JtLndlYmhvb2tzLnYxLlRlc3RXZWJob29rU3Vic2NyaXB0aW9uUmVxdWVzdBo1LnBsYXRmb3JtLndlYmhvb2tzLnYxLlRlc3RXZWJob29rU3Vic2NyaXB0aW9uUmVzcG9uc2UShQEKFUxpc3RXZWJob29rRGVsaXZlcmllcxIyLnBsYXRmb3JtLndlYmhvb2tzLnYxLkxpc3RXZWJob29rRGVsaXZlcmllc1JlcXVlc3QaMy5wbGF0Zm9ybS53ZWJob29rcy52MS5MaXN0V2ViaG9va0RlbGl2ZXJpZXNSZXNwb25zZSIDkAIBEnEKEFJlZGVsaXZlcldlYmhvb2sSLS5wbGF0Zm9ybS53ZWJob29rcy52MS5SZWRlbGl2ZXJXZWJob29rUmVxdWVzdBouLnBsYXRmb3JtLndlYmhvb2tzLnYxLlJlZGVsaXZlcldlYmhvb2tSZXNwb25zZWIGcHJvdG8z", [file_google_protobuf_timestamp]);
+  fileDesc("Ci9wbGF0Zm9ybS93ZWJob29rcy92MS93ZWJob29rX3N1YnNjcmlwdGlvbi5wcm90bxIUcGxhdGZvcm0ud2ViaG9va3MudjEiywUKE1dlYmhvb2tTdWJzY3JpcHRpb24SCgoCaWQYASABKAkSFAoMZW5kcG9pbnRfdXJsGAIgASgJEg4KBmV2ZW50cxgDIAMoCRIYCgtkZXNjcmlwdGlvbhgEIAEoCUgAiAEBEg8KB2VuYWJsZWQYBSABKAgSFwoPcGF5bG9hZF92ZXJzaW9uGAYgASgJEhwKD2Rpc2FibGVkX3JlYXNvbhgHIAEoCUgBiAEBEjUKDGRpc2FibGVfdGltZRgIIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBIAogBARJEChtwcmV2aW91c19zZWNyZXRfZXhwaXJlX3RpbWUYCSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wSAOIAQESLwoLY3JlYXRlX3RpbWUYCiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi8KC3VwZGF0ZV90aW1lGAsgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIOCgZzdGF0dXMYDCABKAkSOgoRbGFzdF9zdWNjZXNzX3RpbWUYDSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wSASIAQESOgoRbGFzdF9mYWlsdXJlX3RpbWUYDiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wSAWIAQESIAoTcmVjZW50X3N1Y2Nlc3NfcmF0ZRgPIAEoAUgGiAEBQg4KDF9kZXNjcmlwdGlvbkISChBfZGlzYWJsZWRfcmVhc29uQg8KDV9kaXNhYmxlX3RpbWVCHgocX3ByZXZpb3VzX3NlY3JldF9leHBpcmVfdGltZUIUChJfbGFzdF9zdWNjZXNzX3RpbWVCFAoSX2xhc3RfZmFpbHVyZV90aW1lQhYKFF9yZWNlbnRfc3VjY2Vzc19yYXRlIp8CCg9XZWJob29rUmVjb3ZlcnkSCgoCaWQYASABKAkSFwoPc3Vic2NyaXB0aW9uX2lkGAIgASgJEikKBXNpbmNlGAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIOCgZzdGF0dXMYBCABKAkSDgoGcXVldWVkGAUgASgFEhEKCWRlbGl2ZXJlZBgGIAEoBRIOCgZmYWlsZWQYByABKAUSLwoLY3JlYXRlX3RpbWUYCCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEjYKDWNvbXBsZXRlX3RpbWUYCSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wSACIAQFCEAoOX2NvbXBsZXRlX3RpbWUigwQKD1dlYmhvb2tEZWxpdmVyeRIKCgJpZBgBIAEoCRIXCg9zdWJzY3JpcHRpb25faWQYAiABKAkSEAoIZXZlbnRfaWQYAyABKAkSEgoKZXZlbnRfdHlwZRgEIAEoCRIPCgdhdHRlbXB0GAUgASgFEg4KBnN0YXR1cxgGIAEoCRIPCgd0cmlnZ2VyGAcgASgJEhwKD3Jlc3BvbnNlX3N0YXR1cxgIIAEoBUgAiAEBEhgKC2R1cmF0aW9uX21zGAkgASgFSAGIAQESEgoFZXJyb3IYCiABKAlIAogBARIyCg5zY2hlZHVsZWRfdGltZRgLIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASNQoMYXR0ZW1wdF90aW1lGAwgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEgDiAEBEjgKD25leHRfcmV0cnlfdGltZRgNIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBIBIgBARIvCgtjcmVhdGVfdGltZRgOIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBCEgoQX3Jlc3BvbnNlX3N0YXR1c0IOCgxfZHVyYXRpb25fbXNCCAoGX2Vycm9yQg8KDV9hdHRlbXB0X3RpbWVCEgoQX25leHRfcmV0cnlfdGltZSJOCh9MaXN0V2ViaG9va1N1YnNjcmlwdGlvbnNSZXF1ZXN0Eg4KBmN1cnNvchgBIAEoCRINCgVsaW1pdBgCIAEoBRIMCgRzb3J0GAMgASgJInkKIExpc3RXZWJob29rU3Vic2NyaXB0aW9uc1Jlc3BvbnNlEkAKDXN1YnNjcmlwdGlvbnMYASADKAsyKS5wbGF0Zm9ybS53ZWJob29rcy52MS5XZWJob29rU3Vic2NyaXB0aW9uEhMKC25leHRfY3Vyc29yGAIgASgJInIKIENyZWF0ZVdlYmhvb2tTdWJzY3JpcHRpb25SZXF1ZXN0EhQKDGVuZHBvaW50X3VybBgBIAEoCRIOCgZldmVudHMYAiADKAkSGAoLZGVzY3JpcHRpb24YAyABKAlIAIgBAUIOCgxfZGVzY3JpcHRpb24idAohQ3JlYXRlV2ViaG9va1N1YnNjcmlwdGlvblJlc3BvbnNlEj8KDHN1YnNjcmlwdGlvbhgBIAEoCzIpLnBsYXRmb3JtLndlYmhvb2tzLnYxLldlYmhvb2tTdWJzY3JpcHRpb24SDgoGc2VjcmV0GAIgASgJIjgKHUdldFdlYmhvb2tTdWJzY3JpcHRpb25SZXF1ZXN0EhcKD3N1YnNjcmlwdGlvbl9pZBgBIAEoCSJhCh5HZXRXZWJob29rU3Vic2NyaXB0aW9uUmVzcG9uc2USPwoMc3Vic2NyaXB0aW9uGAEgASgLMikucGxhdGZvcm0ud2ViaG9va3MudjEuV2ViaG9va1N1YnNjcmlwdGlvbiIbCglFdmVudExpc3QSDgoGZXZlbnRzGAEgAygJIvQBCiBVcGRhdGVXZWJob29rU3Vic2NyaXB0aW9uUmVxdWVzdBIXCg9zdWJzY3JpcHRpb25faWQYASABKAkSGQoMZW5kcG9pbnRfdXJsGAIgASgJSACIAQESNAoGZXZlbnRzGAMgASgLMh8ucGxhdGZvcm0ud2ViaG9va3MudjEuRXZlbnRMaXN0SAGIAQESGAoLZGVzY3JpcHRpb24YBCABKAlIAogBARIUCgdlbmFibGVkGAUgASgISAOIAQFCDwoNX2VuZHBvaW50X3VybEIJCgdfZXZlbnRzQg4KDF9kZXNjcmlwdGlvbkIKCghfZW5hYmxlZCJkCiFVcGRhdGVXZWJob29rU3Vic2NyaXB0aW9uUmVzcG9uc2USPwoMc3Vic2NyaXB0aW9uGAEgASgLMikucGxhdGZvcm0ud2ViaG9va3MudjEuV2ViaG9va1N1YnNjcmlwdGlvbiI7CiBEZWxldGVXZWJob29rU3Vic2NyaXB0aW9uUmVxdWVzdBIXCg9zdWJzY3JpcHRpb25faWQYASABKAkiIwohRGVsZXRlV2ViaG9va1N1YnNjcmlwdGlvblJlc3BvbnNlIjUKGlJvdGF0ZVdlYmhvb2tTZWNyZXRSZXF1ZXN0EhcKD3N1YnNjcmlwdGlvbl9pZBgBIAEoCSJuChtSb3RhdGVXZWJob29rU2VjcmV0UmVzcG9uc2USPwoMc3Vic2NyaXB0aW9uGAEgASgLMikucGxhdGZvcm0ud2ViaG9va3MudjEuV2ViaG9va1N1YnNjcmlwdGlvbhIOCgZzZWNyZXQYAiABKAkiYQoeVGVzdFdlYmhvb2tTdWJzY3JpcHRpb25SZXF1ZXN0EhcKD3N1YnNjcmlwdGlvbl9pZBgBIAEoCRIXCgpldmVudF90eXBlGAIgASgJSACIAQFCDQoLX2V2ZW50X3R5cGUiWgofVGVzdFdlYmhvb2tTdWJzY3JpcHRpb25SZXNwb25zZRI3CghkZWxpdmVyeRgBIAEoCzIlLnBsYXRmb3JtLndlYmhvb2tzLnYxLldlYmhvb2tEZWxpdmVyeSJ0ChxMaXN0V2ViaG9va0RlbGl2ZXJpZXNSZXF1ZXN0EhcKD3N1YnNjcmlwdGlvbl9pZBgBIAEoCRIOCgZjdXJzb3IYAiABKAkSDQoFbGltaXQYAyABKAUSDAoEc29ydBgEIAEoCRIOCgZzdGF0dXMYBSABKAkibwodTGlzdFdlYmhvb2tEZWxpdmVyaWVzUmVzcG9uc2USOQoKZGVsaXZlcmllcxgBIAMoCzIlLnBsYXRmb3JtLndlYmhvb2tzLnYxLldlYmhvb2tEZWxpdmVyeRITCgtuZXh0X2N1cnNvchgCIAEoCSJHChdSZWRlbGl2ZXJXZWJob29rUmVxdWVzdBIXCg9zdWJzY3JpcHRpb25faWQYASABKAkSEwoLZGVsaXZlcnlfaWQYAiABKAkiUwoYUmVkZWxpdmVyV2ViaG9va1Jlc3BvbnNlEjcKCGRlbGl2ZXJ5GAEgASgLMiUucGxhdGZvcm0ud2ViaG9va3MudjEuV2ViaG9va0RlbGl2ZXJ5IkwKHFJlc2VuZFdlYmhvb2tEZWxpdmVyeVJlcXVlc3QSFwoPc3Vic2NyaXB0aW9uX2lkGAEgASgJEhMKC2RlbGl2ZXJ5X2lkGAIgASgJIlgKHVJlc2VuZFdlYmhvb2tEZWxpdmVyeVJlc3BvbnNlEjcKCGRlbGl2ZXJ5GAEgASgLMiUucGxhdGZvcm0ud2ViaG9va3MudjEuV2ViaG9va0RlbGl2ZXJ5ImUKH1JlY292ZXJXZWJob29rRGVsaXZlcmllc1JlcXVlc3QSFwoPc3Vic2NyaXB0aW9uX2lkGAEgASgJEikKBXNpbmNlGAIgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCJbCiBSZWNvdmVyV2ViaG9va0RlbGl2ZXJpZXNSZXNwb25zZRI3CghyZWNvdmVyeRgBIAEoCzIlLnBsYXRmb3JtLndlYmhvb2tzLnYxLldlYmhvb2tSZWNvdmVyeSJJChlHZXRXZWJob29rUmVjb3ZlcnlSZXF1ZXN0EhcKD3N1YnNjcmlwdGlvbl9pZBgBIAEoCRITCgtyZWNvdmVyeV9pZBgCIAEoCSJVChpHZXRXZWJob29rUmVjb3ZlcnlSZXNwb25zZRI3CghyZWNvdmVyeRgBIAEoCzIlLnBsYXRmb3JtLndlYmhvb2tzLnYxLldlYmhvb2tSZWNvdmVyeTLyDAoaV2ViaG9va1N1YnNjcmlwdGlvblNlcnZpY2USjgEKGExpc3RXZWJob29rU3Vic2NyaXB0aW9ucxI1LnBsYXRmb3JtLndlYmhvb2tzLnYxLkxpc3RXZWJob29rU3Vic2NyaXB0aW9uc1JlcXVlc3QaNi5wbGF0Zm9ybS53ZWJob29rcy52MS5MaXN0V2ViaG9va1N1YnNjcmlwdGlvbnNSZXNwb25zZSIDkAIBEowBChlDcmVhdGVXZWJob29rU3Vic2NyaXB0aW9uEjYucGxhdGZvcm0ud2ViaG9va3MudjEuQ3JlYXRlV2ViaG9va1N1YnNjcmlwdGlvblJlcXVlc3QaNy5wbGF0Zm9ybS53ZWJob29rcy52MS5DcmVhdGVXZWJob29rU3Vic2NyaXB0aW9uUmVzcG9uc2USiAEKFkdldFdlYmhvb2tTdWJzY3JpcHRpb24SMy5wbGF0Zm9ybS53ZWJob29rcy52MS5HZXRXZWJob29rU3Vic2NyaXB0aW9uUmVxdWVzdBo0LnBsYXRmb3JtLndlYmhvb2tzLnYxLkdldFdlYmhvb2tTdWJzY3JpcHRpb25SZXNwb25zZSIDkAIBEowBChlVcGRhdGVXZWJob29rU3Vic2NyaXB0aW9uEjYucGxhdGZvcm0ud2ViaG9va3MudjEuVXBkYXRlV2ViaG9va1N1YnNjcmlwdGlvblJlcXVlc3QaNy5wbGF0Zm9ybS53ZWJob29rcy52MS5VcGRhdGVXZWJob29rU3Vic2NyaXB0aW9uUmVzcG9uc2USjAEKGURlbGV0ZVdlYmhvb2tTdWJzY3JpcHRpb24SNi5wbGF0Zm9ybS53ZWJob29rcy52MS5EZWxldGVXZWJob29rU3Vic2NyaXB0aW9uUmVxdWVzdBo3LnBsYXRmb3JtLndlYmhvb2tzLnYxLkRlbGV0ZVdlYmhvb2tTdWJzY3JpcHRpb25SZXNwb25zZRJ6ChNSb3RhdGVXZWJob29rU2VjcmV0EjAucGxhdGZvcm0ud2ViaG9va3MudjEuUm90YXRlV2ViaG9va1NlY3JldFJlcXVlc3QaMS5wbGF0Zm9ybS53ZWJob29rcy52MS5Sb3RhdGVXZWJob29rU2VjcmV0UmVzcG9uc2UShgEKF1Rlc3RXZWJob29rU3Vic2NyaXB0aW9uEjQucGxhdGZvcm0ud2ViaG9va3MudjEuVGVzdFdlYmhvb2tTdWJzY3JpcHRpb25SZXF1ZXN0GjUucGxhdGZvcm0ud2ViaG9va3MudjEuVGVzdFdlYmhvb2tTdWJzY3JpcHRpb25SZXNwb25zZRKFAQoVTGlzdFdlYmhvb2tEZWxpdmVyaWVzEjIucGxhdGZvcm0ud2ViaG9va3MudjEuTGlzdFdlYmhvb2tEZWxpdmVyaWVzUmVxdWVzdBozLnBsYXRmb3JtLndlYmhvb2tzLnYxLkxpc3RXZWJob29rRGVsaXZlcmllc1Jlc3BvbnNlIgOQAgEScQoQUmVkZWxpdmVyV2ViaG9vaxItLnBsYXRmb3JtLndlYmhvb2tzLnYxLlJlZGVsaXZlcldlYmhvb2tSZXF1ZXN0Gi4ucGxhdGZvcm0ud2ViaG9va3MudjEuUmVkZWxpdmVyV2ViaG9va1Jlc3BvbnNlEoABChVSZXNlbmRXZWJob29rRGVsaXZlcnkSMi5wbGF0Zm9ybS53ZWJob29rcy52MS5SZXNlbmRXZWJob29rRGVsaXZlcnlSZXF1ZXN0GjMucGxhdGZvcm0ud2ViaG9va3MudjEuUmVzZW5kV2ViaG9va0RlbGl2ZXJ5UmVzcG9uc2USiQEKGFJlY292ZXJXZWJob29rRGVsaXZlcmllcxI1LnBsYXRmb3JtLndlYmhvb2tzLnYxLlJlY292ZXJXZWJob29rRGVsaXZlcmllc1JlcXVlc3QaNi5wbGF0Zm9ybS53ZWJob29rcy52MS5SZWNvdmVyV2ViaG9va0RlbGl2ZXJpZXNSZXNwb25zZRJ8ChJHZXRXZWJob29rUmVjb3ZlcnkSLy5wbGF0Zm9ybS53ZWJob29rcy52MS5HZXRXZWJob29rUmVjb3ZlcnlSZXF1ZXN0GjAucGxhdGZvcm0ud2ViaG9va3MudjEuR2V0V2ViaG9va1JlY292ZXJ5UmVzcG9uc2UiA5ACAWIGcHJvdG8z", [file_google_protobuf_timestamp]);
 
 /**
  * WebhookSubscription is where and which events an organization receives.
@@ -96,6 +96,34 @@ export type WebhookSubscription = Message<"platform.webhooks.v1.WebhookSubscript
    * @generated from field: google.protobuf.Timestamp update_time = 11;
    */
   updateTime?: Timestamp | undefined;
+
+  /**
+   * Endpoint health: healthy, failing (its latest attempts fail) or disabled.
+   *
+   * @generated from field: string status = 12;
+   */
+  status: string;
+
+  /**
+   * When an attempt last succeeded; unset when none did.
+   *
+   * @generated from field: optional google.protobuf.Timestamp last_success_time = 13;
+   */
+  lastSuccessTime?: Timestamp | undefined;
+
+  /**
+   * When an attempt last failed; unset when none did.
+   *
+   * @generated from field: optional google.protobuf.Timestamp last_failure_time = 14;
+   */
+  lastFailureTime?: Timestamp | undefined;
+
+  /**
+   * Share of the attempts sent in the recent window that succeeded (0..1); unset when none was sent.
+   *
+   * @generated from field: optional double recent_success_rate = 15;
+   */
+  recentSuccessRate?: number | undefined;
 };
 
 /**
@@ -104,6 +132,83 @@ export type WebhookSubscription = Message<"platform.webhooks.v1.WebhookSubscript
  */
 export const WebhookSubscriptionSchema: GenMessage<WebhookSubscription> = /*@__PURE__*/
   messageDesc(file_platform_webhooks_v1_webhook_subscription, 0);
+
+/**
+ * WebhookRecovery is one recover of a subscription's undelivered events and its progress.
+ *
+ * @generated from message platform.webhooks.v1.WebhookRecovery
+ */
+export type WebhookRecovery = Message<"platform.webhooks.v1.WebhookRecovery"> & {
+  /**
+   * Id (wrc_).
+   *
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * The subscription (sub_).
+   *
+   * @generated from field: string subscription_id = 2;
+   */
+  subscriptionId: string;
+
+  /**
+   * Events since this time were considered.
+   *
+   * @generated from field: google.protobuf.Timestamp since = 3;
+   */
+  since?: Timestamp | undefined;
+
+  /**
+   * running while any of its attempts is pending, then completed.
+   *
+   * @generated from field: string status = 4;
+   */
+  status: string;
+
+  /**
+   * Attempts it queued (one per event).
+   *
+   * @generated from field: int32 queued = 5;
+   */
+  queued: number;
+
+  /**
+   * Of those, how many succeeded.
+   *
+   * @generated from field: int32 delivered = 6;
+   */
+  delivered: number;
+
+  /**
+   * Of those, how many failed.
+   *
+   * @generated from field: int32 failed = 7;
+   */
+  failed: number;
+
+  /**
+   * Creation time.
+   *
+   * @generated from field: google.protobuf.Timestamp create_time = 8;
+   */
+  createTime?: Timestamp | undefined;
+
+  /**
+   * When its last attempt was settled; unset while running.
+   *
+   * @generated from field: optional google.protobuf.Timestamp complete_time = 9;
+   */
+  completeTime?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message platform.webhooks.v1.WebhookRecovery.
+ * Use `create(WebhookRecoverySchema)` to create a new message.
+ */
+export const WebhookRecoverySchema: GenMessage<WebhookRecovery> = /*@__PURE__*/
+  messageDesc(file_platform_webhooks_v1_webhook_subscription, 1);
 
 /**
  * WebhookDelivery is one attempt to deliver one event to one subscription.
@@ -215,7 +320,7 @@ export type WebhookDelivery = Message<"platform.webhooks.v1.WebhookDelivery"> & 
  * Use `create(WebhookDeliverySchema)` to create a new message.
  */
 export const WebhookDeliverySchema: GenMessage<WebhookDelivery> = /*@__PURE__*/
-  messageDesc(file_platform_webhooks_v1_webhook_subscription, 1);
+  messageDesc(file_platform_webhooks_v1_webhook_subscription, 2);
 
 /**
  * ListWebhookSubscriptionsRequest pages the list.
@@ -250,7 +355,7 @@ export type ListWebhookSubscriptionsRequest = Message<"platform.webhooks.v1.List
  * Use `create(ListWebhookSubscriptionsRequestSchema)` to create a new message.
  */
 export const ListWebhookSubscriptionsRequestSchema: GenMessage<ListWebhookSubscriptionsRequest> = /*@__PURE__*/
-  messageDesc(file_platform_webhooks_v1_webhook_subscription, 2);
+  messageDesc(file_platform_webhooks_v1_webhook_subscription, 3);
 
 /**
  * ListWebhookSubscriptionsResponse is one page.
@@ -278,7 +383,7 @@ export type ListWebhookSubscriptionsResponse = Message<"platform.webhooks.v1.Lis
  * Use `create(ListWebhookSubscriptionsResponseSchema)` to create a new message.
  */
 export const ListWebhookSubscriptionsResponseSchema: GenMessage<ListWebhookSubscriptionsResponse> = /*@__PURE__*/
-  messageDesc(file_platform_webhooks_v1_webhook_subscription, 3);
+  messageDesc(file_platform_webhooks_v1_webhook_subscription, 4);
 
 /**
  * CreateWebhookSubscriptionRequest describes the new subscription.
@@ -313,7 +418,7 @@ export type CreateWebhookSubscriptionRequest = Message<"platform.webhooks.v1.Cre
  * Use `create(CreateWebhookSubscriptionRequestSchema)` to create a new message.
  */
 export const CreateWebhookSubscriptionRequestSchema: GenMessage<CreateWebhookSubscriptionRequest> = /*@__PURE__*/
-  messageDesc(file_platform_webhooks_v1_webhook_subscription, 4);
+  messageDesc(file_platform_webhooks_v1_webhook_subscription, 5);
 
 /**
  * CreateWebhookSubscriptionResponse carries the subscription and its secret.
@@ -341,7 +446,7 @@ export type CreateWebhookSubscriptionResponse = Message<"platform.webhooks.v1.Cr
  * Use `create(CreateWebhookSubscriptionResponseSchema)` to create a new message.
  */
 export const CreateWebhookSubscriptionResponseSchema: GenMessage<CreateWebhookSubscriptionResponse> = /*@__PURE__*/
-  messageDesc(file_platform_webhooks_v1_webhook_subscription, 5);
+  messageDesc(file_platform_webhooks_v1_webhook_subscription, 6);
 
 /**
  * GetWebhookSubscriptionRequest names a subscription.
@@ -362,7 +467,7 @@ export type GetWebhookSubscriptionRequest = Message<"platform.webhooks.v1.GetWeb
  * Use `create(GetWebhookSubscriptionRequestSchema)` to create a new message.
  */
 export const GetWebhookSubscriptionRequestSchema: GenMessage<GetWebhookSubscriptionRequest> = /*@__PURE__*/
-  messageDesc(file_platform_webhooks_v1_webhook_subscription, 6);
+  messageDesc(file_platform_webhooks_v1_webhook_subscription, 7);
 
 /**
  * GetWebhookSubscriptionResponse carries the subscription.
@@ -383,7 +488,7 @@ export type GetWebhookSubscriptionResponse = Message<"platform.webhooks.v1.GetWe
  * Use `create(GetWebhookSubscriptionResponseSchema)` to create a new message.
  */
 export const GetWebhookSubscriptionResponseSchema: GenMessage<GetWebhookSubscriptionResponse> = /*@__PURE__*/
-  messageDesc(file_platform_webhooks_v1_webhook_subscription, 7);
+  messageDesc(file_platform_webhooks_v1_webhook_subscription, 8);
 
 /**
  * EventList wraps a list so an update can tell "unchanged" from a new list.
@@ -404,7 +509,7 @@ export type EventList = Message<"platform.webhooks.v1.EventList"> & {
  * Use `create(EventListSchema)` to create a new message.
  */
 export const EventListSchema: GenMessage<EventList> = /*@__PURE__*/
-  messageDesc(file_platform_webhooks_v1_webhook_subscription, 8);
+  messageDesc(file_platform_webhooks_v1_webhook_subscription, 9);
 
 /**
  * UpdateWebhookSubscriptionRequest carries the fields to change; unset ones stay.
@@ -453,7 +558,7 @@ export type UpdateWebhookSubscriptionRequest = Message<"platform.webhooks.v1.Upd
  * Use `create(UpdateWebhookSubscriptionRequestSchema)` to create a new message.
  */
 export const UpdateWebhookSubscriptionRequestSchema: GenMessage<UpdateWebhookSubscriptionRequest> = /*@__PURE__*/
-  messageDesc(file_platform_webhooks_v1_webhook_subscription, 9);
+  messageDesc(file_platform_webhooks_v1_webhook_subscription, 10);
 
 /**
  * UpdateWebhookSubscriptionResponse carries the changed subscription.
@@ -474,7 +579,7 @@ export type UpdateWebhookSubscriptionResponse = Message<"platform.webhooks.v1.Up
  * Use `create(UpdateWebhookSubscriptionResponseSchema)` to create a new message.
  */
 export const UpdateWebhookSubscriptionResponseSchema: GenMessage<UpdateWebhookSubscriptionResponse> = /*@__PURE__*/
-  messageDesc(file_platform_webhooks_v1_webhook_subscription, 10);
+  messageDesc(file_platform_webhooks_v1_webhook_subscription, 11);
 
 /**
  * DeleteWebhookSubscriptionRequest names a subscription.
@@ -495,7 +600,7 @@ export type DeleteWebhookSubscriptionRequest = Message<"platform.webhooks.v1.Del
  * Use `create(DeleteWebhookSubscriptionRequestSchema)` to create a new message.
  */
 export const DeleteWebhookSubscriptionRequestSchema: GenMessage<DeleteWebhookSubscriptionRequest> = /*@__PURE__*/
-  messageDesc(file_platform_webhooks_v1_webhook_subscription, 11);
+  messageDesc(file_platform_webhooks_v1_webhook_subscription, 12);
 
 /**
  * DeleteWebhookSubscriptionResponse is empty (the API answers 204).
@@ -510,7 +615,7 @@ export type DeleteWebhookSubscriptionResponse = Message<"platform.webhooks.v1.De
  * Use `create(DeleteWebhookSubscriptionResponseSchema)` to create a new message.
  */
 export const DeleteWebhookSubscriptionResponseSchema: GenMessage<DeleteWebhookSubscriptionResponse> = /*@__PURE__*/
-  messageDesc(file_platform_webhooks_v1_webhook_subscription, 12);
+  messageDesc(file_platform_webhooks_v1_webhook_subscription, 13);
 
 /**
  * RotateWebhookSecretRequest names a subscription.
@@ -531,7 +636,7 @@ export type RotateWebhookSecretRequest = Message<"platform.webhooks.v1.RotateWeb
  * Use `create(RotateWebhookSecretRequestSchema)` to create a new message.
  */
 export const RotateWebhookSecretRequestSchema: GenMessage<RotateWebhookSecretRequest> = /*@__PURE__*/
-  messageDesc(file_platform_webhooks_v1_webhook_subscription, 13);
+  messageDesc(file_platform_webhooks_v1_webhook_subscription, 14);
 
 /**
  * RotateWebhookSecretResponse carries the new secret.
@@ -559,7 +664,7 @@ export type RotateWebhookSecretResponse = Message<"platform.webhooks.v1.RotateWe
  * Use `create(RotateWebhookSecretResponseSchema)` to create a new message.
  */
 export const RotateWebhookSecretResponseSchema: GenMessage<RotateWebhookSecretResponse> = /*@__PURE__*/
-  messageDesc(file_platform_webhooks_v1_webhook_subscription, 14);
+  messageDesc(file_platform_webhooks_v1_webhook_subscription, 15);
 
 /**
  * TestWebhookSubscriptionRequest names a subscription.
@@ -573,6 +678,13 @@ export type TestWebhookSubscriptionRequest = Message<"platform.webhooks.v1.TestW
    * @generated from field: string subscription_id = 1;
    */
   subscriptionId: string;
+
+  /**
+   * A catalog kind to send an example of, marked as a test; unset for the webhook.test ping.
+   *
+   * @generated from field: optional string event_type = 2;
+   */
+  eventType?: string | undefined;
 };
 
 /**
@@ -580,7 +692,7 @@ export type TestWebhookSubscriptionRequest = Message<"platform.webhooks.v1.TestW
  * Use `create(TestWebhookSubscriptionRequestSchema)` to create a new message.
  */
 export const TestWebhookSubscriptionRequestSchema: GenMessage<TestWebhookSubscriptionRequest> = /*@__PURE__*/
-  messageDesc(file_platform_webhooks_v1_webhook_subscription, 15);
+  messageDesc(file_platform_webhooks_v1_webhook_subscription, 16);
 
 /**
  * TestWebhookSubscriptionResponse carries the queued attempt.
@@ -601,7 +713,7 @@ export type TestWebhookSubscriptionResponse = Message<"platform.webhooks.v1.Test
  * Use `create(TestWebhookSubscriptionResponseSchema)` to create a new message.
  */
 export const TestWebhookSubscriptionResponseSchema: GenMessage<TestWebhookSubscriptionResponse> = /*@__PURE__*/
-  messageDesc(file_platform_webhooks_v1_webhook_subscription, 16);
+  messageDesc(file_platform_webhooks_v1_webhook_subscription, 17);
 
 /**
  * ListWebhookDeliveriesRequest pages the attempts of a subscription.
@@ -650,7 +762,7 @@ export type ListWebhookDeliveriesRequest = Message<"platform.webhooks.v1.ListWeb
  * Use `create(ListWebhookDeliveriesRequestSchema)` to create a new message.
  */
 export const ListWebhookDeliveriesRequestSchema: GenMessage<ListWebhookDeliveriesRequest> = /*@__PURE__*/
-  messageDesc(file_platform_webhooks_v1_webhook_subscription, 17);
+  messageDesc(file_platform_webhooks_v1_webhook_subscription, 18);
 
 /**
  * ListWebhookDeliveriesResponse is one page.
@@ -678,7 +790,7 @@ export type ListWebhookDeliveriesResponse = Message<"platform.webhooks.v1.ListWe
  * Use `create(ListWebhookDeliveriesResponseSchema)` to create a new message.
  */
 export const ListWebhookDeliveriesResponseSchema: GenMessage<ListWebhookDeliveriesResponse> = /*@__PURE__*/
-  messageDesc(file_platform_webhooks_v1_webhook_subscription, 18);
+  messageDesc(file_platform_webhooks_v1_webhook_subscription, 19);
 
 /**
  * RedeliverWebhookRequest names the attempt whose event is sent again.
@@ -706,7 +818,7 @@ export type RedeliverWebhookRequest = Message<"platform.webhooks.v1.RedeliverWeb
  * Use `create(RedeliverWebhookRequestSchema)` to create a new message.
  */
 export const RedeliverWebhookRequestSchema: GenMessage<RedeliverWebhookRequest> = /*@__PURE__*/
-  messageDesc(file_platform_webhooks_v1_webhook_subscription, 19);
+  messageDesc(file_platform_webhooks_v1_webhook_subscription, 20);
 
 /**
  * RedeliverWebhookResponse carries the queued attempt.
@@ -727,7 +839,154 @@ export type RedeliverWebhookResponse = Message<"platform.webhooks.v1.RedeliverWe
  * Use `create(RedeliverWebhookResponseSchema)` to create a new message.
  */
 export const RedeliverWebhookResponseSchema: GenMessage<RedeliverWebhookResponse> = /*@__PURE__*/
-  messageDesc(file_platform_webhooks_v1_webhook_subscription, 20);
+  messageDesc(file_platform_webhooks_v1_webhook_subscription, 21);
+
+/**
+ * ResendWebhookDeliveryRequest names the attempt whose event is sent again.
+ *
+ * @generated from message platform.webhooks.v1.ResendWebhookDeliveryRequest
+ */
+export type ResendWebhookDeliveryRequest = Message<"platform.webhooks.v1.ResendWebhookDeliveryRequest"> & {
+  /**
+   * Subscription id (sub_).
+   *
+   * @generated from field: string subscription_id = 1;
+   */
+  subscriptionId: string;
+
+  /**
+   * Delivery attempt id (wd_).
+   *
+   * @generated from field: string delivery_id = 2;
+   */
+  deliveryId: string;
+};
+
+/**
+ * Describes the message platform.webhooks.v1.ResendWebhookDeliveryRequest.
+ * Use `create(ResendWebhookDeliveryRequestSchema)` to create a new message.
+ */
+export const ResendWebhookDeliveryRequestSchema: GenMessage<ResendWebhookDeliveryRequest> = /*@__PURE__*/
+  messageDesc(file_platform_webhooks_v1_webhook_subscription, 22);
+
+/**
+ * ResendWebhookDeliveryResponse carries the queued attempt.
+ *
+ * @generated from message platform.webhooks.v1.ResendWebhookDeliveryResponse
+ */
+export type ResendWebhookDeliveryResponse = Message<"platform.webhooks.v1.ResendWebhookDeliveryResponse"> & {
+  /**
+   * The new pending attempt.
+   *
+   * @generated from field: platform.webhooks.v1.WebhookDelivery delivery = 1;
+   */
+  delivery?: WebhookDelivery | undefined;
+};
+
+/**
+ * Describes the message platform.webhooks.v1.ResendWebhookDeliveryResponse.
+ * Use `create(ResendWebhookDeliveryResponseSchema)` to create a new message.
+ */
+export const ResendWebhookDeliveryResponseSchema: GenMessage<ResendWebhookDeliveryResponse> = /*@__PURE__*/
+  messageDesc(file_platform_webhooks_v1_webhook_subscription, 23);
+
+/**
+ * RecoverWebhookDeliveriesRequest names the subscription and how far back to look.
+ *
+ * @generated from message platform.webhooks.v1.RecoverWebhookDeliveriesRequest
+ */
+export type RecoverWebhookDeliveriesRequest = Message<"platform.webhooks.v1.RecoverWebhookDeliveriesRequest"> & {
+  /**
+   * Subscription id (sub_).
+   *
+   * @generated from field: string subscription_id = 1;
+   */
+  subscriptionId: string;
+
+  /**
+   * Events that happened at or after this time (at most 14 days back, not in the future).
+   *
+   * @generated from field: google.protobuf.Timestamp since = 2;
+   */
+  since?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message platform.webhooks.v1.RecoverWebhookDeliveriesRequest.
+ * Use `create(RecoverWebhookDeliveriesRequestSchema)` to create a new message.
+ */
+export const RecoverWebhookDeliveriesRequestSchema: GenMessage<RecoverWebhookDeliveriesRequest> = /*@__PURE__*/
+  messageDesc(file_platform_webhooks_v1_webhook_subscription, 24);
+
+/**
+ * RecoverWebhookDeliveriesResponse carries the new recovery.
+ *
+ * @generated from message platform.webhooks.v1.RecoverWebhookDeliveriesResponse
+ */
+export type RecoverWebhookDeliveriesResponse = Message<"platform.webhooks.v1.RecoverWebhookDeliveriesResponse"> & {
+  /**
+   * The recovery.
+   *
+   * @generated from field: platform.webhooks.v1.WebhookRecovery recovery = 1;
+   */
+  recovery?: WebhookRecovery | undefined;
+};
+
+/**
+ * Describes the message platform.webhooks.v1.RecoverWebhookDeliveriesResponse.
+ * Use `create(RecoverWebhookDeliveriesResponseSchema)` to create a new message.
+ */
+export const RecoverWebhookDeliveriesResponseSchema: GenMessage<RecoverWebhookDeliveriesResponse> = /*@__PURE__*/
+  messageDesc(file_platform_webhooks_v1_webhook_subscription, 25);
+
+/**
+ * GetWebhookRecoveryRequest names a recovery.
+ *
+ * @generated from message platform.webhooks.v1.GetWebhookRecoveryRequest
+ */
+export type GetWebhookRecoveryRequest = Message<"platform.webhooks.v1.GetWebhookRecoveryRequest"> & {
+  /**
+   * Subscription id (sub_).
+   *
+   * @generated from field: string subscription_id = 1;
+   */
+  subscriptionId: string;
+
+  /**
+   * Recovery id (wrc_).
+   *
+   * @generated from field: string recovery_id = 2;
+   */
+  recoveryId: string;
+};
+
+/**
+ * Describes the message platform.webhooks.v1.GetWebhookRecoveryRequest.
+ * Use `create(GetWebhookRecoveryRequestSchema)` to create a new message.
+ */
+export const GetWebhookRecoveryRequestSchema: GenMessage<GetWebhookRecoveryRequest> = /*@__PURE__*/
+  messageDesc(file_platform_webhooks_v1_webhook_subscription, 26);
+
+/**
+ * GetWebhookRecoveryResponse carries the recovery.
+ *
+ * @generated from message platform.webhooks.v1.GetWebhookRecoveryResponse
+ */
+export type GetWebhookRecoveryResponse = Message<"platform.webhooks.v1.GetWebhookRecoveryResponse"> & {
+  /**
+   * The recovery.
+   *
+   * @generated from field: platform.webhooks.v1.WebhookRecovery recovery = 1;
+   */
+  recovery?: WebhookRecovery | undefined;
+};
+
+/**
+ * Describes the message platform.webhooks.v1.GetWebhookRecoveryResponse.
+ * Use `create(GetWebhookRecoveryResponseSchema)` to create a new message.
+ */
+export const GetWebhookRecoveryResponseSchema: GenMessage<GetWebhookRecoveryResponse> = /*@__PURE__*/
+  messageDesc(file_platform_webhooks_v1_webhook_subscription, 27);
 
 /**
  * WebhookSubscriptionService manages an organization's webhook subscriptions and their delivery attempts.
@@ -824,6 +1083,36 @@ export const WebhookSubscriptionService: GenService<{
     methodKind: "unary";
     input: typeof RedeliverWebhookRequestSchema;
     output: typeof RedeliverWebhookResponseSchema;
+  },
+  /**
+   * ResendWebhookDelivery queues a new attempt of the event of a delivery attempt, due now (RedeliverWebhook's successor).
+   *
+   * @generated from rpc platform.webhooks.v1.WebhookSubscriptionService.ResendWebhookDelivery
+   */
+  resendWebhookDelivery: {
+    methodKind: "unary";
+    input: typeof ResendWebhookDeliveryRequestSchema;
+    output: typeof ResendWebhookDeliveryResponseSchema;
+  },
+  /**
+   * RecoverWebhookDeliveries queues one new attempt of every event of a subscription since a time that was never delivered.
+   *
+   * @generated from rpc platform.webhooks.v1.WebhookSubscriptionService.RecoverWebhookDeliveries
+   */
+  recoverWebhookDeliveries: {
+    methodKind: "unary";
+    input: typeof RecoverWebhookDeliveriesRequestSchema;
+    output: typeof RecoverWebhookDeliveriesResponseSchema;
+  },
+  /**
+   * GetWebhookRecovery returns a recovery and its progress.
+   *
+   * @generated from rpc platform.webhooks.v1.WebhookSubscriptionService.GetWebhookRecovery
+   */
+  getWebhookRecovery: {
+    methodKind: "unary";
+    input: typeof GetWebhookRecoveryRequestSchema;
+    output: typeof GetWebhookRecoveryResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_platform_webhooks_v1_webhook_subscription, 0);

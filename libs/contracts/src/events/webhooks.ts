@@ -1,0 +1,1 @@
+export * from "../gen/platform/events/webhooks/v1/events_pb.js";
