@@ -31,7 +31,12 @@ beforeAll(() => {
   git("config", "commit.gpgsign", "false");
   git("config", "tag.gpgsign", "false");
   last = existsSync(join(clone, "releases", "baseline.json")) ? readJson("releases/baseline.json").version : "0.0.0";
-  next = semver.inc(last, "minor") ?? "";
+  // Newer than the last release and than any version CHANGELOG.md already records as
+  // unreleased (a deliberate breaking change waits under its version until it is released).
+  const recorded = [...readFileSync(join(clone, "CHANGELOG.md"), "utf8").matchAll(/^## \[(\d+\.\d+\.\d+)\]/gm)].map(
+    (m) => m[1] ?? "0.0.0",
+  );
+  next = semver.inc(semver.rsort([last, ...recorded])[0] ?? last, "minor") ?? "";
 });
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
