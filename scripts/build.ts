@@ -3,6 +3,7 @@ import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFil
 import { dirname, join, relative, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { build, type Plugin } from "esbuild";
+import { buildConsole } from "./build-console.js";
 
 // `npm run build`: compiles every process to JavaScript, one directory per process:
 //   dist/<process>/main.js (+ chunks)  every @platform/* module it uses, bundled
@@ -11,7 +12,9 @@ import { build, type Plugin } from "esbuild";
 // and the production dependencies only: no TypeScript sources, no tsx. Code splitting keeps
 // the sources' load order: each main starts telemetry, then imports the rest dynamically, and
 // the instrumented clients (pg, kafkajs, redis, http) must load after that.
-// Usage: node --import tsx scripts/build.ts [process ...]   (default: all)
+//   dist/console/                      the developer console the gateway serves at /console
+//                                      (scripts/build-console.ts), with the gateway and embedded
+// Usage: node --import tsx scripts/build.ts [process ...|console]   (default: all)
 
 const ROOT = resolve(dirname(new URL(import.meta.url).pathname), "..");
 
@@ -144,8 +147,8 @@ async function buildProcess(
 if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
   const wanted = process.argv.slice(2);
   for (const w of wanted) {
-    if (!(w in PROCESSES)) {
-      console.error(`unknown process '${w}'; the processes are: ${Object.keys(PROCESSES).join(", ")}`);
+    if (!(w in PROCESSES) && w !== "console") {
+      console.error(`unknown process '${w}'; the processes are: ${Object.keys(PROCESSES).join(", ")}, and console`);
       process.exit(2);
     }
   }
@@ -156,5 +159,10 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
     if (!existsSync(join(ROOT, entry))) throw new Error(`entry point ${entry} of ${name} is missing`);
     const r = await buildProcess(name, entry, stamp);
     console.log(`built dist/${r.name}/main.js (${(r.bytes / 1024).toFixed(0)} KiB entry) in ${r.ms} ms`);
+  }
+  // The processes that serve the console get its build beside theirs (gateway/src/console.ts).
+  if (wanted.length === 0 || wanted.some((w) => w === "console" || w === "gateway" || w === "embedded")) {
+    const r = await buildConsole();
+    console.log(`built dist/console (${(r.bytes / 1024).toFixed(0)} KiB of script and styles) in ${r.ms} ms`);
   }
 }

@@ -41,7 +41,8 @@ export const OPENAPI_TAGS: readonly { name: string; description: string }[] = [
   },
   {
     name: "API keys",
-    description: "The key that makes the request: its organization, scopes, expiry and partner flag (the developer console's overview).",
+    description:
+      "The key that makes the request: its organization, scopes, expiry and partner flag (the developer console's overview).",
   },
   { name: "Webhook events", description: "What the platform POSTs to a subscription's endpoint, by event type." },
 ];

@@ -1,7 +1,7 @@
 import { PARTNER_SCOPE } from "@platform/kit/scopes";
 import { defineRoute, type RouteSpec } from "../route.js";
-import type { JsonSchema } from "../schemas/common.js";
 import { apiKeyInfoSchema } from "../schemas/api-keys.js";
+import type { JsonSchema } from "../schemas/common.js";
 
 /**
  * The key that calls: its org, scopes, expiry and partner flag, answered from what the gateway

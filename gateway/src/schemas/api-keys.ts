@@ -11,11 +11,15 @@ export const apiKeyInfoSchema = closedObject(
       type: "boolean",
       description: "The key holds partner:act-as-child: it may act on the organizations its org manages",
     },
-    actingOn: nullable("string", "The child organization of X-Platform-Acting-On, when the request sent one; null otherwise"),
+    actingOn: nullable(
+      "string",
+      "The child organization of X-Platform-Acting-On, when the request sent one; null otherwise",
+    ),
     effectiveScopes: {
       type: "array",
       items: { type: "string" },
-      description: "The scopes this request may exercise: the key's, intersected with the child's grant when acting on one",
+      description:
+        "The scopes this request may exercise: the key's, intersected with the child's grant when acting on one",
     },
   },
   { id: "ApiKeyInfo", description: "The API key that made the request, as the gateway authenticated it" },
