@@ -23,6 +23,18 @@ export default defineConfig({
         },
       },
       {
+        // The developer console in Debian's chromium (playwright-core) against the embedded
+        // runtime: `npm run test:console` (scripts/chromium.sh installs chromium when missing).
+        test: {
+          name: "browser",
+          include: ["console/test/**/*.browser.test.ts"],
+          exclude: ["**/node_modules/**"],
+          testTimeout: 120_000,
+          hookTimeout: 300_000,
+          fileParallelism: false,
+        },
+      },
+      {
         test: {
           name: "infra",
           include: ["{libs,gateway,services,cli,runtime,test}/**/*.infra.test.ts"],

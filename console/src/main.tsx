@@ -98,7 +98,7 @@ function Header() {
         </button>
       </div>
       {session.creds.actingOn ? (
-        <div class="acting" role="status">
+        <div class="acting" role="status" data-testid="acting-on">
           Acting on <strong>{session.actingOnName ?? session.creds.actingOn}</strong> (
           <code>{session.creds.actingOn}</code>)
           <button type="button" class="secondary" onClick={() => session.actOn(undefined)}>
