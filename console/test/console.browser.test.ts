@@ -157,6 +157,38 @@ describe("the developer console", () => {
     }
   });
 
+  // Needs the request log (GET /request-logs, scope logs:read; the request-log issue): until the
+  // platform serves it, the API answers its generic 404 not-found and this case is skipped.
+  it("finds a request by its requestId in the request log", async (ctx) => {
+    const key = env.key("acme-full");
+    const probe = await api(env.origin, key, "GET", "/request-logs?limit=1");
+    if (probe.status === 404 && String(probe.body.type).endsWith("/not-found")) {
+      ctx.skip("the platform has no request log yet (GET /request-logs)");
+    }
+    const made = await api(env.origin, key, "GET", "/organizations/me");
+    const requestId = made.headers.get("x-request-id") ?? "";
+    expect(requestId).toMatch(/^req_/);
+    await freshPage();
+    await signIn(page, env.origin, key);
+    await page.getByRole("link", { name: "Requests" }).click();
+    await page.getByRole("heading", { level: 1, name: "Requests" }).waitFor();
+    await page.getByLabel("Request ID").fill(requestId);
+    await page.getByRole("button", { name: "Find request" }).click();
+    const record = page.getByTestId("request-record");
+    await until("the request's record", async () => {
+      if (await record.isVisible()) return true;
+      // The log is written after the answer: look again until it is there.
+      if (await main().getByRole("alert").isVisible()) await page.reload();
+      return undefined;
+    });
+    const text = (await record.textContent()) ?? "";
+    expect(text).toContain(requestId);
+    expect(text).toContain("/organizations/me");
+    expect(text).toContain("200");
+    expect(text).not.toContain(key);
+    expect(page.url()).toBe(`${env.origin}/console/requests/${requestId}`);
+  });
+
   it("hides every write action from a read-only key", async () => {
     await freshPage();
     await signIn(page, env.origin, env.key("acme-readonly"));

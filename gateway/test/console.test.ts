@@ -21,7 +21,8 @@ import {
 
 const CURRENT = `${API}/api-keys/current`;
 const dir = mkdtempSync(join(tmpdir(), "console-build-"));
-const INDEX = '<!doctype html><html lang="en"><script type="module" src="/console/assets/main-ABC123.js"></script></html>';
+const INDEX =
+  '<!doctype html><html lang="en"><script type="module" src="/console/assets/main-ABC123.js"></script></html>';
 let gw: TestGateway;
 let unbuilt: TestGateway;
 
