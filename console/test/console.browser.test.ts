@@ -1,4 +1,4 @@
-import AxeBuilder from "@axe-core/playwright";
+import { AxeBuilder } from "@axe-core/playwright";
 import { sandboxOrgId } from "@platform/sandbox";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -90,8 +90,8 @@ describe("the developer console", () => {
     await page.getByTestId("rate-read").waitFor();
     expect(await page.getByTestId("rate-read").textContent()).toContain("300 per 60 s");
     // The key: in sessionStorage, never in the URL, a cookie or localStorage.
-    expect(await page.evaluate(() => Object.values(sessionStorage))).toContain(key);
-    expect(await page.evaluate(() => Object.values(localStorage))).not.toContain(key);
+    expect(await page.evaluate("Object.values(sessionStorage)")).toContain(key);
+    expect(await page.evaluate("Object.values(localStorage)")).not.toContain(key);
     expect((await context.cookies()).length).toBe(0);
     expect(page.url()).not.toContain(key);
     expect(requests.every((u) => u.startsWith(env.origin))).toBe(true);
@@ -99,7 +99,7 @@ describe("the developer console", () => {
     // Signing out forgets it.
     await page.getByRole("button", { name: "Sign out" }).click();
     await page.locator("#api-key").waitFor();
-    expect(await page.evaluate(() => Object.values(sessionStorage))).not.toContain(key);
+    expect(await page.evaluate("Object.values(sessionStorage)")).not.toContain(key);
   });
 
   it("shows a booking made through the API arriving in the live tail, with its payload as formatted JSON", async () => {
@@ -265,13 +265,13 @@ describe("the developer console", () => {
     await freshPage();
     await page.goto(`${env.origin}/console`);
     await page.keyboard.press("Tab");
-    expect(await page.evaluate(() => document.activeElement?.id)).toBe("api-key");
+    expect(await page.evaluate("document.activeElement?.id")).toBe("api-key");
     await page.keyboard.type(env.key("acme-full"));
     await page.keyboard.press("Enter");
     await page.getByRole("heading", { level: 1, name: "Overview" }).waitFor();
     await page.keyboard.press("Tab");
-    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe("Skip to content");
-    const focusedName = () => page.evaluate(() => document.activeElement?.textContent?.trim());
+    expect(await page.evaluate("document.activeElement?.textContent")).toBe("Skip to content");
+    const focusedName = () => page.evaluate("document.activeElement?.textContent?.trim()");
     await until(
       "the Events link focused by Tab",
       async () => {
