@@ -1,7 +1,6 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
-import { WEBHOOK_EVENT_CATALOG } from "@platform/contracts/webhooks";
 import { build } from "esbuild";
 
 // The developer console (console/src: Preact + wouter-preact) built into dist/console/:
@@ -41,6 +40,8 @@ export function consoleStaleReason(): string | undefined {
 /** Builds into a fresh directory and swaps it in, so a running gateway never reads half a build. */
 export async function buildConsole(): Promise<{ bytes: number; ms: number }> {
   const started = performance.now();
+  // Loaded when building only: `--if-stale` on a current build (every npm start) stays quick.
+  const { WEBHOOK_EVENT_CATALOG } = await import("@platform/contracts/webhooks");
   const staging = `${CONSOLE_OUT}.tmp-${process.pid}`;
   rmSync(staging, { recursive: true, force: true });
   const result = await build({

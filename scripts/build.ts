@@ -3,7 +3,6 @@ import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFil
 import { dirname, join, relative, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { build, type Plugin } from "esbuild";
-import { buildConsole } from "./build-console.js";
 
 // `npm run build`: compiles every process to JavaScript, one directory per process:
 //   dist/<process>/main.js (+ chunks)  every @platform/* module it uses, bundled
@@ -162,6 +161,8 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
   }
   // The processes that serve the console get its build beside theirs (gateway/src/console.ts).
   if (wanted.length === 0 || wanted.some((w) => w === "console" || w === "gateway" || w === "embedded")) {
+    // Loaded here only: the benches and check-imports import this file for PROCESSES alone.
+    const { buildConsole } = await import("./build-console.js");
     const r = await buildConsole();
     console.log(`built dist/console (${(r.bytes / 1024).toFixed(0)} KiB of script and styles) in ${r.ms} ms`);
   }
