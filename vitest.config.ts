@@ -14,8 +14,8 @@ export default defineConfig({
           // ~1 s a file, and half of all the suite's time. Nothing here leans on a clean module
           // state; the suite passes in shuffled file orders (README, "Tests").
           isolate: false,
-          include: ["{libs,gateway,services,cli,clients,runtime,deploy}/**/*.test.ts"],
-          exclude: ["**/node_modules/**", "**/*.infra.test.ts"],
+          include: ["{libs,gateway,services,cli,clients,runtime,deploy,console}/**/*.test.ts"],
+          exclude: ["**/node_modules/**", "**/*.infra.test.ts", "**/*.browser.test.ts"],
           testTimeout: 30_000,
           hookTimeout: 60_000,
           // One initdb for the whole run: every embedded database starts from its copy.

@@ -147,7 +147,6 @@ export async function call<T>(creds: Credentials, path: string, opts: CallOption
       // Never a cookie, never a Referer: the key is the only credential.
       credentials: "omit",
       referrerPolicy: "no-referrer",
-      cache: "no-store",
       signal: opts.signal,
     });
   } catch (err) {

@@ -92,7 +92,6 @@ export async function tail(
         },
         credentials: "omit",
         referrerPolicy: "no-referrer",
-        cache: "no-store",
         signal,
       });
       if (!res.ok || !res.body) {
