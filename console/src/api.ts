@@ -132,6 +132,14 @@ export function networkError(err: unknown): ApiError {
   return new ApiError(0, "network", "The API could not be reached", message, undefined);
 }
 
+/**
+ * Not from the browser's HTTP cache: one URL answers differently per key and per acting-on
+ * header, and GET /organizations/me's ETag is the org's version, which two orgs can share (a
+ * revalidation would be 304 with the other org's cached body). Typed loosely: Node's RequestInit
+ * (the unit tests) has no `cache`.
+ */
+export const NO_STORE = { cache: "no-store" } as { cache?: "no-store" };
+
 /** One API call; resolves with the parsed JSON (undefined for 204), rejects with an ApiError. */
 export async function call<T>(creds: Credentials, path: string, opts: CallOptions = {}): Promise<T> {
   const headers: Record<string, string> = { Accept: "application/json", ...authHeaders(creds, opts.asSelf) };
@@ -147,6 +155,7 @@ export async function call<T>(creds: Credentials, path: string, opts: CallOption
       // Never a cookie, never a Referer: the key is the only credential.
       credentials: "omit",
       referrerPolicy: "no-referrer",
+      ...NO_STORE,
       signal: opts.signal,
     });
   } catch (err) {

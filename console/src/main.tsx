@@ -77,6 +77,44 @@ function Nav() {
   );
 }
 
+/** A partner key's switch between its own organization and the ones it manages. */
+function ActingOnSwitch() {
+  const session = useSession();
+  const [orgs, setOrgs] = useState<{ id: string; name?: string }[]>([]);
+  useEffect(() => {
+    call<{ items?: { id: string; name?: string }[] }>(session.creds, "/partner/managed-organizations", {
+      asSelf: true,
+      query: { limit: 100 },
+    }).then(
+      (page) => setOrgs(page.items ?? []),
+      // The Partner page shows why the list failed; the switch just offers nothing.
+      () => setOrgs([]),
+    );
+  }, [session.creds.key]);
+  const current = session.creds.actingOn ?? "";
+  return (
+    <div class="switch">
+      <label for="acting-on-switch">Organization</label>
+      <select
+        id="acting-on-switch"
+        value={current}
+        onChange={(e) => {
+          const id = e.currentTarget.value;
+          session.actOn(id || undefined, orgs.find((o) => o.id === id)?.name);
+        }}
+      >
+        <option value="">Own organization</option>
+        {current && !orgs.some((o) => o.id === current) ? <option value={current}>{current}</option> : null}
+        {orgs.map((o) => (
+          <option key={o.id} value={o.id}>
+            {o.name ?? o.id}
+          </option>
+        ))}
+      </select>
+    </div>
+  );
+}
+
 function Header() {
   const session = useSession();
   return (
@@ -92,6 +130,7 @@ function Header() {
       </div>
       <Nav />
       <div class="who">
+        {session.key.partner ? <ActingOnSwitch /> : null}
         <span class="muted">Key</span> <code>{session.key.keyId ?? "?"}</code>
         <button type="button" class="secondary" onClick={session.signOut}>
           Sign out

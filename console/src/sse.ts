@@ -3,7 +3,7 @@
 // connection it reconnects with Last-Event-ID, and the API continues after that event, without
 // gaps or repeats.
 
-import { ApiError, apiUrl, authHeaders, type Credentials, networkError, toApiError } from "./api.js";
+import { ApiError, apiUrl, authHeaders, type Credentials, NO_STORE, networkError, toApiError } from "./api.js";
 
 export interface SseMessage {
   id: string | undefined;
@@ -92,6 +92,7 @@ export async function tail(
         },
         credentials: "omit",
         referrerPolicy: "no-referrer",
+        ...NO_STORE,
         signal,
       });
       if (!res.ok || !res.body) {
