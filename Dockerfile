@@ -38,7 +38,8 @@ COPY libs libs
 COPY gateway gateway
 COPY services services
 COPY runtime runtime
-COPY scripts/build.ts scripts/
+COPY console console
+COPY scripts/build.ts scripts/build-console.ts scripts/
 # The build context has no .git: the commit every process reports (build_info, /healthz) is
 # --build-arg REVISION=$(git rev-parse HEAD), as the image's revision label.
 ARG REVISION=unknown
@@ -178,5 +179,7 @@ LABEL org.opencontainers.image.title="platform-gateway"
 # Root owns the files and the process cannot change them (read-only at run time).
 COPY --from=deps-gateway /app/node_modules node_modules
 COPY --from=build /app/dist/gateway dist/gateway
+# The developer console the gateway serves at /console (dist/console beside dist/gateway).
+COPY --from=build /app/dist/console dist/console
 EXPOSE 8080
 CMD ["node", "dist/gateway/main.js"]

@@ -11,7 +11,9 @@ import { build, type Plugin } from "esbuild";
 // and the production dependencies only: no TypeScript sources, no tsx. Code splitting keeps
 // the sources' load order: each main starts telemetry, then imports the rest dynamically, and
 // the instrumented clients (pg, kafkajs, redis, http) must load after that.
-// Usage: node --import tsx scripts/build.ts [process ...]   (default: all)
+//   dist/console/                      the developer console the gateway serves at /console
+//                                      (scripts/build-console.ts), with the gateway and embedded
+// Usage: node --import tsx scripts/build.ts [process ...|console]   (default: all)
 
 const ROOT = resolve(dirname(new URL(import.meta.url).pathname), "..");
 
@@ -144,8 +146,8 @@ async function buildProcess(
 if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
   const wanted = process.argv.slice(2);
   for (const w of wanted) {
-    if (!(w in PROCESSES)) {
-      console.error(`unknown process '${w}'; the processes are: ${Object.keys(PROCESSES).join(", ")}`);
+    if (!(w in PROCESSES) && w !== "console") {
+      console.error(`unknown process '${w}'; the processes are: ${Object.keys(PROCESSES).join(", ")}, and console`);
       process.exit(2);
     }
   }
@@ -156,5 +158,12 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
     if (!existsSync(join(ROOT, entry))) throw new Error(`entry point ${entry} of ${name} is missing`);
     const r = await buildProcess(name, entry, stamp);
     console.log(`built dist/${r.name}/main.js (${(r.bytes / 1024).toFixed(0)} KiB entry) in ${r.ms} ms`);
+  }
+  // The processes that serve the console get its build beside theirs (gateway/src/console.ts).
+  if (wanted.length === 0 || wanted.some((w) => w === "console" || w === "gateway" || w === "embedded")) {
+    // Loaded here only: the benches and check-imports import this file for PROCESSES alone.
+    const { buildConsole } = await import("./build-console.js");
+    const r = await buildConsole();
+    console.log(`built dist/console (${(r.bytes / 1024).toFixed(0)} KiB of script and styles) in ${r.ms} ms`);
   }
 }

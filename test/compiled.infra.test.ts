@@ -112,4 +112,39 @@ describe("the compiled bundles", () => {
       await worker.terminate();
     }
   });
+
+  it("serves the developer console from the build beside the compiled gateway, with its CSP", async () => {
+    expect(existsSync(join(ROOT, "dist", "console", "index.html"))).toBe(true);
+    const port = (Number(process.env.TEST_PORT_BASE) || 20_000) + 2900 + Math.floor(Math.random() * 50) * 2;
+    // No service needs to run: the console's page and assets are the gateway's own.
+    const gateway = spawn(process.execPath, [...NODE_FLAGS, join(ROOT, "dist", "gateway", "main.js")], {
+      env: { ...process.env, PORT: String(port), LOG_LEVEL: "warn", OTEL_SDK_DISABLED: "true" },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let output = "";
+    gateway.stdout.on("data", (d) => {
+      output += d;
+    });
+    gateway.stderr.on("data", (d) => {
+      output += d;
+    });
+    try {
+      let res: Response | undefined;
+      for (let i = 0; i < 600 && !res && gateway.exitCode === null; i++) {
+        res = await fetch(`http://127.0.0.1:${port}/console/events`).catch(async () => {
+          await new Promise((r) => setTimeout(r, 200));
+          return undefined;
+        });
+      }
+      expect(res?.status, output).toBe(200);
+      expect(res?.headers.get("content-security-policy")).toContain("script-src 'self'");
+      expect(res?.headers.get("x-frame-options")).toBe("DENY");
+      const script = (await res?.text())?.match(/src="(\/console\/assets\/[^"]+\.js)"/)?.[1];
+      const asset = await fetch(`http://127.0.0.1:${port}${script}`);
+      expect(asset.status).toBe(200);
+      expect(asset.headers.get("cache-control")).toContain("immutable");
+    } finally {
+      gateway.kill("SIGTERM");
+    }
+  });
 });

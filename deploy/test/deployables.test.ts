@@ -184,6 +184,8 @@ describe.each(processes)("$name", (proc) => {
       [
         ["build", `/app/dist/${proc.name}`],
         [deps, "/app/node_modules"],
+        // The gateway serves the developer console's build at /console (gateway/src/console.ts).
+        ...(proc.name === "gateway" ? [["build", "/app/dist/console"]] : []),
       ].sort(),
     );
     // Its dependencies are its own workspace's production dependencies, without the workspace links.

@@ -10,6 +10,7 @@ import { ApiKeyAuthenticator, KEY_REFRESHES, type KeyRecord } from "./auth.js";
 import { type CachePurge, startCachePurge } from "./cache-purge.js";
 import { clientErrorHandler } from "./client-errors.js";
 import { type GatewayConfig, publicUrl } from "./config.js";
+import { defaultConsoleDir, registerConsole } from "./console.js";
 import { DelegationResolver, type GrantRecord } from "./delegation.js";
 import { frameworkErrorHandler, installErrorHandling } from "./errors.js";
 import { EVENT_STREAM_DEFAULTS, EventStreams } from "./event-stream.js";
@@ -31,6 +32,7 @@ import type { RateLimitStore } from "./rate-limit/store.js";
 import { REQUEST_ID_HEADER, requestId } from "./request-id.js";
 import { API_PREFIX, type RouteDeps, type RouteModule, type RouteSpec } from "./route.js";
 import * as analytics from "./routes/analytics.js";
+import * as apiKeys from "./routes/api-keys.js";
 import * as composed from "./routes/composed.js";
 import * as crm from "./routes/crm.js";
 import * as events from "./routes/events.js";
@@ -88,6 +90,7 @@ const ROUTE_MODULES: readonly RouteModule[] = [
   webhooks,
   composed,
   events,
+  apiKeys,
 ];
 
 /** The shared schemas, problem first, then the modules' in their order; serializers compiled over them serve every build. */
@@ -267,6 +270,7 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
   // Open streams would hold the server open: end them (clients resume elsewhere with Last-Event-ID).
   app.addHook("preClose", async () => streams.closeAll());
   registerHealth(app, { clients, sign, docsUrl });
+  registerConsole(app, { dir: config.CONSOLE_DIR ?? defaultConsoleDir() });
   const routeDeps: RouteDeps = { clock, streams, recheck: (spec, request) => recheckAccess(spec, guard, request) };
   for (const module of ROUTE_MODULES) {
     for (const spec of module.routes(clients, routeDeps)) registerApiRoute(app, spec, guard);

@@ -15,6 +15,8 @@ export interface Token {
   tokenId: string;
   orgId: string;
   scopes: string[];
+  /** When the key stops working; undefined for a key without expiry (GET /api-keys/current shows it). */
+  expiresAt?: Date;
 }
 
 /** What identity said about a key hash, revoked and expired tokens included, as cached. */
@@ -46,7 +48,7 @@ const optionalDate = (ts: Timestamp | undefined) => (ts ? timestampDate(ts) : un
 const found = (res: ResolveApiKeyResponse): Loaded<KeyRecord> => ({
   value: {
     found: true,
-    token: { tokenId: res.tokenId, orgId: res.orgId, scopes: res.scopes },
+    token: { tokenId: res.tokenId, orgId: res.orgId, scopes: res.scopes, expiresAt: optionalDate(res.expireTime) },
     expireTime: optionalDate(res.expireTime),
     revokeTime: optionalDate(res.revokeTime),
   },

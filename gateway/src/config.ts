@@ -54,6 +54,12 @@ export const gatewayConfigSpec = {
     default: undefined,
     parse: optional(parse.url),
   },
+  CONSOLE_DIR: {
+    description:
+      "Directory of the developer console's build (npm run build writes dist/console), served at /console; dist/console when unset",
+    default: undefined,
+    parse: optional(parse.string),
+  },
   BODY_LIMIT_BYTES: { description: "Largest accepted request body in bytes", default: 1_048_576, parse: parse.int(1) },
   HEADERS_TIMEOUT_MS: {
     description:

@@ -39,5 +39,10 @@ export const OPENAPI_TAGS: readonly { name: string; description: string }[] = [
     description:
       "The org's events of the last 30 days, as its webhook deliveries carry them: paged, one by id, or streamed live as Server-Sent Events.",
   },
+  {
+    name: "API keys",
+    description:
+      "The key that makes the request: its organization, scopes, expiry and partner flag (the developer console's overview).",
+  },
   { name: "Webhook events", description: "What the platform POSTs to a subscription's endpoint, by event type." },
 ];

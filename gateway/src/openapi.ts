@@ -160,6 +160,8 @@ function documented(schema: FastifySchema, spec: RouteSpec): FastifySchema {
   const scopes = requiredScopes(spec)
     .map((s) => `\`${s}\``)
     .join(" and ");
+  // A route open to any valid key (GET /api-keys/current) names no scope.
+  const requires = scopes ? `Requires scope ${scopes}.` : "Requires a valid API key (any scope).";
   return {
     ...schema,
     ...(spec.deprecated ? { deprecated: true } : {}),
@@ -167,7 +169,7 @@ function documented(schema: FastifySchema, spec: RouteSpec): FastifySchema {
     ...(spec.optionalBody ? { [OPTIONAL_BODY]: true } : {}),
     description: [
       spec.deprecated ? `Deprecated: ${spec.deprecated}` : "",
-      `Requires scope ${scopes}.`,
+      requires,
       `Rate-limit tier: ${spec.tier} (${TIER_LIMITS[spec.tier]} requests per minute, ${DAILY_QUOTA} per UTC day, per token).`,
       spec.idempotencyKey ? "Idempotency-Key required." : "",
       spec.ifMatch ? "If-Match required." : "",

@@ -55,6 +55,7 @@ export function bannerLines(b: BannerInput): string[] {
   return [
     "",
     `Platform Integration API (embedded) listening on ${b.address}/api/v1alpha1`,
+    `  Console:         ${b.address}/console (sign in with a sandbox key)`,
     `  API docs:        ${b.address}/docs`,
     `  OpenAPI:         ${b.address}/api/v1alpha1/openapi.json`,
     b.adminPort !== undefined ? `  Admin plane:     http://${reachableHost(b.host)}:${b.adminPort}` : "",

@@ -14,6 +14,7 @@ export const RESOURCES = {
   },
   users: { list: "listUsers", get: "getUser", invite: "inviteUser", update: "updateUser" },
   partner: { listManagedOrganizations: "listManagedOrganizations" },
+  apiKeys: { current: "getCurrentApiKey" },
   smartSchedules: { list: "listSmartSchedules", get: "getSmartSchedule", availability: "getAvailability" },
   meetings: {
     book: "bookMeeting",

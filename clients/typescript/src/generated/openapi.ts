@@ -1249,6 +1249,26 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/api/v1alpha1/api-keys/current": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The API key of the request: its organization, scopes, expiry and partner flag (never the secret)
+     * @description Requires a valid API key (any scope). Rate-limit tier: read (300 requests per minute, 50000 per UTC day, per token).
+     */
+    get: operations["getCurrentApiKey"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
 }
 export interface webhooks {
   "scheduling.smartscheduler.booked": {
@@ -3134,6 +3154,26 @@ export interface components {
         hasMore: boolean;
       };
     };
+    /** @description The API key that made the request, as the gateway authenticated it */
+    ApiKeyInfo: {
+      /** @description The key's token id (the id the request log and the audit name) */
+      keyId: string;
+      /** @description org_ id of the organization the key belongs to */
+      orgId: string;
+      /** @description The scopes issued to the key */
+      scopes: string[];
+      /**
+       * Format: date-time
+       * @description When the key stops working; null: never
+       */
+      expiresAt: string | null;
+      /** @description The key holds partner:act-as-child: it may act on the organizations its org manages */
+      partner: boolean;
+      /** @description The child organization of X-Platform-Acting-On, when the request sent one; null otherwise */
+      actingOn: string | null;
+      /** @description The scopes this request may exercise: the key's, intersected with the child's grant when acting on one */
+      effectiveScopes: string[];
+    };
   };
   responses: never;
   parameters: never;
@@ -3189,6 +3229,7 @@ export type WebhookEventLegacy = components["schemas"]["WebhookEventLegacy"];
 export type WebhookLegacyMeeting = components["schemas"]["WebhookLegacyMeeting"];
 export type Event = components["schemas"]["Event"];
 export type AccountRelated = components["schemas"]["AccountRelated"];
+export type ApiKeyInfo = components["schemas"]["ApiKeyInfo"];
 export type $defs = Record<string, never>;
 export interface operations {
   getMyOrganization: {
@@ -16778,6 +16819,161 @@ export interface operations {
       };
       /** @description Problem types: event-not-found */
       404: {
+        headers: {
+          /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
+          "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Problem types: rate-limit-exceeded */
+      429: {
+        headers: {
+          /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
+          "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
+          /** @description Seconds until the request would be accepted */
+          "Retry-After"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Problem types: internal */
+      500: {
+        headers: {
+          /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
+          "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Problem types: service-unavailable */
+      503: {
+        headers: {
+          /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
+          "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
+          /** @description Seconds to wait before retrying */
+          "Retry-After"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Problem types: upstream-timeout */
+      504: {
+        headers: {
+          /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
+          "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+    };
+  };
+  getCurrentApiKey: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Act on this child organization (org_…); needs partner:act-as-child and the child's grant */
+        "X-Platform-Acting-On"?: string;
+        /** @description ETags of representations the client has; 304 when one is current */
+        "If-None-Match"?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
+          "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
+          /** @description The child organization, when the request sent X-Platform-Acting-On */
+          "Platform-Acting-On"?: string;
+          /** @description Validator of this representation; send it back in If-None-Match */
+          ETag?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ApiKeyInfo"];
+        };
+      };
+      /** @description Not Modified: the representation named in If-None-Match is current */
+      304: {
+        headers: {
+          /** @description The current validator */
+          ETag?: string;
+          /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
+          "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Problem types: invalid-acting-on-org, invalid-filter */
+      400: {
+        headers: {
+          /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
+          "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Problem types: missing-trust-header, unknown-subscription, subscription-expired */
+      401: {
+        headers: {
+          /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
+          "X-Request-Id"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Problem types: insufficient-scope, delegation-scope-required, cross-org-delegation-forbidden, delegation-scope-insufficient */
+      403: {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;

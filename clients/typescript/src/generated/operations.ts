@@ -135,6 +135,7 @@ export const OPERATIONS = {
   listEvents: { method: "GET", path: "/events", paginated: true, query: true },
   streamEvents: { method: "GET", path: "/events/stream", query: true },
   getEvent: { method: "GET", path: "/events/{eventId}" },
+  getCurrentApiKey: { method: "GET", path: "/api-keys/current" },
 } as const satisfies Record<
   string,
   { method: string; path: string; idempotencyKey?: true; ifMatch?: true; paginated?: true; body?: true; query?: true }
