@@ -8,6 +8,8 @@ export const TOPICS = {
   crm: "platform.crm.v1",
   /** Email events (sends, opens, clicks, replies, bounces) from the email-sending system; analytics ingests them. */
   email: "platform.email.v1",
+  /** The gateway's summaries of the requests it answered, in batches; request-logs stores them. */
+  requestLogs: "platform.requestlogs.v1",
 } as const;
 
 export type Topic = (typeof TOPICS)[keyof typeof TOPICS];
@@ -36,6 +38,8 @@ export const EVENT_TYPES = {
   insightItemAppended: "revenue.insight.item-appended",
   /** One email event as the email-sending system reports it (payload platform.events.email.v1.EmailEventRecorded). */
   emailEventRecorded: "platform.email.v1.EmailEventRecorded",
+  /** A batch of request summaries (payload platform.events.requestlogs.v1.RequestsLogged). */
+  requestsLogged: "platform.requestlogs.v1.RequestsLogged",
 } as const;
 
 /** A domain event as written to the outbox and read back by consumers. */
