@@ -39,5 +39,10 @@ export const OPENAPI_TAGS: readonly { name: string; description: string }[] = [
     description:
       "The org's events of the last 30 days, as its webhook deliveries carry them: paged, one by id, or streamed live as Server-Sent Events.",
   },
+  {
+    name: "Request logs",
+    description:
+      "The org's own API requests of the last 7 days (method, route, status, problem, duration, key id): look a requestId up, or list by filters.",
+  },
   { name: "Webhook events", description: "What the platform POSTs to a subscription's endpoint, by event type." },
 ];

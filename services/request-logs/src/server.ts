@@ -6,8 +6,8 @@ import type { ServiceDeps } from "@platform/kit/service-runtime";
 import { requestLogHandlers } from "./handlers/request-logs.handler.js";
 import { requestLogStore } from "./store/request-log.store.js";
 
+export { type KnownDays, recordRequestBatch, recordRequests } from "./application/record.js";
 export { purgeRequestLogs, startRequestLogRetention } from "./application/retention.js";
-export { recordRequests } from "./application/record.js";
 export { REQUEST_LOG_GROUP, startRequestLogConsumers } from "./events/subscriptions.js";
 
 /** The service's schema: every table is `request_logs.<table>`. */

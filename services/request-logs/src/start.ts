@@ -9,7 +9,10 @@ import { build, REQUEST_LOGS_SCHEMA, requestLogsMigrations } from "./server.js";
  * bus, keeps the day partitions (ahead of time, and 7 days back) and serves the gateway API
  * on PORT. Resolves to undefined when MIGRATE_ONLY is set.
  */
-export function start(config: RequestLogsConfig, overrides: ServiceOverrides = {}): Promise<RunningService | undefined> {
+export function start(
+  config: RequestLogsConfig,
+  overrides: ServiceOverrides = {},
+): Promise<RunningService | undefined> {
   return startService(
     {
       name: "request-logs",

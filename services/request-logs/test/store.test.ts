@@ -71,8 +71,8 @@ describe("recording", () => {
     knownDays.clear(); // another process, or a restart: the partitions exist already
     expect(await recordRequests(recording(), [...batch, record(3)])).toBe(1);
     expect(await partitionStore(db).listPartitions()).toEqual(["request_logs_20260309", "request_logs_20260310"]);
-    const [{ n }] = await db.query<{ n: number }>("SELECT count(*)::int AS n FROM request_logs.request_logs");
-    expect(n).toBe(4);
+    const rows = await db.query<{ n: number }>("SELECT count(*)::int AS n FROM request_logs.request_logs");
+    expect(rows[0]?.n).toBe(4);
   });
 
   it("skips records older than the 7 days kept or a day ahead of the clock", async () => {
@@ -106,11 +106,20 @@ describe("retention", () => {
 });
 
 describe("reads", () => {
-  const handlers = () =>
-    requestLogHandlers({ store: requestLogStore(db), clock, cursors: createCursorCodec(SECRET) });
+  const handlers = () => requestLogHandlers({ store: requestLogStore(db), clock, cursors: createCursorCodec(SECRET) });
   const list = (orgId: string, req: Record<string, unknown> = {}) =>
     handlers().listRequestLogs(
-      { cursor: "", limit: 0, status: 0, statusClass: "", method: "", route: "", problemType: "", keyId: "", ...req } as never,
+      {
+        cursor: "",
+        limit: 0,
+        status: 0,
+        statusClass: "",
+        method: "",
+        route: "",
+        problemType: "",
+        keyId: "",
+        ...req,
+      } as never,
       apiCall(orgId),
     );
 
@@ -128,29 +137,30 @@ describe("reads", () => {
 
   it("lists the org's own records newest first and pages with the cursor", async () => {
     const first = await list(ACME, { limit: 4 });
-    expect(first.requestLogs.map((r) => r.requestId)).toEqual(["req_0001", "req_0002", "req_0003", "req_0004"]);
+    expect(first.requestLogs!.map((r) => r.requestId)).toEqual(["req_0001", "req_0002", "req_0003", "req_0004"]);
     expect(first.nextCursor).not.toBe("");
     const second = await list(ACME, { limit: 4, cursor: first.nextCursor });
-    expect(second.requestLogs.map((r) => r.requestId)).toEqual(["req_0005", "req_0006"]);
+    expect(second.requestLogs!.map((r) => r.requestId)).toEqual(["req_0005", "req_0006"]);
     expect(second.nextCursor).toBe("");
-    const partner = second.requestLogs[1]!;
+    const partner = second.requestLogs![1]!;
     expect(partner.actingOn).toBe(GLOBEX);
     expect(partner.orgId).toBe(ACME);
     expect(partner.pathIds).toEqual({ orgId: GLOBEX });
   });
 
   it("filters on status, status class, method, route, problem type, key and time", async () => {
-    const ids = async (req: Record<string, unknown>) => (await list(ACME, req)).requestLogs.map((r) => r.requestId);
+    const ids = async (req: Record<string, unknown>) => (await list(ACME, req)).requestLogs!.map((r) => r.requestId);
     expect(await ids({ status: 404 })).toEqual(["req_0003"]);
     expect(await ids({ statusClass: "4xx" })).toEqual(["req_0003", "req_0004"]);
     expect(await ids({ statusClass: "2xx" })).toEqual(["req_0001", "req_0002", "req_0006"]);
     expect(await ids({ method: "post" })).toEqual(["req_0002"]);
     expect(await ids({ route: "/deals/{dealId}" })).toEqual(["req_0001", "req_0003", "req_0004", "req_0005"]);
-    expect(await ids({ problemType: "https://docs.example/platform-api/errors/deal-not-found" })).toEqual([
-      "req_0003",
-    ]);
+    expect(await ids({ problemType: "https://docs.example/platform-api/errors/deal-not-found" })).toEqual(["req_0003"]);
     expect(await ids({ keyId: KEY_B })).toEqual(["req_0002"]);
-    const at = (minutesAgo: number) => ({ seconds: BigInt((clock.now().getTime() - minutesAgo * 60_000) / 1000), nanos: 0 });
+    const at = (minutesAgo: number) => ({
+      seconds: BigInt((clock.now().getTime() - minutesAgo * 60_000) / 1000),
+      nanos: 0,
+    });
     expect(await ids({ from: at(4), to: at(2) })).toEqual(["req_0003", "req_0004"]);
   });
 

@@ -1,5 +1,6 @@
 import type { Clock } from "@platform/kit/clock";
 import type { Db } from "@platform/kit/db";
+import { recordsOfBatch } from "../domain/logged.js";
 import { isStorable, type RequestLogRecord } from "../domain/request-log.js";
 import { requestLogStore } from "../store/request-log.store.js";
 import { ensurePartitions } from "./partitions.js";
@@ -25,4 +26,15 @@ export async function recordRequests(
     deps.knownDays,
   );
   return requestLogStore(deps.db).insertRequestLogs(storable);
+}
+
+/**
+ * A batch as the gateway builds it (RequestsLogged's JSON form), stored: what the embedded
+ * runtime's gateway calls in place of publishing it on the bus.
+ */
+export function recordRequestBatch(
+  deps: { db: Db; clock: Clock; knownDays: KnownDays },
+  batch: unknown,
+): Promise<number> {
+  return recordRequests(deps, recordsOfBatch(batch));
 }

@@ -4,8 +4,8 @@ import type { Db } from "@platform/kit/db";
 import type { Logger } from "@platform/kit/logger";
 import { expiredPartitions, partitionDay, partitionsAhead } from "../domain/partitions.js";
 import { partitionStore } from "../store/partitions.store.js";
-import type { KnownDays } from "./record.js";
 import { ensurePartitions } from "./partitions.js";
+import type { KnownDays } from "./record.js";
 
 const EVERY_MS = 60 * 60 * 1000;
 

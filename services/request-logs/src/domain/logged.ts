@@ -1,5 +1,6 @@
+import { fromJson, type JsonValue } from "@bufbuild/protobuf";
 import { timestampDate } from "@bufbuild/protobuf/wkt";
-import type { RequestLogged } from "@platform/contracts/events/request-logs";
+import { type RequestLogged, RequestsLoggedSchema } from "@platform/contracts/events/request-logs";
 import type { RequestLogRecord } from "./request-log.js";
 
 /**
@@ -23,4 +24,15 @@ export function recordOf(logged: RequestLogged): RequestLogRecord | undefined {
     actingOn: logged.actingOn || null,
     idempotencyKey: logged.idempotencyKey || null,
   };
+}
+
+/** The records of a batch in its JSON form (RequestsLogged), entries without the essentials skipped; throws when it is not one. */
+export function recordsOfBatch(data: unknown): RequestLogRecord[] {
+  const batch = fromJson(RequestsLoggedSchema, data as JsonValue, { ignoreUnknownFields: true });
+  const records: RequestLogRecord[] = [];
+  for (const logged of batch.requests) {
+    const record = recordOf(logged);
+    if (record) records.push(record);
+  }
+  return records;
 }

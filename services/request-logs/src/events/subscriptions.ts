@@ -1,12 +1,10 @@
-import { fromJson, type JsonValue } from "@bufbuild/protobuf";
-import { RequestsLoggedSchema } from "@platform/contracts/events/request-logs";
 import type { ConsumedMessage, Subscription } from "@platform/kit/bus";
 import type { Clock } from "@platform/kit/clock";
 import { type ConsumerDeps, readOrSkip, subscribeGroups } from "@platform/kit/consumer";
 import { EVENT_TYPES, TOPICS } from "@platform/kit/events";
 import { decodeEvent } from "@platform/kit/outbox";
 import { type KnownDays, recordRequests } from "../application/record.js";
-import { recordOf } from "../domain/logged.js";
+import { recordsOfBatch } from "../domain/logged.js";
 import type { RequestLogRecord } from "../domain/request-log.js";
 
 // What request-logs consumes: the gateway's batches of request summaries on
@@ -19,13 +17,7 @@ export const REQUEST_LOG_GROUP = "request-logs-store";
 function recordsOfMessage(message: ConsumedMessage): RequestLogRecord[] {
   const envelope = decodeEvent(message);
   if (envelope.type !== EVENT_TYPES.requestsLogged) return [];
-  const batch = fromJson(RequestsLoggedSchema, envelope.data as JsonValue, { ignoreUnknownFields: true });
-  const records: RequestLogRecord[] = [];
-  for (const logged of batch.requests) {
-    const record = recordOf(logged);
-    if (record) records.push(record);
-  }
-  return records;
+  return recordsOfBatch(envelope.data);
 }
 
 /** Subscribes request-logs' consumer on `bus`; close the returned subscriptions before the bus. */

@@ -30,7 +30,12 @@ export function requestLogHandlers(deps: RequestLogHandlerDeps): ServiceImpl<typ
       const { orgId } = apiContext(ctx);
       const filter = requestLogFilter(
         {
-          ...req,
+          status: req.status,
+          statusClass: req.statusClass,
+          method: req.method,
+          route: req.route,
+          problemType: req.problemType,
+          keyId: req.keyId,
           ...(req.from ? { from: timestampDate(req.from) } : {}),
           ...(req.to ? { to: timestampDate(req.to) } : {}),
         },
@@ -46,7 +51,9 @@ export function requestLogHandlers(deps: RequestLogHandlerDeps): ServiceImpl<typ
       const { orgId } = apiContext(ctx);
       // Another org's request is as unknown as one never made.
       const found =
-        req.requestId === "" ? undefined : await store.findRequestLog(orgId, req.requestId, retentionStart(clock.now()));
+        req.requestId === ""
+          ? undefined
+          : await store.findRequestLog(orgId, req.requestId, retentionStart(clock.now()));
       if (!found) throw notFound(req.requestId);
       return { requestLog: requestLogMessage(found) };
     },

@@ -1,6 +1,6 @@
 import type { Queryable } from "@platform/kit/db";
-import { DAY_MS } from "../domain/request-log.js";
 import { partitionName } from "../domain/partitions.js";
+import { DAY_MS } from "../domain/request-log.js";
 
 export interface PartitionStore {
   /** Creates the partition of the UTC day `day` unless it exists. */
