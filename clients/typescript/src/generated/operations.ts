@@ -122,6 +122,8 @@ export const OPERATIONS = {
   listEvents: { method: "GET", path: "/events", paginated: true, query: true },
   streamEvents: { method: "GET", path: "/events/stream", query: true },
   getEvent: { method: "GET", path: "/events/{eventId}" },
+  listRequestLogs: { method: "GET", path: "/request-logs", paginated: true, query: true },
+  getRequestLog: { method: "GET", path: "/request-logs/{requestId}" },
 } as const satisfies Record<
   string,
   { method: string; path: string; idempotencyKey?: true; ifMatch?: true; paginated?: true; body?: true; query?: true }
