@@ -139,7 +139,7 @@ export class RequestLogBuffer {
 
   constructor(
     private readonly sink: RequestLogSink,
-    private readonly logger: Logger,
+    logger: Logger,
     private readonly options: RequestLogOptions = REQUEST_LOG_DEFAULTS,
   ) {
     this.#quiet = quietLog(logger);
