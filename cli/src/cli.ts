@@ -7,6 +7,7 @@ import { endpoints } from "./endpoints.js";
 import { registerEventCommands } from "./events-commands.js";
 import { EXAMPLES } from "./help.js";
 import { registerOrgCommands } from "./org-commands.js";
+import { registerRequestCommands } from "./request-commands.js";
 import { registerSandboxCommands } from "./sandbox-commands.js";
 import { registerTokenCommands } from "./token-commands.js";
 
@@ -72,6 +73,7 @@ export async function run(argv: readonly string[], io: CliIo): Promise<number> {
     ...(io.signal ? { signal: io.signal } : {}),
     ...(io.connectAttempts ? { connectAttempts: io.connectAttempts } : {}),
   });
+  registerRequestCommands(program, { env: io.env, stdout: io.stdout, stderr: io.stderr, now });
 
   try {
     await program.parseAsync(argv, { from: "user" });
