@@ -5,6 +5,12 @@ import { configLoader, serviceProcessConfig } from "@platform/kit/service-config
 export const requestLogsConfigSpec = {
   ...serviceProcessConfig("request-logs", "request_logs"),
   PORT: { description: "Port of the Connect-RPC API the gateway calls", default: 7107, parse: parse.port },
+  REQUEST_LOGS_CONSUMER_GROUP: {
+    description:
+      "Kafka consumer group that stores the gateway's request summaries (every replica of a deployment shares it)",
+    default: "request-logs-store",
+    parse: parse.string,
+  },
 };
 
 export type RequestLogsConfig = ConfigOf<typeof requestLogsConfigSpec>;

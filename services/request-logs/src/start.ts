@@ -24,7 +24,10 @@ export function start(
         const retention = await startRequestLogRetention({ ...deps, knownDays });
         return {
           routes: build(deps).routes,
-          consumers: [retention, ...(await startRequestLogConsumers({ ...deps, knownDays }))],
+          consumers: [
+            retention,
+            ...(await startRequestLogConsumers({ ...deps, knownDays, groupId: config.REQUEST_LOGS_CONSUMER_GROUP })),
+          ],
         };
       },
     },

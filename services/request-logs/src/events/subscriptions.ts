@@ -22,7 +22,7 @@ function recordsOfMessage(message: ConsumedMessage): RequestLogRecord[] {
 
 /** Subscribes request-logs' consumer on `bus`; close the returned subscriptions before the bus. */
 export function startRequestLogConsumers(
-  deps: ConsumerDeps & { clock: Clock; knownDays?: KnownDays },
+  deps: ConsumerDeps & { clock: Clock; knownDays?: KnownDays; groupId?: string },
 ): Promise<Subscription[]> {
   const recording = { db: deps.db, clock: deps.clock, knownDays: deps.knownDays ?? new Set<number>() };
   const store = async (messages: ConsumedMessage[]) => {
@@ -35,7 +35,7 @@ export function startRequestLogConsumers(
   };
   return subscribeGroups(deps.bus, [
     {
-      groupId: REQUEST_LOG_GROUP,
+      groupId: deps.groupId ?? REQUEST_LOG_GROUP,
       topics: [TOPICS.requestLogs],
       handler: (m) => store([m]),
       // Kafka hands over what it fetched: many batches in one insert when the service catches up.
