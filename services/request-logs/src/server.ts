@@ -14,7 +14,7 @@ export { REQUEST_LOG_GROUP, startRequestLogConsumers } from "./events/subscripti
 export const REQUEST_LOGS_SCHEMA = "request_logs";
 
 /** The service's own migrations, applied after the kit's (outbox, idempotency). */
-export const requestLogsMigrations: MigrationSource = migrationsBeside("request-logs", import.meta.url);
+export const requestLogsMigrations: MigrationSource = migrationsBeside("request_logs", import.meta.url);
 
 /** The request-logs service's Connect routes, for the gateway (behind the trust interceptor). */
 export function build(deps: ServiceDeps): { routes: Routes } {
