@@ -30,14 +30,15 @@ export const values = suiteArgs(
     "rpc-http": "1.1",
   }),
   `usage: npm run bench -- --suite distributed [--duration SECONDS] [--rates 500,1000,1500]
-    [--connections 10,50] [--tokens 1000] [--rounds 1] [--skip closed,open,cold,deals] [--soak SECONDS] [--soak-rate 1000]
+    [--connections 10,50] [--tokens 1000] [--rounds 1] [--skip closed,open,cold,deals,requestlog] [--soak SECONDS] [--soak-rate 1000]
     [--cold-rate 1000] [--rpc-http 1.1]
 Uses the stack on GATEWAY_PORT (default 8080) or starts one with scripts/stack.sh (and stops what it started);
 a gateway that answers without a running gateway in STACK_RUN_DIR (default .run) is another stack's, and
 the bench refuses it (its CPU columns come from that directory's pid files).
 Rows: a bare fastify route, identity called directly, the floor proxy (the gateway's unavoidable hops
 on bare node:http: bench-distributed/floor-proxy.ts) and the gateway, closed loop and at even rates
-(open loop); the gateway at --cold-rate with --tokens keys it has not seen (each first request waits for
+(open loop), and beside the gateway its twin with REQUEST_LOG=off (the request log's cost; LOG_OFF_PORT,
+default GATEWAY_PORT + 10); the gateway at --cold-rate with --tokens keys it has not seen (each first request waits for
 its key's look-up); POST /deals. --rounds N alternates the closed-loop rows N times (median round, ratios
 per round). --soak S first sends --soak-rate req/s (1,000) through the gateway for S seconds: past the token cache's
 30 s TTL when S > 30, so the row shows what key look-ups cost a long run. When the Postgres has autovacuum off, the stack's databases are VACUUMed first.
