@@ -1,7 +1,7 @@
 # syntax=docker/dockerfile:1
 # One image per process, chosen by target:
 #   docker build --target gateway -t platform/gateway .
-#   targets: gateway, identity, scheduling, crm-data, revenue, analytics, webhooks, webhooks-delivery
+#   targets: gateway, identity, scheduling, crm-data, revenue, analytics, webhooks, webhooks-delivery, request-logs
 # An image runs its process compiled to JavaScript (`npm run build`: esbuild bundles the
 # process's own code and the libs into dist/<process>/, with its SQL migrations) on the
 # production dependencies of its own workspace only (`npm ci --omit=dev -w <workspace>`): no
@@ -25,6 +25,7 @@ COPY services/crm-data/package.json services/crm-data/
 COPY services/revenue/package.json services/revenue/
 COPY services/analytics/package.json services/analytics/
 COPY services/webhooks/package.json services/webhooks/
+COPY services/request-logs/package.json services/request-logs/
 COPY cli/package.json cli/
 COPY runtime/package.json runtime/
 
@@ -91,6 +92,13 @@ RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund -w services/analytic
 FROM manifests AS deps-webhooks
 # The bundle holds the @platform/* code, so their workspace links are dropped.
 RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund -w services/webhooks --include-workspace-root=false \
+  && rm -rf node_modules/@platform \
+  && npm cache clean --force
+
+# ---- production dependencies of services/request-logs alone ----
+FROM manifests AS deps-request-logs
+# The bundle holds the @platform/* code, so their workspace links are dropped.
+RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund -w services/request-logs --include-workspace-root=false \
   && rm -rf node_modules/@platform \
   && npm cache clean --force
 
@@ -172,6 +180,14 @@ COPY --from=deps-webhooks /app/node_modules node_modules
 COPY --from=build /app/dist/webhooks dist/webhooks
 EXPOSE 7106
 CMD ["node", "dist/webhooks/main.js"]
+
+FROM base AS request-logs
+LABEL org.opencontainers.image.title="platform-request-logs"
+# Root owns the files and the process cannot change them (read-only at run time).
+COPY --from=deps-request-logs /app/node_modules node_modules
+COPY --from=build /app/dist/request-logs dist/request-logs
+EXPOSE 7107
+CMD ["node", "dist/request-logs/main.js"]
 
 # The gateway last, so a plain `docker build .` builds it.
 FROM base AS gateway

@@ -19,6 +19,9 @@
  *    one with nothing configured and one tracing at 10% (Zipkin) with /metrics scraped by
  *    Prometheus every 15 s (scripts/observability.sh), sent --tracing-rate req/s each at the same
  *    time (open loop), the gateway's CPU per request of each side by side (issue 51: at most +10%);
+ *  - the request log's cost (issue 52): a second gateway of the same build beside the stack's, on
+ *    the same services, with REQUEST_LOG=off (bench-distributed/log-off-gateway.ts), in turn with
+ *    the stack's (log on) in the closed loop; the report compares their CPU per read;
  *  - CPU per request of each process (utime + stime from /proc/<pid>/stat before and after):
  *    the stack's eight, the Postgres backends serving its databases, a local Redis and the
  *    Kafka broker of scripts/kafka.sh, the bench's own servers and the load generator. A
@@ -44,6 +47,7 @@ import { IdentityAdminService, OrganizationService } from "@platform/contracts/i
 import { systemClock } from "@platform/kit/clock";
 import { adminClientInterceptor, httpTransport } from "@platform/kit/connect";
 import { CONTEXT_HEADER, signContext } from "@platform/kit/context";
+import { startLogOffGateway } from "./bench-distributed/log-off-gateway.js";
 import { printReport } from "./bench-distributed/report.js";
 import { autocannonRow, directRow, type OpenLoopRow, openLoopRow, type Row } from "./bench-distributed/rows.js";
 import {
@@ -169,6 +173,11 @@ const [bareUrl, floorUrl] = await Promise.all([
   listening(floorServer, "the floor proxy"),
 ]);
 
+// ---------------------------------------------------------------- the gateway with its request log off
+
+const logOff = skip.has("requestlog") ? undefined : await startLogOffGateway();
+if (logOff) sampleServer("gateway, log off", logOff.child.pid);
+
 // ---------------------------------------------------------------- closed loop
 
 const organizations = createClient(OrganizationService, httpTransport(IDENTITY, [], { unaryHttpVersion: rpcHttp }));
@@ -209,6 +218,16 @@ try {
     nextKey,
   );
   await autocannonRow("warm-up", `${floorUrl}${API}/organizations/me`, 10, 3, nextKey);
+  if (logOff) {
+    // Its token cache filled as the stack's gateway's was, so the two differ only in the log.
+    await autocannonRow(
+      "warm-up",
+      `${logOff.url}${API}/organizations/me`,
+      10,
+      Math.max(3, Math.ceil(tokenCount / 300)),
+      nextKey,
+    );
+  }
   await directRow(getOrganization, 10, 2);
   if (soakSeconds > 0) {
     // Right after the warm-up, so a soak longer than the token cache's TTL runs through the
@@ -222,6 +241,7 @@ try {
       const direct: Row[] = [];
       const floor: Row[] = [];
       const gateway: Row[] = [];
+      const gatewayLogOff: Row[] = [];
       const closedLoop = (name: string, base: string) =>
         autocannonRow(name, `${base}${API}/organizations/me`, conns, duration, nextKey);
       for (let round = 0; round < rounds; round++) {
@@ -229,9 +249,26 @@ try {
         direct.push(await directRow(getOrganization, conns, duration));
         floor.push(await closedLoop("floor proxy (floor-proxy.ts)", floorUrl));
         gateway.push(await closedLoop("gateway GET /organizations/me", GATEWAY));
+        if (logOff) gatewayLogOff.push(await closedLoop("gateway GET /organizations/me, REQUEST_LOG=off", logOff.url));
       }
-      for (const r of [bare, direct, floor, gateway].map(medianRound)) {
+      for (const r of [bare, direct, floor, gateway, ...(logOff ? [gatewayLogOff] : [])].map(medianRound)) {
         rows.push({ ...r, name: `${r.name}, ${conns} conns` });
+      }
+      if (logOff) {
+        // The stack's gateway (log on) against its twin with the log off, round by round: what
+        // the per-request summary and its batches cost the gateway's CPU per read.
+        const perRound = gateway.map((on, i) => {
+          const off = gatewayLogOff[i] as Row;
+          return { on: on.cpu.gateway ?? 0, off: off.cpu["gateway, log off"] ?? 0 };
+        });
+        const onMs = median(perRound.map((r) => r.on));
+        const offMs = median(perRound.map((r) => r.off));
+        ratios.push(
+          `request log at ${conns} connections: gateway CPU ${onMs.toFixed(3)} ms/read on, ${offMs.toFixed(3)} off ` +
+            `(${(((onMs - offMs) / offMs) * 100).toFixed(1)}%; rounds: ${perRound
+              .map((r) => `${r.on.toFixed(3)}/${r.off.toFixed(3)}`)
+              .join(", ")})`,
+        );
       }
       // floor/direct is the most gateway/direct can be on this machine: what a proxy that makes
       // only the gateway's hops, and nothing else, gets of the direct call's throughput.
@@ -314,6 +351,7 @@ try {
   telemetryGateways.stop();
   bareServer.kill();
   floorServer.kill();
+  logOff?.child.kill();
   await pgPool.end();
   stopWhatWeStarted();
 }

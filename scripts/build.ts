@@ -27,6 +27,7 @@ export const PROCESSES: Record<string, string> = {
   analytics: "services/analytics/src/main.ts",
   webhooks: "services/webhooks/src/main.ts",
   "webhooks-delivery": "services/webhooks/src/delivery-main.ts",
+  "request-logs": "services/request-logs/src/main.ts",
   // `npm start`'s embedded platform, for running it without tsx.
   embedded: "runtime/src/embedded.ts",
 };

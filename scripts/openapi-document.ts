@@ -25,6 +25,7 @@ export async function openApiDocument(env: Record<string, string | undefined>): 
       revenue: none(),
       analytics: none(),
       webhooks: none(),
+      requestLogs: none(),
     },
     rateLimitStore: memoryRateLimitStore(),
   });

@@ -11,5 +11,6 @@ export const PROCESSES = [
   "analytics",
   "webhooks",
   "webhooks-delivery",
+  "request-logs",
   "gateway",
 ];

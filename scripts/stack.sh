@@ -8,7 +8,7 @@ cd "$(dirname "$0")/.."
 RUN_DIR=${STACK_RUN_DIR:-.run}
 # Each port: the environment's value, else the default after the '='.
 for setting in GATEWAY_PORT=8080 IDENTITY_PORT=7101 SCHEDULING_PORT=7102 CRM_PORT=7103 REVENUE_PORT=7104 \
-  ANALYTICS_PORT=7105 WEBHOOKS_PORT=7106 DELIVERY_PORT=7116 ADMIN_PORT=8081 CRM_ADMIN_PORT=8083 \
+  ANALYTICS_PORT=7105 WEBHOOKS_PORT=7106 DELIVERY_PORT=7116 REQUEST_LOGS_PORT=7107 ADMIN_PORT=8081 CRM_ADMIN_PORT=8083 \
   REVENUE_ADMIN_PORT=8084 ANALYTICS_ADMIN_PORT=8085; do
   name=${setting%%=*}
   printf -v "$name" '%s' "${!name:-${setting#*=}}"
@@ -16,7 +16,8 @@ done
 unset setting name
 # Prometheus /metrics of each process: METRICS_BASE_PORT + its place in METRICS_ORDER.
 METRICS_BASE_PORT=${METRICS_BASE_PORT:-9460}
-METRICS_ORDER="gateway identity scheduling crm-data revenue analytics webhooks webhooks-delivery"
+# request-logs came later: last, so the other processes keep their ports.
+METRICS_ORDER="gateway identity scheduling crm-data revenue analytics webhooks webhooks-delivery request-logs"
 metrics_port() {
   local i=0 n
   for n in $METRICS_ORDER; do
@@ -68,9 +69,9 @@ Each process runs under a small supervisor that restarts it when it exits (after
 
 Ports: gateway http://127.0.0.1:$GATEWAY_PORT; RPC identity $IDENTITY_PORT, scheduling $SCHEDULING_PORT,
 crm-data $CRM_PORT, revenue $REVENUE_PORT, analytics $ANALYTICS_PORT, webhooks $WEBHOOKS_PORT, webhook
-delivery worker $DELIVERY_PORT; admin planes identity $ADMIN_PORT, crm-data $CRM_ADMIN_PORT, revenue
+delivery worker $DELIVERY_PORT, request-logs $REQUEST_LOGS_PORT; admin planes identity $ADMIN_PORT, crm-data $CRM_ADMIN_PORT, revenue
 $REVENUE_ADMIN_PORT, analytics $ANALYTICS_ADMIN_PORT; Prometheus /metrics on $METRICS_BASE_PORT + n
-(n: the process's place in the list above, gateway 0).
+(n: the process's place in "$METRICS_ORDER", gateway 0).
 Settings come from the environment (the *_PORT variables above, PG_URL, REDIS_URL, KAFKA_BROKERS,
 PLATFORM_CONTEXT_SECRET, PLATFORM_ADMIN_SECRET, SANDBOX_SEED, STACK_DB_PREFIX, STACK_RUN_DIR,
 STACK_NODE_FLAGS: extra node flags for every process, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof").
@@ -87,7 +88,7 @@ Prometheus, the processes' /metrics ports become its targets. Neither running: n
 TXT
 }
 
-PROCESSES="identity scheduling crm-data revenue analytics webhooks webhooks-delivery gateway"
+PROCESSES="identity scheduling crm-data revenue analytics webhooks webhooks-delivery request-logs gateway"
 
 # A zombie (exited, not yet reaped) still answers kill -0: it is not running.
 alive() {
@@ -161,6 +162,7 @@ ports_of() {
     analytics) own="$ANALYTICS_PORT $ANALYTICS_ADMIN_PORT" ;;
     webhooks) own="$WEBHOOKS_PORT" ;;
     webhooks-delivery) own="$DELIVERY_PORT" ;;
+    request-logs) own="$REQUEST_LOGS_PORT" ;;
   esac
   echo "$own $(metrics_port "$1")"
 }
@@ -268,11 +270,13 @@ command_of() {
       DATABASE_URL="$PG_URL/${DB_PREFIX}webhooks" $(entry webhooks services/webhooks/src/main.ts)) ;;
     webhooks-delivery) PORT0=$DELIVERY_PORT; CMD=(DELIVERY_PORT="$DELIVERY_PORT" METRICS_PORT="$(metrics_port webhooks-delivery)"
       DATABASE_URL="$PG_URL/${DB_PREFIX}webhooks" $(entry webhooks-delivery services/webhooks/src/delivery-main.ts)) ;;
+    request-logs) PORT0=$REQUEST_LOGS_PORT; CMD=(PORT="$REQUEST_LOGS_PORT" METRICS_PORT="$(metrics_port request-logs)"
+      DATABASE_URL="$PG_URL/${DB_PREFIX}request_logs" $(entry request-logs services/request-logs/src/main.ts)) ;;
     gateway) PORT0=$GATEWAY_PORT; CMD=(PORT="$GATEWAY_PORT" METRICS_PORT="$(metrics_port gateway)"
       IDENTITY_URL="$(local_url "$IDENTITY_PORT")" SCHEDULING_URL="$(local_url "$SCHEDULING_PORT")"
       CRM_URL="$(local_url "$CRM_PORT")" REVENUE_URL="$(local_url "$REVENUE_PORT")"
       ANALYTICS_URL="$(local_url "$ANALYTICS_PORT")" WEBHOOKS_URL="$(local_url "$WEBHOOKS_PORT")"
-      $(entry gateway gateway/src/main.ts)) ;;
+      REQUEST_LOGS_URL="$(local_url "$REQUEST_LOGS_PORT")" $(entry gateway gateway/src/main.ts)) ;;
     *) echo "no process '$1'; the processes: $PROCESSES" >&2; exit 2 ;;
   esac
 }
@@ -395,7 +399,7 @@ case "${1:-}" in
     echo "Sandbox keys: npx platform sandbox keys --admin-url http://127.0.0.1:$ADMIN_PORT"
     ;;
   stop)
-    for n in gateway webhooks-delivery webhooks analytics revenue crm-data scheduling identity; do stop_one "$n"; done
+    for n in gateway request-logs webhooks-delivery webhooks analytics revenue crm-data scheduling identity; do stop_one "$n"; done
     # Prometheus stops scraping what is gone (no PlatformTargetDown for a stack stopped on purpose).
     if bash scripts/observability.sh status prometheus >/dev/null 2>&1; then bash scripts/observability.sh targets stack; fi
     bash scripts/kafka.sh stop --if-marked "$RUN_DIR/kafka.started-by-stack"

@@ -24,6 +24,7 @@ const MIGRATING = [
   ["revenue", "revenue"],
   ["analytics", "analytics"],
   ["webhooks", "webhooks"],
+  ["request-logs", "request_logs"],
 ] as const;
 const databases: string[] = [];
 

@@ -48,6 +48,7 @@ const ports = {
   webhooks: port + 9,
   delivery: port + 10,
   gateway: port + 11,
+  requestLogs: port + 12,
 };
 const url = (p: number) => `http://127.0.0.1:${p}`;
 const BOOKED = "scheduling.smartscheduler.booked";
@@ -282,6 +283,16 @@ beforeAll(async () => {
         env: webhooks,
       },
       {
+        // No previous build of it: the 1.0.0 release had no request log. It is never swapped;
+        // the previous gateway publishes no summaries and serves no /request-logs, and the
+        // current one's summaries reach it whichever build of each service answered.
+        name: "request-logs",
+        entry: "services/request-logs/src/main.ts",
+        database: "request_logs",
+        port: ports.requestLogs,
+        env: { ...service, PORT: String(ports.requestLogs), REQUEST_LOGS_CONSUMER_GROUP: `request-logs-mixed-${run}` },
+      },
+      {
         name: "gateway",
         entry: "gateway/src/main.ts",
         port: ports.gateway,
@@ -294,6 +305,7 @@ beforeAll(async () => {
           REVENUE_URL: url(ports.revenue),
           ANALYTICS_URL: url(ports.analytics),
           WEBHOOKS_URL: url(ports.webhooks),
+          REQUEST_LOGS_URL: url(ports.requestLogs),
           REDIS_URL,
           RATE_LIMIT_PREFIX: rateLimitPrefix,
         },
@@ -343,6 +355,7 @@ describe("mixed versions: the previous release beside the current build", () => 
   );
 
   // Each on the database the current build's migrations already brought forward (expand/contract).
+  // request-logs is not among them: the previous release has no such service (see the stack above).
   for (const service of ["scheduling", "revenue", "webhooks", "identity", "crm-data", "analytics"]) {
     it(
       `the current gateway with the previous ${service}`,

@@ -25,6 +25,7 @@ const ports = {
   gateway: port + 3,
   webhooks: port + 4,
   delivery: port + 5,
+  requestLogs: port + 11,
 };
 const metricsPorts = {
   gateway: port + 6,
@@ -32,6 +33,7 @@ const metricsPorts = {
   scheduling: port + 8,
   webhooks: port + 9,
   "webhooks-delivery": port + 10,
+  "request-logs": port + 12,
 };
 const targetsName = `obs-test-${run}`;
 const markDir = mkdtempSync(join(tmpdir(), "obs-test-"));
@@ -123,6 +125,18 @@ beforeAll(async () => {
         },
       },
       {
+        // The request log: the gateway's summaries reach it through Kafka; its target is up too.
+        name: "request-logs",
+        entry: "services/request-logs/src/main.ts",
+        database: "rl",
+        port: ports.requestLogs,
+        env: {
+          PORT: String(ports.requestLogs),
+          REQUEST_LOGS_CONSUMER_GROUP: `obs-request-logs-${run}`,
+          ...metricsPort("request-logs"),
+        },
+      },
+      {
         name: "gateway",
         entry: "gateway/src/main.ts",
         port: ports.gateway,
@@ -134,6 +148,7 @@ beforeAll(async () => {
           IDENTITY_URL: `http://127.0.0.1:${ports.identity}`,
           SCHEDULING_URL: `http://127.0.0.1:${ports.scheduling}`,
           WEBHOOKS_URL: `http://127.0.0.1:${ports.webhooks}`,
+          REQUEST_LOGS_URL: `http://127.0.0.1:${ports.requestLogs}`,
           ...metricsPort("gateway"),
         },
       },

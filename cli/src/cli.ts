@@ -8,6 +8,7 @@ import { endpoints } from "./endpoints.js";
 import { registerEventCommands } from "./events-commands.js";
 import { EXAMPLES } from "./help.js";
 import { registerOrgCommands } from "./org-commands.js";
+import { registerRequestCommands } from "./request-commands.js";
 import { registerSandboxCommands } from "./sandbox-commands.js";
 import { registerTokenCommands } from "./token-commands.js";
 
@@ -74,6 +75,7 @@ export async function run(argv: readonly string[], io: CliIo): Promise<number> {
     ...(io.connectAttempts ? { connectAttempts: io.connectAttempts } : {}),
   });
   registerDeliveriesCommands(program, { env: io.env, stdout: io.stdout, stderr: io.stderr, now });
+  registerRequestCommands(program, { env: io.env, stdout: io.stdout, stderr: io.stderr, now });
 
   try {
     await program.parseAsync(argv, { from: "user" });

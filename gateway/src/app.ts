@@ -9,7 +9,7 @@ import { installDelegationAudit } from "./audit.js";
 import { ApiKeyAuthenticator, KEY_REFRESHES, type KeyRecord } from "./auth.js";
 import { type CachePurge, startCachePurge } from "./cache-purge.js";
 import { clientErrorHandler } from "./client-errors.js";
-import { type GatewayConfig, publicUrl } from "./config.js";
+import { type GatewayConfig, publicUrl, requestLogOptions } from "./config.js";
 import { defaultConsoleDir, registerConsole } from "./console.js";
 import { DelegationResolver, type GrantRecord } from "./delegation.js";
 import { frameworkErrorHandler, installErrorHandling } from "./errors.js";
@@ -30,6 +30,7 @@ import { registerOpenApi } from "./openapi.js";
 import { RateLimiter } from "./rate-limit/limiter.js";
 import type { RateLimitStore } from "./rate-limit/store.js";
 import { REQUEST_ID_HEADER, requestId } from "./request-id.js";
+import { busSink, installRequestLog, type RequestLogSink } from "./request-log.js";
 import { API_PREFIX, type RouteDeps, type RouteModule, type RouteSpec } from "./route.js";
 import * as analytics from "./routes/analytics.js";
 import * as apiKeys from "./routes/api-keys.js";
@@ -37,6 +38,7 @@ import * as composed from "./routes/composed.js";
 import * as crm from "./routes/crm.js";
 import * as events from "./routes/events.js";
 import * as identity from "./routes/identity.js";
+import * as requestLogs from "./routes/request-logs.js";
 import * as revenue from "./routes/revenue.js";
 import * as scheduling from "./routes/scheduling.js";
 import * as webhooks from "./routes/webhooks.js";
@@ -52,6 +54,7 @@ export { localFirstRateLimitStore, redisRateLimitStoreSyncedEvery } from "./rate
 export { memoryRateLimitStore } from "./rate-limit/memory-store.js";
 export { redisRateLimitStore } from "./rate-limit/redis-store.js";
 export type { RateLimitStore } from "./rate-limit/store.js";
+export type { LoggedRequest, RequestLogSink } from "./request-log.js";
 export { memoryStreamSlots, redisStreamSlots, type StreamSlots } from "./stream-slots.js";
 
 export interface GatewayDeps {
@@ -68,6 +71,11 @@ export interface GatewayDeps {
   bus?: EventBus;
   /** Leases of the open event streams per token; in-memory (this instance only) when unset. */
   streamSlots?: StreamSlots;
+  /**
+   * Where the request log's batches go (REQUEST_LOG on): the embedded runtime hands them to the
+   * request-logs service in process; by default they are published on `bus`.
+   */
+  requestLogSink?: RequestLogSink;
 }
 
 declare module "fastify" {
@@ -91,6 +99,7 @@ const ROUTE_MODULES: readonly RouteModule[] = [
   composed,
   events,
   apiKeys,
+  requestLogs,
 ];
 
 /** The shared schemas, problem first, then the modules' in their order; serializers compiled over them serve every build. */
@@ -188,6 +197,8 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
   installJsonBodies(app);
   app.decorateRequest("apiCall", null);
   app.decorateRequest("admission", null);
+  app.decorateRequest("keyToken", null);
+  app.decorateReply("problemName", null);
   installBodyReceipt(app, receipt);
   const keyless = limitConnections(app.server, {
     maxConnections: config.MAX_CONNECTIONS,
@@ -207,6 +218,10 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
   });
 
   if (deps.bus) installDelegationAudit(app, { bus: deps.bus, clock, logger });
+  const requestLogSink = deps.requestLogSink ?? (deps.bus ? busSink(deps.bus, clock) : undefined);
+  if (config.REQUEST_LOG && requestLogSink) {
+    installRequestLog(app, { sink: requestLogSink, clock, logger, options: requestLogOptions(config) });
+  }
 
   const clients = createServiceClients(deps.transports);
   const sign = contextSigner(config.PLATFORM_CONTEXT_SECRET, clock);

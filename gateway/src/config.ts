@@ -26,6 +26,7 @@ export const gatewayConfigSpec = {
   REVENUE_URL: serviceUrl("revenue", 7104),
   ANALYTICS_URL: serviceUrl("analytics", 7105),
   WEBHOOKS_URL: serviceUrl("webhooks", 7106),
+  REQUEST_LOGS_URL: serviceUrl("request-logs", 7107),
   REDIS_URL: {
     description: "Redis for the rate-limit buckets shared by all gateway instances; in-memory buckets when unset",
     default: undefined,
@@ -137,6 +138,28 @@ export const gatewayConfigSpec = {
     default: 15_000,
     parse: parse.int(100),
   },
+  REQUEST_LOG: {
+    description:
+      "Record a summary of every request made with a valid API key in the org's request log (GET /request-logs), published off the request path; off turns it off",
+    default: true,
+    parse: parse.bool,
+  },
+  REQUEST_LOG_FLUSH_MS: {
+    description: "Request log: longest a summary waits in the gateway's buffer before its batch is published",
+    default: 100,
+    parse: parse.int(10, 10_000),
+  },
+  REQUEST_LOG_BATCH: {
+    description: "Request log: summaries per published batch (a full batch goes out at once)",
+    default: 500,
+    parse: parse.int(1, 5_000),
+  },
+  REQUEST_LOG_BUFFER: {
+    description:
+      "Request log: summaries the gateway holds while the bus is slow or down; beyond it they are dropped (counted in platform.request_log.dropped), never the request",
+    default: 10_000,
+    parse: parse.int(1, 1_000_000),
+  },
   GATEWAY_INSTANCE_ID: {
     description: "Name of this gateway instance; its consumer group for cache purges is gateway-<id>",
     default: randomBytes(6).toString("hex"),
@@ -152,4 +175,15 @@ export function publicUrl(config: Pick<GatewayConfig, "PLATFORM_PUBLIC_URL" | "H
   // A wildcard address is where the gateway listens, not one a client can call.
   const host = config.HOST === "0.0.0.0" || config.HOST === "::" ? "127.0.0.1" : config.HOST;
   return `http://${host.includes(":") ? `[${host}]` : host}:${config.PORT}`;
+}
+
+/** The request log buffer's settings (request-log.ts). */
+export function requestLogOptions(
+  config: Pick<GatewayConfig, "REQUEST_LOG_FLUSH_MS" | "REQUEST_LOG_BATCH" | "REQUEST_LOG_BUFFER">,
+) {
+  return {
+    flushMs: config.REQUEST_LOG_FLUSH_MS,
+    batchSize: config.REQUEST_LOG_BATCH,
+    maxBuffered: Math.max(config.REQUEST_LOG_BUFFER, config.REQUEST_LOG_BATCH),
+  };
 }

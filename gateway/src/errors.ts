@@ -54,6 +54,8 @@ const UNAVAILABLE_RETRY_AFTER_S = "1";
 
 export function sendProblem(reply: FastifyReply, p: ProblemError, docsUrl: string): FastifyReply {
   if (p.status === 503) reply.header("retry-after", UNAVAILABLE_RETRY_AFTER_S);
+  // For the request log (request-log.ts), which records the problem's name.
+  reply.problemName = p.problemName;
   // Sent as text so no response schema of the route reshapes the problem.
   return reply
     .code(p.status)

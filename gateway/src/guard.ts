@@ -182,6 +182,8 @@ export function admitFor(spec: RouteSpec, deps: GuardDeps) {
       );
     }
     const token = await deps.authenticator.authenticate(apiKey, request.id);
+    // A valid key: the request is the org's, in its request log, whatever is refused next.
+    request.keyToken = token;
     deps.keyless?.keyed(socket);
     const delegation = await deps.delegation.resolve(request.headers[ACTING_ON_HEADER], token, {
       allowed: spec.actingOn !== "forbidden",

@@ -64,6 +64,7 @@ const app = await buildGateway({
     revenue: httpTransport(config.REVENUE_URL, [], upstream),
     analytics: httpTransport(config.ANALYTICS_URL, [], upstream),
     webhooks: httpTransport(config.WEBHOOKS_URL, [], upstream),
+    requestLogs: httpTransport(config.REQUEST_LOGS_URL, [], upstream),
   },
   rateLimitStore,
   ...(bus ? { bus } : {}),

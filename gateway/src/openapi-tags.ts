@@ -44,5 +44,10 @@ export const OPENAPI_TAGS: readonly { name: string; description: string }[] = [
     description:
       "The key that makes the request: its organization, scopes, expiry and partner flag (the developer console's overview).",
   },
+  {
+    name: "Request logs",
+    description:
+      "The org's own API requests of the last 7 days (method, route, status, problem, duration, key id): look a requestId up, or list by filters.",
+  },
   { name: "Webhook events", description: "What the platform POSTs to a subscription's endpoint, by event type." },
 ];

@@ -3,6 +3,7 @@ import { type CallOptions, type Client, createClient, type Transport } from "@co
 import { BuyerSignalsService, EmailBlastService } from "@platform/contracts/analytics";
 import { AccountService, ContactService, TranscriptService } from "@platform/contracts/crm";
 import { GatewayAuthService, OrganizationService, PartnerService, UserService } from "@platform/contracts/identity";
+import { RequestLogService } from "@platform/contracts/request-logs";
 import { DealService, InsightService, QnaService } from "@platform/contracts/revenue";
 import { MeetingService, SmartScheduleService } from "@platform/contracts/scheduling";
 import { EventLogService, WebhookSubscriptionService } from "@platform/contracts/webhooks";
@@ -17,6 +18,7 @@ export interface ServiceTransports {
   revenue: Transport;
   analytics: Transport;
   webhooks: Transport;
+  requestLogs: Transport;
 }
 
 /**
@@ -36,6 +38,7 @@ const SERVICES = {
   revenue: { deals: DealService, qnas: QnaService, insights: InsightService },
   analytics: { signals: BuyerSignalsService, blasts: EmailBlastService },
   webhooks: { subscriptions: WebhookSubscriptionService, events: EventLogService },
+  requestLogs: { requestLogs: RequestLogService },
 } as const satisfies Record<keyof ServiceTransports, Record<string, DescService>>;
 
 type Services = typeof SERVICES;

@@ -11,7 +11,7 @@ import { createLogger, type Logger } from "@platform/kit/logger";
 import { PROBLEM_CATALOG, type ProblemName } from "@platform/kit/problems";
 import type { FastifyInstance, LightMyRequestResponse } from "fastify";
 import { expect } from "vitest";
-import { buildGateway, memoryRateLimitStore, type RateLimitStore } from "../src/app.js";
+import { buildGateway, memoryRateLimitStore, type RateLimitStore, type RequestLogSink } from "../src/app.js";
 import { type GatewayConfig, gatewayConfigSpec } from "../src/config.js";
 import { FakeIdentity } from "./fakes/identity.js";
 import { FakeScheduling } from "./fakes/scheduling.js";
@@ -64,7 +64,11 @@ export async function buildTestGateway(
     /** The gateway's logger, for tests that read what it logs; silent otherwise. */
     logger?: Logger;
     /** Routes standing in for a service without a fake here (a hanging one, a failing one). */
-    services?: Partial<Record<"crm" | "revenue" | "analytics" | "webhooks", (router: ConnectRouter) => void>>;
+    services?: Partial<
+      Record<"crm" | "revenue" | "analytics" | "webhooks" | "requestLogs", (router: ConnectRouter) => void>
+    >;
+    /** Where the request log's batches go (REQUEST_LOG); on `bus` when unset. */
+    requestLogSink?: RequestLogSink;
   } = {},
 ): Promise<TestGateway> {
   const clock = new ManualClock("2026-01-15T12:00:00Z");
@@ -95,9 +99,11 @@ export async function buildTestGateway(
       revenue: transport(opts.services?.revenue ?? (() => {})),
       analytics: transport(opts.services?.analytics ?? (() => {})),
       webhooks: transport(opts.services?.webhooks ?? (() => {})),
+      requestLogs: transport(opts.services?.requestLogs ?? (() => {})),
     },
     rateLimitStore: opts.store ?? memoryRateLimitStore(),
     ...(opts.bus ? { bus: opts.bus } : {}),
+    ...(opts.requestLogSink ? { requestLogSink: opts.requestLogSink } : {}),
   });
   return { app, clock, identity, scheduling, config };
 }

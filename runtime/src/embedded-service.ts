@@ -46,6 +46,8 @@ export interface EmbeddedParts {
    * whether this start created the sandbox).
    */
   seed?: () => Promise<boolean>;
+  /** request-logs: stores a batch of the gateway's request summaries (the gateway's sink in this runtime). */
+  requestLogSink?: (batch: { requests: unknown[] }) => Promise<void>;
 }
 
 /** A bounded context as the embedded runtime runs it. */

@@ -1,5 +1,5 @@
 import { join } from "node:path";
-import { buildGateway, type GatewayConfig, memoryRateLimitStore } from "@platform/gateway/app";
+import { buildGateway, type GatewayConfig, memoryRateLimitStore, type RequestLogSink } from "@platform/gateway/app";
 import type { ServiceTransports } from "@platform/gateway/services";
 import { sandboxKeys } from "@platform/identity/server";
 import type { Subscription } from "@platform/kit/bus";
@@ -34,6 +34,7 @@ import type { EmbeddedParts, EmbeddedService } from "./embedded-service.js";
 import { analyticsEmbedded } from "./services/analytics.js";
 import { crmEmbedded } from "./services/crm.js";
 import { identityEmbedded } from "./services/identity.js";
+import { requestLogsEmbedded } from "./services/request-logs.js";
 import { revenueEmbedded } from "./services/revenue.js";
 import { schedulingEmbedded } from "./services/scheduling.js";
 import { webhooksEmbedded } from "./services/webhooks.js";
@@ -50,6 +51,7 @@ function embeddedServices(opts: EmbeddedOptions): EmbeddedService[] {
     revenueEmbedded,
     analyticsEmbedded,
     webhooksEmbedded,
+    requestLogsEmbedded,
   ];
 }
 
@@ -143,6 +145,7 @@ export async function createEmbeddedPlatform(opts: EmbeddedOptions): Promise<Emb
     revenue: inProcessTransport(NO_ROUTES, serverInterceptors),
     analytics: inProcessTransport(NO_ROUTES, serverInterceptors),
     webhooks: inProcessTransport(NO_ROUTES, serverInterceptors),
+    requestLogs: inProcessTransport(NO_ROUTES, serverInterceptors),
   };
   const dbs: Record<string, Db> = {};
   const relays: OutboxRelay[] = [];
@@ -188,6 +191,9 @@ export async function createEmbeddedPlatform(opts: EmbeddedOptions): Promise<Emb
     transports,
     rateLimitStore: memoryRateLimitStore(),
     bus,
+    // Batches go straight to the request-logs service: the in-process bus keeps every message
+    // it carries in memory, which one message per 100 ms of traffic would grow without end.
+    ...requestLogSinkOf(started),
   });
 
   async function closeParts() {
@@ -236,4 +242,10 @@ export async function createEmbeddedPlatform(opts: EmbeddedOptions): Promise<Emb
       await closeParts();
     },
   };
+}
+
+/** The request-logs service's sink for the gateway, when it runs. */
+function requestLogSinkOf(started: { parts: EmbeddedParts }[]): { requestLogSink?: RequestLogSink } {
+  const sink = started.find((s) => s.parts.requestLogSink)?.parts.requestLogSink;
+  return sink ? { requestLogSink: sink } : {};
 }

@@ -8,6 +8,7 @@ export function printReport(rows: readonly Row[], openRows: readonly OpenLoopRow
   // Every process sampled, in this order; a column no row used is left out.
   const cpuCols = [
     "gateway",
+    "gateway, log off",
     "identity",
     "crm-data",
     "revenue",
@@ -15,6 +16,7 @@ export function printReport(rows: readonly Row[], openRows: readonly OpenLoopRow
     "analytics",
     "webhooks",
     "webhooks-delivery",
+    "request-logs",
     "postgres",
     "redis",
     "kafka",

@@ -31,14 +31,15 @@ export const values = suiteArgs(
     "rpc-http": "1.1",
   }),
   `usage: npm run bench -- --suite distributed [--duration SECONDS] [--rates 500,1000,1500]
-    [--connections 10,50] [--tokens 1000] [--rounds 1] [--skip closed,tracing,open,cold,deals] [--soak SECONDS] [--soak-rate 1000]
-    [--cold-rate 1000] [--tracing-rate 300] [--rpc-http 1.1]
+    [--connections 10,50] [--tokens 1000] [--rounds 1] [--skip closed,tracing,open,cold,deals,requestlog] [--soak SECONDS]
+    [--soak-rate 1000] [--cold-rate 1000] [--tracing-rate 300] [--rpc-http 1.1]
 Uses the stack on GATEWAY_PORT (default 8080) or starts one with scripts/stack.sh (and stops what it started);
 a gateway that answers without a running gateway in STACK_RUN_DIR (default .run) is another stack's, and
 the bench refuses it (its CPU columns come from that directory's pid files).
 Rows: a bare fastify route, identity called directly, the floor proxy (the gateway's unavoidable hops
 on bare node:http: bench-distributed/floor-proxy.ts) and the gateway, closed loop and at even rates
-(open loop); the gateway at --cold-rate with --tokens keys it has not seen (each first request waits for
+(open loop), and beside the gateway its twin with REQUEST_LOG=off (the request log's cost; LOG_OFF_PORT,
+default GATEWAY_PORT + 10); the gateway at --cold-rate with --tokens keys it has not seen (each first request waits for
 its key's look-up); POST /deals; the cost of observability (tracing): two more gateways of the stack's
 build, nothing configured against tracing at 10% (Zipkin) + Prometheus scraping every 15 s, sent
 --tracing-rate req/s each at the same time; Zipkin and Prometheus are scripts/observability.sh's

@@ -86,6 +86,10 @@ export const RESOURCES = {
     list: "listEvents",
     get: "getEvent",
   },
+  requestLogs: {
+    list: "listRequestLogs",
+    get: "getRequestLog",
+  },
 } as const satisfies Record<string, Record<string, OperationId>>;
 
 /**

@@ -10,6 +10,8 @@ export const TOPICS = {
   email: "platform.email.v1",
   /** Webhooks' own events (a subscription the platform disabled); delivered to the org's other subscriptions. */
   webhooks: "platform.webhooks.v1",
+  /** The gateway's summaries of the requests it answered, in batches; request-logs stores them. */
+  requestLogs: "platform.requestlogs.v1",
 } as const;
 
 export type Topic = (typeof TOPICS)[keyof typeof TOPICS];
@@ -40,6 +42,8 @@ export const EVENT_TYPES = {
   emailEventRecorded: "platform.email.v1.EmailEventRecorded",
   /** Webhooks disabled a subscription (failing, endpoint-gone); named as subscribers see it. */
   webhookSubscriptionDisabled: "webhooks.subscription.disabled",
+  /** A batch of request summaries (payload platform.events.requestlogs.v1.RequestsLogged). */
+  requestsLogged: "platform.requestlogs.v1.RequestsLogged",
 } as const;
 
 /** A domain event as written to the outbox and read back by consumers. */

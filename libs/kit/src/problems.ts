@@ -47,6 +47,7 @@ export const PROBLEM_CATALOG = {
   "organization-not-found": { status: 404, title: "Organization not found" },
   "email-blast-not-found": { status: 404, title: "Email blast not found" },
   "sent-email-not-found": { status: 404, title: "Sent email not found" },
+  "request-log-not-found": { status: 404, title: "Request log not found" },
   "method-not-allowed": { status: 405, title: "Method not allowed" },
   "request-timeout": { status: 408, title: "Request timeout" },
   "slot-conflict": { status: 409, title: "Slot no longer available" },

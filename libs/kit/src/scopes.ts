@@ -19,6 +19,8 @@ export const ALL_SCOPES = [
   "email-blasts:read",
   "webhooks:read",
   "webhooks:write",
+  // Not in the spec: the org's own request log (GET /request-logs), an addition beside it.
+  "logs:read",
   "partner:act-as-child",
 ] as const;
 

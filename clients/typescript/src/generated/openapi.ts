@@ -1269,6 +1269,46 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/api/v1alpha1/request-logs": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The organization's API requests of the last 7 days, newest first
+     * @description Requires scope `logs:read`. Rate-limit tier: read (300 requests per minute, 50000 per UTC day, per token).
+     */
+    get: operations["listRequestLogs"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/v1alpha1/request-logs/{requestId}": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * One API request of the organization, by its requestId
+     * @description Requires scope `logs:read`. Rate-limit tier: read (300 requests per minute, 50000 per UTC day, per token).
+     */
+    get: operations["getRequestLog"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
 }
 export interface webhooks {
   "scheduling.smartscheduler.booked": {
@@ -3174,6 +3214,38 @@ export interface components {
       /** @description The scopes this request may exercise: the key's, intersected with the child's grant when acting on one */
       effectiveScopes: string[];
     };
+    /** @description One API request of the organization: what was asked and answered, never a body, a query value, a header or a key */
+    RequestLog: {
+      /** @description The request's X-Request-Id (quoted in every problem body as requestId) */
+      requestId: string;
+      /** @description HTTP method */
+      method: string;
+      /** @description Route template, e.g. /deals/{dealId} */
+      route: string;
+      /** @description The route's path parameters by name, e.g. {"dealId": "deal_…"} */
+      pathIds: {
+        [key: string]: string;
+      };
+      /** @description Response status */
+      status: number;
+      /** @description The problem's name (the last segment of its type URI); null for a success */
+      problemType: string | null;
+      /** @description Time to answer, in milliseconds */
+      durationMs: number;
+      /** @description The API key's token id (never the key) */
+      keyId: string;
+      /** @description The key's organization, whose log holds the record */
+      orgId: string;
+      /** @description The child organization a partner acted on (X-Platform-Acting-On); null when none */
+      actingOn: string | null;
+      /** @description The request's Idempotency-Key; null when none */
+      idempotencyKey: string | null;
+      /**
+       * Format: date-time
+       * @description When the request arrived
+       */
+      createdAt: string;
+    };
   };
   responses: never;
   parameters: never;
@@ -3230,6 +3302,7 @@ export type WebhookLegacyMeeting = components["schemas"]["WebhookLegacyMeeting"]
 export type Event = components["schemas"]["Event"];
 export type AccountRelated = components["schemas"]["AccountRelated"];
 export type ApiKeyInfo = components["schemas"]["ApiKeyInfo"];
+export type RequestLog = components["schemas"]["RequestLog"];
 export type $defs = Record<string, never>;
 export interface operations {
   getMyOrganization: {
@@ -16974,6 +17047,336 @@ export interface operations {
       };
       /** @description Problem types: insufficient-scope, delegation-scope-required, cross-org-delegation-forbidden, delegation-scope-insufficient */
       403: {
+        headers: {
+          /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
+          "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Problem types: rate-limit-exceeded */
+      429: {
+        headers: {
+          /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
+          "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
+          /** @description Seconds until the request would be accepted */
+          "Retry-After"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Problem types: internal */
+      500: {
+        headers: {
+          /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
+          "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Problem types: service-unavailable */
+      503: {
+        headers: {
+          /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
+          "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
+          /** @description Seconds to wait before retrying */
+          "Retry-After"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Problem types: upstream-timeout */
+      504: {
+        headers: {
+          /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
+          "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+    };
+  };
+  listRequestLogs: {
+    parameters: {
+      query?: {
+        /** @description Opaque cursor from nextCursor; omit for the first page */
+        cursor?: string;
+        /** @description Page size; clamped to 1..100 */
+        limit?: number;
+        /** @description Only this status code, e.g. 404 */
+        status?: number;
+        /** @description Only this class of status */
+        statusClass?: "2xx" | "3xx" | "4xx" | "5xx";
+        /** @description Only this HTTP method */
+        method?: "GET" | "HEAD" | "POST" | "PATCH" | "PUT" | "DELETE";
+        /** @description Only this route template, as the API documents it, e.g. /deals/{dealId} */
+        route?: string;
+        /** @description Only responses with this problem: its name (deal-not-found) or its full type URI */
+        problemType?: string;
+        /** @description Only requests made with this API key (its token id) */
+        keyId?: string;
+        /** @description Only requests at or after this ISO 8601 date-time with a zone (or date); at most 7 days back */
+        from?: string;
+        /** @description Only requests before this ISO 8601 date-time with a zone (or date) */
+        to?: string;
+      };
+      header?: {
+        /** @description Not allowed on this endpoint (400 invalid-acting-on-org) */
+        "X-Platform-Acting-On"?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
+          "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            items: components["schemas"]["RequestLog"][];
+            /** @description Pass as cursor for the next page; null on the last */
+            nextCursor: string | null;
+          };
+        };
+      };
+      /** @description Problem types: invalid-acting-on-org, invalid-field, invalid-cursor, invalid-sort-field, invalid-filter */
+      400: {
+        headers: {
+          /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
+          "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Problem types: missing-trust-header, unknown-subscription, subscription-expired */
+      401: {
+        headers: {
+          /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
+          "X-Request-Id"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Problem types: insufficient-scope */
+      403: {
+        headers: {
+          /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
+          "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Problem types: rate-limit-exceeded */
+      429: {
+        headers: {
+          /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
+          "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
+          /** @description Seconds until the request would be accepted */
+          "Retry-After"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Problem types: internal */
+      500: {
+        headers: {
+          /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
+          "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Problem types: service-unavailable */
+      503: {
+        headers: {
+          /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
+          "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
+          /** @description Seconds to wait before retrying */
+          "Retry-After"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Problem types: upstream-timeout */
+      504: {
+        headers: {
+          /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
+          "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+    };
+  };
+  getRequestLog: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Not allowed on this endpoint (400 invalid-acting-on-org) */
+        "X-Platform-Acting-On"?: string;
+        /** @description ETags of representations the client has; 304 when one is current */
+        "If-None-Match"?: string;
+      };
+      path: {
+        /** @description The request's X-Request-Id (req_… unless the client sent its own) */
+        requestId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
+          "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
+          /** @description Validator of this representation; send it back in If-None-Match */
+          ETag?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["RequestLog"];
+        };
+      };
+      /** @description Not Modified: the representation named in If-None-Match is current */
+      304: {
+        headers: {
+          /** @description The current validator */
+          ETag?: string;
+          /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
+          "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Problem types: invalid-acting-on-org, invalid-filter */
+      400: {
+        headers: {
+          /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
+          "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Problem types: missing-trust-header, unknown-subscription, subscription-expired */
+      401: {
+        headers: {
+          /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
+          "X-Request-Id"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Problem types: insufficient-scope */
+      403: {
+        headers: {
+          /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
+          "X-Request-Id"?: string;
+          /** @description Remaining quota of the tier bucket, e.g. "read";r=299;t=60 (t: seconds until it grows again) */
+          RateLimit?: string;
+          /** @description The tier bucket, e.g. "read";q=300;w=60 */
+          "RateLimit-Policy"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Problem types: request-log-not-found */
+      404: {
         headers: {
           /** @description Id of this request (the caller's X-Request-Id when it sent a usable one) */
           "X-Request-Id"?: string;

@@ -136,6 +136,8 @@ export const OPERATIONS = {
   streamEvents: { method: "GET", path: "/events/stream", query: true },
   getEvent: { method: "GET", path: "/events/{eventId}" },
   getCurrentApiKey: { method: "GET", path: "/api-keys/current" },
+  listRequestLogs: { method: "GET", path: "/request-logs", paginated: true, query: true },
+  getRequestLog: { method: "GET", path: "/request-logs/{requestId}" },
 } as const satisfies Record<
   string,
   { method: string; path: string; idempotencyKey?: true; ifMatch?: true; paginated?: true; body?: true; query?: true }

@@ -1,0 +1,13 @@
+// The distributed runtime's entry point: `node --import tsx services/request-logs/src/main.ts`.
+// First, before any work: no allocation-site pretenuring (libs/kit/src/v8-flags.ts says why).
+import "@platform/kit/v8-flags";
+import { startTelemetry } from "@platform/kit/telemetry";
+
+// Telemetry first, so what loads after it can be instrumented.
+startTelemetry("request-logs");
+
+const { runUntilSignal } = await import("@platform/kit/service-runtime");
+const { loadRequestLogsConfig } = await import("./config.js");
+const { start } = await import("./start.js");
+
+await runUntilSignal("request-logs", () => start(loadRequestLogsConfig()));
