@@ -1,6 +1,6 @@
 import { useEffect, useState } from "preact/hooks";
 import { Link } from "wouter-preact";
-import { ApiError, type Credentials, call, type Page } from "../api.js";
+import { type Credentials, call, type Page } from "../api.js";
 import { ErrorBox, Json, Loading, localToIso, num, str, TableWrap, useLoad, When } from "../components.js";
 import { can, useSession } from "../session-context.js";
 
@@ -45,10 +45,6 @@ interface Recovery {
   createdAt?: string;
   completedAt?: string | null;
 }
-
-/** The path is unknown to this platform (an API older than the call): 404 not-found or 405. */
-const routeMissing = (err: unknown) =>
-  err instanceof ApiError && ((err.status === 404 && err.problemName === "not-found") || err.status === 405);
 
 function health(sub: Subscription): string {
   if (sub.status) return sub.status;
@@ -388,15 +384,12 @@ function TestForm({ creds, id, onSent }: { creds: Credentials; id: string; onSen
   );
 }
 
-/** Resend (the delivery-operations API), or redeliver on a platform that has only that. */
-async function resend(creds: Credentials, subscriptionId: string, deliveryId: string): Promise<Delivery> {
-  const base = `/webhook-subscriptions/${subscriptionId}/deliveries/${deliveryId}`;
-  try {
-    return await call<Delivery>(creds, `${base}/resend`, { method: "POST", idempotent: true });
-  } catch (err) {
-    if (!routeMissing(err)) throw err;
-    return call<Delivery>(creds, `${base}/redeliver`, { method: "POST", idempotent: true });
-  }
+/** A new attempt of the delivery's event now (same webhook-id). */
+function resend(creds: Credentials, subscriptionId: string, deliveryId: string): Promise<Delivery> {
+  return call<Delivery>(creds, `/webhook-subscriptions/${subscriptionId}/deliveries/${deliveryId}/resend`, {
+    method: "POST",
+    idempotent: true,
+  });
 }
 
 function Deliveries({
