@@ -136,12 +136,16 @@ describe("conditional GET", () => {
     const me = await call("GET", "/organizations/me");
     const etag = me.headers.etag as string;
     expect(etag).toMatch(/^W\/"\d+"$/);
+    // Each key (and acting-on org) reads its own organization at this URL, and two orgs'
+    // versions can be equal: a cache must keep them apart.
+    expect(String(me.headers.vary)).toMatch(/X-Platform-Api-Key, X-Platform-Acting-On/);
     const strong = etag.slice(2);
     for (const ifNoneMatch of [etag, strong, `"other", ${etag}`, "*"]) {
       const res = await call("GET", "/organizations/me", { headers: { "if-none-match": ifNoneMatch } });
       expect(res.statusCode, `${ifNoneMatch} ${res.body}`).toBe(304);
       expect(res.body).toBe("");
       expect(res.headers.etag).toBe(etag);
+      expect(String(res.headers.vary)).toMatch(/X-Platform-Api-Key, X-Platform-Acting-On/);
       expect(res.headers["content-type"]).toBeUndefined();
     }
     const changed = await call("GET", "/organizations/me", { headers: { "if-none-match": 'W/"0"' } });

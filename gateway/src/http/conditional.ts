@@ -33,9 +33,17 @@ function isSingleResourceRead(request: FastifyRequest, reply: FastifyReply): boo
  * also takes) is kept as it is; other answers get a hash of their body. Registered before
  * compression, so the hash is of the JSON and a 304 skips compressing altogether.
  */
+/** The request headers a single-resource answer depends on, besides its URL. */
+const VARY = "X-Platform-Api-Key, X-Platform-Acting-On";
+
 export function installConditionalGet(app: FastifyInstance): void {
   app.addHook("onSend", async (request, reply, payload) => {
     if (!isSingleResourceRead(request, reply)) return payload;
+    // The same URL answers each key (and each acting-on org) with its own resource, and two
+    // orgs' versions can be equal: without this a browser's or proxy's cache could answer one
+    // org's 304 with another's cached body (GET /organizations/me).
+    const vary = reply.getHeader("vary");
+    reply.header("vary", vary === undefined ? VARY : `${String(vary)}, ${VARY}`);
     let etag = reply.getHeader("etag");
     if (etag === undefined) {
       if (typeof payload !== "string" && !Buffer.isBuffer(payload)) return payload;
