@@ -1,6 +1,6 @@
 import type { ComponentChildren } from "preact";
 import { useEffect, useState } from "preact/hooks";
-import { ApiError } from "./api.js";
+import { ApiError, type Credentials, call, type Page } from "./api.js";
 
 /** Every error the API answers, with its title, detail and requestId (and status and type). */
 export function ErrorBox({ error }: { error: unknown }) {
@@ -87,6 +87,40 @@ export function useLoad<T>(load: () => Promise<T>, deps: unknown[]) {
     };
   }, [...deps, tick]);
   return { ...state, reload: () => setTick((t) => t + 1) };
+}
+
+/**
+ * A cursor-paged list (`GET /events`, `GET /request-logs`): `load(false)` fetches the first page
+ * of what `query()` asks now, `load(true)` appends the next one. The first page loads once, and
+ * again when the key or the acting-on org changes.
+ */
+export function usePages<T>(creds: Credentials, path: string, query: () => Record<string, unknown>) {
+  const [items, setItems] = useState<T[]>([]);
+  const [cursor, setCursor] = useState<string | null>(null);
+  const [error, setError] = useState<unknown>();
+  const [loading, setLoading] = useState(false);
+
+  async function load(more: boolean) {
+    setLoading(true);
+    setError(undefined);
+    try {
+      const page = await call<Page<T>>(creds, path, {
+        query: { ...query(), limit: 25, cursor: more ? (cursor ?? undefined) : undefined },
+      });
+      setItems((list) => (more ? [...list, ...(page.items ?? [])] : (page.items ?? [])));
+      setCursor(str(page.nextCursor) ?? null);
+    } catch (err) {
+      setError(err);
+    } finally {
+      setLoading(false);
+    }
+  }
+
+  useEffect(() => {
+    load(false);
+  }, [creds.key, creds.actingOn]);
+
+  return { items, cursor, error, loading, load };
 }
 
 export function Loading({ what }: { what: string }) {

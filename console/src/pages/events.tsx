@@ -1,6 +1,6 @@
 import { useEffect, useRef, useState } from "preact/hooks";
-import { type ApiError, call, type Page } from "../api.js";
-import { ErrorBox, Json, localToIso, str, TableWrap, When } from "../components.js";
+import type { ApiError } from "../api.js";
+import { ErrorBox, Json, localToIso, TableWrap, usePages, When } from "../components.js";
 import { useSession } from "../session-context.js";
 import { type TailStatus, tail } from "../sse.js";
 
@@ -163,37 +163,17 @@ export function EventsPage() {
   const [type, setType] = useState("");
   const [after, setAfter] = useState("");
   const [before, setBefore] = useState("");
-  const [events, setEvents] = useState<LoggedEvent[]>([]);
-  const [cursor, setCursor] = useState<string | null>(null);
-  const [error, setError] = useState<unknown>();
-  const [loading, setLoading] = useState(false);
-
-  async function load(more: boolean) {
-    setLoading(true);
-    setError(undefined);
-    try {
-      const page = await call<Page<LoggedEvent>>(creds, "/events", {
-        query: {
-          type: type ? [type] : undefined,
-          createdAfter: localToIso(after),
-          createdBefore: localToIso(before),
-          limit: 25,
-          cursor: more ? (cursor ?? undefined) : undefined,
-        },
-      });
-      setEvents((list) => (more ? [...list, ...(page.items ?? [])] : (page.items ?? [])));
-      setCursor(str(page.nextCursor) ?? null);
-    } catch (err) {
-      setError(err);
-    } finally {
-      setLoading(false);
-    }
-  }
-
-  // The first page once, and again when the org changes.
-  useEffect(() => {
-    load(false);
-  }, [creds.key, creds.actingOn]);
+  const {
+    items: events,
+    cursor,
+    error,
+    loading,
+    load,
+  } = usePages<LoggedEvent>(creds, "/events", () => ({
+    type: type ? [type] : undefined,
+    createdAfter: localToIso(after),
+    createdBefore: localToIso(before),
+  }));
 
   return (
     <main id="main">

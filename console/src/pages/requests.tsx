@@ -1,7 +1,7 @@
-import { useEffect, useState } from "preact/hooks";
+import { useState } from "preact/hooks";
 import { Link, useLocation } from "wouter-preact";
-import { call, type Page } from "../api.js";
-import { ErrorBox, Json, Loading, localToIso, str, TableWrap, useLoad, When } from "../components.js";
+import { call } from "../api.js";
+import { ErrorBox, Json, Loading, localToIso, TableWrap, useLoad, usePages, When } from "../components.js";
 import { useSession } from "../session-context.js";
 
 interface RequestLog {
@@ -59,36 +59,11 @@ export function RequestsPage() {
   const [filters, setFilters] = useState<Record<string, string>>({});
   const [from, setFrom] = useState("");
   const [to, setTo] = useState("");
-  const [items, setItems] = useState<RequestLog[]>([]);
-  const [cursor, setCursor] = useState<string | null>(null);
-  const [error, setError] = useState<unknown>();
-  const [loading, setLoading] = useState(false);
-
-  async function load(more: boolean) {
-    setLoading(true);
-    setError(undefined);
-    try {
-      const page = await call<Page<RequestLog>>(creds, "/request-logs", {
-        query: {
-          ...filters,
-          from: localToIso(from),
-          to: localToIso(to),
-          limit: 25,
-          cursor: more ? (cursor ?? undefined) : undefined,
-        },
-      });
-      setItems((list) => (more ? [...list, ...(page.items ?? [])] : (page.items ?? [])));
-      setCursor(str(page.nextCursor) ?? null);
-    } catch (err) {
-      setError(err);
-    } finally {
-      setLoading(false);
-    }
-  }
-  // The first page once, and again when the org changes.
-  useEffect(() => {
-    load(false);
-  }, [creds.key, creds.actingOn]);
+  const { items, cursor, error, loading, load } = usePages<RequestLog>(creds, "/request-logs", () => ({
+    ...filters,
+    from: localToIso(from),
+    to: localToIso(to),
+  }));
 
   return (
     <main id="main">
