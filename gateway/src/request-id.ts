@@ -9,6 +9,9 @@ const SANE = /^[A-Za-z0-9._:-]{1,128}$/;
 // A counter behind a per-process random prefix: unique across instances, no randomness per request.
 const nextRequestId = idSequence("req_");
 
+/** Whether `id` could be a request's id: a `req_…` or a caller's sane X-Request-Id. */
+export const isRequestIdShaped = (id: string): boolean => SANE.test(id);
+
 /** The caller's X-Request-Id when it is sane, so traces join up; else a fresh `req_…`. */
 export function requestId(req: IncomingMessage): string {
   const given = req.headers[REQUEST_ID_HEADER];

@@ -99,7 +99,10 @@ function pathIds(params: unknown): Record<string, string> | undefined {
     const value = (params as Record<string, unknown>)[name];
     if (typeof value !== "string") continue;
     ids ??= {};
-    ids[name] = value.length > PATH_ID_MAX ? value.slice(0, PATH_ID_MAX) : value;
+    const id = value.length > PATH_ID_MAX ? value.slice(0, PATH_ID_MAX) : value;
+    // A decoded path may hold NUL (`/deals/%00`), which Postgres text refuses: one such
+    // summary would fail its whole batch's insert.
+    ids[name] = id.includes("\u0000") ? id.replaceAll("\u0000", "\uFFFD") : id;
   }
   return ids;
 }

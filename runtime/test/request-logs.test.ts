@@ -89,6 +89,18 @@ describe("GET /request-logs/{requestId}", () => {
     expect(other.json().detail).toBe(unknown.json().detail.replace("rl-never-made", "rl-acme-only"));
   });
 
+  it("answers an id no request could have (a NUL byte, a space, non-ASCII) as unknown: 404, never a 500", async () => {
+    for (const id of ["%00", "a%20b", "%E2%9C%93"]) {
+      const res = await t.call("GET", `/request-logs/${id}`);
+      expect(res.statusCode, id).toBe(404);
+      expect(res.json().type).toBe(t.problemType("request-log-not-found"));
+    }
+    // Those requests are logged too (a NUL in a path id would fail its batch's insert): a
+    // request made right after them is still found.
+    await t.call("GET", "/organizations/me", { headers: { "x-request-id": "rl-after-nul" } });
+    await logged("rl-after-nul");
+  });
+
   it("needs logs:read (403) and is not called acting on a child", async () => {
     const noScope = await t.call("GET", "/request-logs", { as: "acme-noscopes" });
     expect(noScope.statusCode).toBe(403);

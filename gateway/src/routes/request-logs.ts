@@ -1,6 +1,7 @@
 import { problem } from "@platform/kit/problems";
 import { requestLogJson } from "../mapping/request-logs.js";
 import { parseInstant } from "../mapping/time.js";
+import { isRequestIdShaped } from "../request-id.js";
 import { defineRoute, type RouteSpec } from "../route.js";
 import type { JsonSchema } from "../schemas/common.js";
 import { requestLogSchemas, requestLogsPage } from "../schemas/request-logs.js";
@@ -85,6 +86,11 @@ export function routes(clients: ServiceClients): RouteSpec[] {
       },
       async handler(call, request) {
         const { requestId } = request.params as { requestId: string };
+        // No request was ever given an id of another shape (a NUL byte, a 2 KB string): such
+        // an id is unknown, and never reaches the store.
+        if (!isRequestIdShaped(requestId)) {
+          throw problem("request-log-not-found", `No request '${requestId.slice(0, 128)}' in the last 7 days.`);
+        }
         return read(requestLogs.getRequestLog, "requestLog", requestLogJson, "request log")({ requestId }, call);
       },
     }),
