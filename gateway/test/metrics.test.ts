@@ -1,5 +1,6 @@
 import { metrics } from "@opentelemetry/api";
 import { MeterProvider, MetricReader } from "@opentelemetry/sdk-metrics";
+import { histogramProducer } from "@platform/kit/bound-histograms";
 import { seededId } from "@platform/kit/ids";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { API, buildTestGateway, get, ORG, PARTNER_ORG, PARTNER_SCOPES, type TestGateway } from "./harness.js";
@@ -9,7 +10,8 @@ class TestReader extends MetricReader {
   protected async onShutdown(): Promise<void> {}
 }
 
-const reader = new TestReader();
+// With kit's bound histograms (rpc.*.duration, http.server.request.duration), as startTelemetry's readers have them.
+const reader = new TestReader({ metricProducers: [histogramProducer] });
 let gw: TestGateway;
 let key: string;
 

@@ -83,13 +83,15 @@ function isoTimeOfNow(): string {
 /**
  * Writes an info line of `logger` (one `createLogger` made) straight to its stream: the line
  * pino would write, byte for byte, for an object whose JSON members are `fields` (already
- * serialized, e.g. `"status":200,"route":"/x"`) and the message `msg`. Returns false, having
- * written nothing, when the caller must log through pino instead: a span is active (pino's
- * mixin adds its ids), or the logger is not one this function knows the format of.
+ * serialized, e.g. `"status":200,"route":"/x"`) and the message `msg`, with the active span's
+ * ids where pino's mixin puts them (before `fields`). Returns false, having written nothing,
+ * when the logger is not one this function knows the format of: the caller logs through pino.
  *
  * Why: pino's general path (the mixin, the merge, the object's serialization, a timestamp
  * per line) cost the gateway about 5 µs of its access line per request, as much as the
- * line's batched write (docs/benchmarks/gateway.md, "The gateway near the floor").
+ * line's batched write (docs/benchmarks/gateway.md, "The gateway near the floor"), and with
+ * tracing on, where every request has a span, that path was taken for every line
+ * (docs/benchmarks/observability.md).
  */
 export function infoLineWriter(logger: Logger): ((fields: string, msg: string) => boolean) | undefined {
   if (!plainLoggers.has(logger)) return undefined;
@@ -98,12 +100,18 @@ export function infoLineWriter(logger: Logger): ((fields: string, msg: string) =
   if (!stream) return undefined;
   return (fields, msg) => {
     if (!logger.isLevelEnabled("info")) return true;
-    if (trace.getActiveSpan()) return false;
     // The bindings as pino keeps them serialized (`,"service":…,"name":…`), read per line: a
     // child made later does not change them, but `setBindings` would.
     const bindings = (logger as unknown as Record<symbol, string>)[symbols.chindingsSym] ?? "";
+    const span = trace.getActiveSpan();
+    let ids = "";
+    if (span) {
+      // Hex ids and a number: nothing to escape.
+      const { traceId, spanId, traceFlags } = span.spanContext();
+      ids = `,"trace_id":"${traceId}","span_id":"${spanId}","trace_flags":${traceFlags}`;
+    }
     stream.write(
-      `{"level":30,"time":"${isoTimeOfNow()}"${bindings}${fields === "" ? "" : `,${fields}`},"msg":${JSON.stringify(msg)}}\n`,
+      `{"level":30,"time":"${isoTimeOfNow()}"${bindings}${ids}${fields === "" ? "" : `,${fields}`},"msg":${JSON.stringify(msg)}}\n`,
     );
     return true;
   };

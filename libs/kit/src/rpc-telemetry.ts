@@ -2,8 +2,6 @@ import { Code, ConnectError, type Interceptor } from "@connectrpc/connect";
 import {
   type Context,
   context,
-  createNoopMeter,
-  metrics,
   propagation,
   type Span,
   SpanKind,
@@ -13,6 +11,7 @@ import {
   TraceFlags,
   trace,
 } from "@opentelemetry/api";
+import { type BoundHistogram, boundHistogram, DEFAULT_BOUNDARIES, type HistogramSeries } from "./bound-histograms.js";
 import { tracing } from "./tracing.js";
 
 // OpenTelemetry for Connect: the HTTP instrumentation does not see HTTP/2 (and is told to leave
@@ -37,24 +36,29 @@ interface CallShape {
   method: { name: string };
 }
 
-// Metrics without traces (the usual local and test setup: a /metrics port, no OTLP endpoint):
-// one label set per method and outcome "ok", made once, so a successful call allocates none.
-const okLabels = new WeakMap<object, Record<string, string>>();
-
-function okLabelsOf(req: CallShape): Record<string, string> {
-  let labels = okLabels.get(req.method);
-  if (!labels) {
-    labels = { ...attributes(req), "rpc.connect_rpc.error_code": "ok" };
-    okLabels.set(req.method, labels);
-  }
-  return labels;
+/**
+ * Each method's series of the RED histogram, bound once per outcome (kit's bound-histograms.ts
+ * says why): a call records into the series it finds on its method's entry.
+ */
+interface MethodSeries {
+  ok: HistogramSeries;
+  failed: Map<string, HistogramSeries>;
 }
 
-/** The RED metrics' labels of a call that ended with `failure` (undefined: success). */
-function labelsOf(req: CallShape, failure: unknown): Record<string, string> {
-  return failure === undefined
-    ? okLabelsOf(req)
-    : { ...attributes(req), "rpc.connect_rpc.error_code": codeOf(failure) };
+function seriesOf(histogram: BoundHistogram, cache: WeakMap<object, MethodSeries>, req: CallShape, failure: unknown) {
+  let entry = cache.get(req.method);
+  if (!entry) {
+    entry = { ok: histogram.seriesOf({ ...attributes(req), "rpc.connect_rpc.error_code": "ok" }), failed: new Map() };
+    cache.set(req.method, entry);
+  }
+  if (failure === undefined) return entry.ok;
+  const code = codeOf(failure);
+  let series = entry.failed.get(code);
+  if (!series) {
+    series = histogram.seriesOf({ ...attributes(req), "rpc.connect_rpc.error_code": code });
+    entry.failed.set(code, series);
+  }
+  return series;
 }
 
 /** The context's span is one of a trace that is not sampled (no span at all: a new trace, which the sampler decides). */
@@ -100,18 +104,21 @@ function finish(span: Span, err: unknown, kind: SpanKind): void {
 
 function instrument(kind: SpanKind.SERVER | SpanKind.CLIENT): Interceptor {
   const side = kind === SpanKind.SERVER ? "server" : "client";
-  const meter = metrics.getMeter(SCOPE);
   // A meter provider is registered before the processes build their transports (telemetry
   // starts first); without one, and without a tracer provider, the call goes straight through.
-  const measuring = meter !== createNoopMeter();
-  const parentBased = samplerIsParentBased();
-  const duration = meter.createHistogram(`rpc.${side}.duration`, {
+  const duration = boundHistogram(SCOPE, `rpc.${side}.duration`, {
     description: `Duration of Connect RPCs (${side} side)`,
     unit: "ms",
+    boundaries: DEFAULT_BOUNDARIES,
   });
+  const series = new WeakMap<object, MethodSeries>();
+  const record = (req: CallShape, failure: unknown, ms: number) => {
+    if (duration) seriesOf(duration, series, req, failure).record(ms);
+  };
+  const parentBased = samplerIsParentBased();
   /** The call measured, without a span of its own. */
   const measured = async (next: Next, req: Parameters<Next>[0]): ReturnType<Next> => {
-    if (!measuring) return next(req);
+    if (!duration) return next(req);
     const started = performance.now();
     let failure: unknown;
     try {
@@ -120,7 +127,7 @@ function instrument(kind: SpanKind.SERVER | SpanKind.CLIENT): Interceptor {
       failure = err;
       throw err;
     } finally {
-      duration.record(performance.now() - started, labelsOf(req, failure));
+      record(req, failure, performance.now() - started);
     }
   };
   return (next) => async (req) => {
@@ -155,7 +162,7 @@ function instrument(kind: SpanKind.SERVER | SpanKind.CLIENT): Interceptor {
       failure = err;
       throw err;
     } finally {
-      duration.record(performance.now() - started, labelsOf(req, failure));
+      record(req, failure, performance.now() - started);
       finish(span, failure, kind);
     }
   };

@@ -8,6 +8,7 @@ import { KafkaJsInstrumentation } from "@opentelemetry/instrumentation-kafkajs";
 import { PgInstrumentation } from "@opentelemetry/instrumentation-pg";
 import { type IMetricReader, PeriodicExportingMetricReader } from "@opentelemetry/sdk-metrics";
 import { NodeSDK } from "@opentelemetry/sdk-node";
+import { histogramProducer } from "./bound-histograms.js";
 import { registerBuildInfoMetric } from "./build-info.js";
 import { observeEventLoopDelay } from "./event-loop.js";
 import { listenShared } from "./shared-port.js";
@@ -21,7 +22,7 @@ let metricsServer: http.Server | undefined;
  * machine, shared-port.ts) would then serve no metrics. A port it cannot bind is reported, not fatal.
  */
 function prometheusReader(port: number, host: string): PrometheusExporter {
-  const exporter = new PrometheusExporter({ preventServerStart: true });
+  const exporter = new PrometheusExporter({ preventServerStart: true, metricProducers: [histogramProducer] });
   metricsServer = http.createServer((req, res) => {
     if (req.url?.split("?")[0] === "/metrics") return exporter.getMetricsRequestHandler(req, res);
     res.writeHead(404).end();
@@ -43,7 +44,8 @@ function prometheusReader(port: number, host: string): PrometheusExporter {
  * Instrumented: outgoing HTTP requests (webhook deliveries), pg and kafkajs; Connect calls
  * through kit's RPC interceptors (rpc-telemetry.ts) alone, and the gateway's REST requests
  * through its own server span (gateway/src/http-server-span.ts). Metrics: a Prometheus /metrics endpoint on
- * METRICS_PORT and OTLP export when an endpoint is set, with the build_info gauge (build-info.ts).
+ * METRICS_PORT and OTLP export when an endpoint is set, with the build_info gauge (build-info.ts);
+ * every reader also collects kit's bound histograms (bound-histograms.ts).
  *
  * What nobody reads costs nothing: with neither a trace exporter nor a metrics reader the SDK
  * is not started at all (the API stays no-op, and the RPC interceptors and HTTP metrics step
@@ -59,7 +61,18 @@ function prometheusReader(port: number, host: string): PrometheusExporter {
  * way to the gateway's own span, and Redis is not instrumented at all (the gateway's rate-limit
  * bucket syncs are its only Redis traffic, a hop no SRE follows).
  */
-export function startTelemetry(defaultServiceName: string): void {
+export interface TelemetryOptions {
+  /**
+   * Register the library instrumentations (outgoing HTTP, pg, kafkajs) and the module hooks
+   * they patch through (default true). A process whose spans are all its own (the gateway: its
+   * server span and the RPC interceptors) passes false: the hooks then cost nothing, where
+   * they otherwise run on every `require` made after start-up (kafkajs loads a protocol
+   * module on each request it sends) and wrap every produce and fetch.
+   */
+  instrumentLibraries?: boolean;
+}
+
+export function startTelemetry(defaultServiceName: string, options: TelemetryOptions = {}): void {
   if (sdk || process.env.OTEL_SDK_DISABLED === "true") return;
   process.env.OTEL_SERVICE_NAME ??= defaultServiceName;
   const exporting =
@@ -79,18 +92,22 @@ export function startTelemetry(defaultServiceName: string): void {
   if (Number.isInteger(metricsPort) && metricsPort > 0) {
     metricReaders.push(prometheusReader(metricsPort, process.env.METRICS_HOST ?? "0.0.0.0"));
   }
-  if (exportingMetrics) metricReaders.push(new PeriodicExportingMetricReader({ exporter: new OTLPMetricExporter() }));
+  if (exportingMetrics)
+    metricReaders.push(
+      new PeriodicExportingMetricReader({ exporter: new OTLPMetricExporter(), metricProducers: [histogramProducer] }),
+    );
   if (!exporting && metricReaders.length === 0) return;
   // Spans only when they go somewhere: the instrumentations patch every HTTP request, query
   // and message, which costs CPU whether or not a span is exported.
-  if (exporting) {
+  const instrumenting = exporting && options.instrumentLibraries !== false;
+  if (instrumenting) {
     // ESM modules are patched through import-in-the-middle's loader hook; CommonJS ones
     // (pg, kafkajs, redis) through require hooks the instrumentations install themselves.
     register("@opentelemetry/instrumentation/hook.mjs", import.meta.url);
   }
   sdk = new NodeSDK({
     metricReaders,
-    instrumentations: exporting
+    instrumentations: instrumenting
       ? [
           new HttpInstrumentation({
             // Outgoing requests only (webhook deliveries, which carry traceparent to the receiver).

@@ -281,15 +281,24 @@ describe("JSON logs", () => {
     expect(lines[1]?.endsWith('"msg":"request"}\n')).toBe(true);
   });
 
-  it("leaves a line with an active span, or below the level, to pino; knows only its own loggers", () => {
+  it("writes the active span's ids where pino's mixin puts them; below the level nothing; knows only its own loggers", () => {
     const { lines, sink } = sinkLines();
-    const write = infoLineWriter(createLogger("svc", "info", sink));
+    const logger = createLogger("svc", "info", sink);
+    const write = infoLineWriter(logger);
     const span = trace.wrapSpanContext({
       traceId: "0af7651916cd43dd8448eb211c80319c",
       spanId: "b7ad6b7169203331",
       traceFlags: 1,
     });
-    expect(context.with(trace.setSpan(context.active(), span), () => write?.('"a":1', "inside"))).toBe(false);
+    context.with(trace.setSpan(context.active(), span), () => {
+      expect(write?.('"a":1', "inside")).toBe(true);
+      logger.info({ a: 1 }, "inside");
+    });
+    const [direct, viaPino] = lines.splice(0).map((l) => l.replace(/"time":"[^"]+"/, '"time":"T"'));
+    expect(direct).toBe(viaPino);
+    expect(direct).toContain(
+      '"trace_id":"0af7651916cd43dd8448eb211c80319c","span_id":"b7ad6b7169203331","trace_flags":1,"a":1',
+    );
     const quiet = infoLineWriter(createLogger("svc", "warn", sink));
     expect(quiet?.('"a":1', "dropped")).toBe(true);
     expect(lines).toEqual([]);

@@ -6,6 +6,7 @@ import { MeterProvider, MetricReader } from "@opentelemetry/sdk-metrics";
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-base";
 import { Health } from "@platform/contracts/health";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { histogramProducer } from "../src/bound-histograms.js";
 import { httpTransport, type RunningServer, serveConnect } from "../src/connect.js";
 import { healthRoutes } from "../src/health.js";
 
@@ -15,7 +16,8 @@ class TestReader extends MetricReader {
 }
 
 const spans = new InMemorySpanExporter();
-const reader = new TestReader();
+// With kit's bound histograms (rpc.*.duration, http.server.request.duration), as startTelemetry's readers have them.
+const reader = new TestReader({ metricProducers: [histogramProducer] });
 let server: RunningServer;
 /** What the server's handler saw of the last call: the traceparent it was sent and its active trace. */
 let seen: { traceparent: string | null; traceId: string | undefined } | undefined;
