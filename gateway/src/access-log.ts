@@ -1,3 +1,4 @@
+import { trace } from "@opentelemetry/api";
 import { infoLineWriter, type Logger } from "@platform/kit/logger";
 import { type FastifyInstance, type FastifyReply, type FastifyRequest, LogController } from "fastify";
 
@@ -29,6 +30,8 @@ export function installAccessLog(app: FastifyInstance, logger: Logger): void {
   // trace ids while tracing): the same bytes as pino's for a fifth of the CPU (logger.ts says why).
   const writeLine = infoLineWriter(logger);
   app.addHook("onResponse", (request, reply, done) => {
+    // The request's trace, entered or not (http-server-span.ts): the line carries its ids either way.
+    const traced = request.traceContext ? trace.getSpanContext(request.traceContext) : undefined;
     const route = request.routeOptions.url ?? "unmatched";
     const durationMs = Math.round(reply.elapsedTime * 100) / 100;
     const tokenId = request.apiCall?.token.tokenId;
@@ -38,10 +41,16 @@ export function installAccessLog(app: FastifyInstance, logger: Logger): void {
           `,"durationMs":${JSON.stringify(durationMs)},"requestId":${JSON.stringify(request.id)}` +
           (tokenId === undefined ? "" : `,"tokenId":${JSON.stringify(tokenId)}`),
         "request",
+        traced,
       ) ?? false;
     if (!written) {
+      // pino's mixin adds the active span's ids; an unentered trace's are added here.
+      const ids =
+        traced && !trace.getActiveSpan()
+          ? { trace_id: traced.traceId, span_id: traced.spanId, trace_flags: traced.traceFlags }
+          : {};
       logger.info(
-        { method: request.method, route, status: reply.statusCode, durationMs, requestId: request.id, tokenId },
+        { ...ids, method: request.method, route, status: reply.statusCode, durationMs, requestId: request.id, tokenId },
         "request",
       );
     }

@@ -12,6 +12,7 @@ import type { KeylessConnections } from "./http/connection-limits.js";
 import { openCursor, type PageBinding } from "./http/cursor-binding.js";
 import { requestFingerprint } from "./http/idempotency-fingerprint.js";
 import { bringsNonJsonBody } from "./http/json-body.js";
+import { inRequestTrace, traceValues } from "./http-server-span.js";
 import type { RateLimiter, Tier } from "./rate-limit/limiter.js";
 import { type ApiCall, type RouteSpec, requiredScopes } from "./route.js";
 import { type ContextSigner, forwardReplay } from "./services.js";
@@ -181,14 +182,16 @@ export function admitFor(spec: RouteSpec, deps: GuardDeps) {
         { limit: deps.keyless.cap },
       );
     }
-    const token = await deps.authenticator.authenticate(apiKey, request.id);
+    const token = await inRequestTrace(request, () => deps.authenticator.authenticate(apiKey, request.id));
     // A valid key: the request is the org's, in its request log, whatever is refused next.
     request.keyToken = token;
     deps.keyless?.keyed(socket);
-    const delegation = await deps.delegation.resolve(request.headers[ACTING_ON_HEADER], token, {
-      allowed: spec.actingOn !== "forbidden",
-      requestId: request.id,
-    });
+    const delegation = await inRequestTrace(request, () =>
+      deps.delegation.resolve(request.headers[ACTING_ON_HEADER], token, {
+        allowed: spec.actingOn !== "forbidden",
+        requestId: request.id,
+      }),
+    );
     checkScopes(spec, token, delegation);
     await deps.limiter.enforce(
       reply,
@@ -232,6 +235,8 @@ export function guardFor(spec: RouteSpec, deps: GuardDeps) {
       callOptions: () => ({
         ...forwardReplay(deps.sign(context), () => reply.header(IDEMPOTENT_REPLAY_RESPONSE_HEADER, "true")),
         timeoutMs,
+        // The request's trace, which the calls continue (entered or not: http-server-span.ts).
+        ...traceValues(request),
       }),
     };
   };
@@ -243,10 +248,14 @@ export function guardFor(spec: RouteSpec, deps: GuardDeps) {
  * scope removed since. Counts nothing against the rate limits.
  */
 export async function recheckAccess(spec: RouteSpec, deps: GuardDeps, request: FastifyRequest): Promise<void> {
-  const token = await deps.authenticator.authenticate(request.headers[API_KEY_HEADER], request.id);
-  const delegation = await deps.delegation.resolve(request.headers[ACTING_ON_HEADER], token, {
-    allowed: spec.actingOn !== "forbidden",
-    requestId: request.id,
-  });
+  const token = await inRequestTrace(request, () =>
+    deps.authenticator.authenticate(request.headers[API_KEY_HEADER], request.id),
+  );
+  const delegation = await inRequestTrace(request, () =>
+    deps.delegation.resolve(request.headers[ACTING_ON_HEADER], token, {
+      allowed: spec.actingOn !== "forbidden",
+      requestId: request.id,
+    }),
+  );
   checkScopes(spec, token, delegation);
 }

@@ -1,4 +1,5 @@
 import type { IncomingHttpHeaders } from "node:http";
+import { type ContextValues, createContextValues } from "@connectrpc/connect";
 import {
   type Context,
   context,
@@ -9,6 +10,7 @@ import {
   type TextMapGetter,
   trace,
 } from "@opentelemetry/api";
+import { callTrace } from "@platform/kit/rpc-telemetry";
 import { tracing } from "@platform/kit/tracing";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 
@@ -37,10 +39,17 @@ const getter: TextMapGetter<IncomingHttpHeaders> = {
  * Here a request that is not sampled costs the sampling decision, its (non-recording) span and
  * entering its context; attributes are set only on a recording span.
  *
- * The context is entered where fastify's lifecycle starts (onRequest, so the admission's key
- * look-ups are its children) and again where it resumes from a stream event outside it: after
- * the body is read (preValidation) and when the response has finished (onResponse, so that the
- * access log line carries the trace id, sampled or not).
+ * A recorded span's context is entered where fastify's lifecycle starts (onRequest, so the
+ * admission's key look-ups are its children) and again where it resumes from a stream event
+ * outside it: after the body is read (preValidation) and when the response has finished
+ * (onResponse, so that its log lines carry the trace id).
+ *
+ * An unrecorded one's (nine requests in ten at a 10% ratio) is not entered: an entered context
+ * travels with every promise, tick and timer of the request, which cost the gateway about 4% of
+ * a read's CPU (docs/benchmarks/observability.md). Its trace id still goes wherever it is needed,
+ * explicitly: `request.traceContext` to the access line, the calls' `contextValues` (kit's
+ * `callTrace`, guard.ts's call options) to the services, which continue its trace unsampled, and
+ * `inRequestTrace` around the admission's look-ups.
  */
 export function installHttpServerSpan(app: FastifyInstance): void {
   // Without a tracer provider there is no span to make: no hook at all.
@@ -70,6 +79,15 @@ export function installHttpServerSpan(app: FastifyInstance): void {
       if (route) span.setAttribute("http.route", route);
       const agent = request.headers["user-agent"];
       if (agent) span.setAttribute("user_agent.original", agent);
+      // A client that goes away before its answer gets no onResponse: its span ends here. A
+      // listener on the recorded tenth only, rather than fastify's onRequestAbort hook, which
+      // adds one to every request (1–2 % of a read's CPU, docs/benchmarks/observability.md).
+      raw.once("close", () => {
+        if (!raw.aborted || !span.isRecording()) return;
+        span.setAttribute("error.type", "aborted");
+        span.setStatus({ code: SpanStatusCode.ERROR, message: "the client closed the connection" });
+        span.end();
+      });
     }
     const active = trace.setSpan(parent, span);
     request.traceContext = active;
@@ -77,14 +95,16 @@ export function installHttpServerSpan(app: FastifyInstance): void {
   };
 
   app.addHook("onRequest", (request, _reply, done) => {
-    context.with(start(request), done);
+    const active = start(request);
+    if (!recording(active)) return done();
+    context.with(active, done);
   });
 
   // A body is read from stream events, which run outside the request's context: the handler
   // that follows runs in it again (without a body, this hook is already inside it).
   app.addHook("preValidation", (request, _reply, done) => {
     const active = request.traceContext;
-    if (!active || context.active() === active) return done();
+    if (!active || context.active() === active || !recording(active)) return done();
     context.with(active, done);
   });
 
@@ -93,7 +113,8 @@ export function installHttpServerSpan(app: FastifyInstance): void {
     // errors.ts) gets its span now, from the moment it arrived.
     const active = request.traceContext ?? start(request, Date.now() - reply.elapsedTime);
     const span = trace.getSpan(active);
-    if (span?.isRecording()) {
+    const recorded = span?.isRecording() === true;
+    if (span && recorded) {
       span.setAttribute("http.response.status_code", reply.statusCode);
       // Server errors only: a 4xx is the caller's mistake, not the span's failure.
       if (reply.statusCode >= 500) {
@@ -102,18 +123,29 @@ export function installHttpServerSpan(app: FastifyInstance): void {
       }
     }
     span?.end();
-    // The hooks after this one (the access log) log inside the request's trace.
+    // The hooks after this one (the access log) log inside a recorded request's trace.
+    if (!recorded) return done();
     context.with(active, done);
   });
+}
 
-  // A client that goes away before its answer gets no onResponse: its span ends here.
-  app.addHook("onRequestAbort", (request, done) => {
-    const span = request.traceContext && trace.getSpan(request.traceContext);
-    if (span?.isRecording()) {
-      span.setAttribute("error.type", "aborted");
-      span.setStatus({ code: SpanStatusCode.ERROR, message: "the client closed the connection" });
-    }
-    span?.end();
-    done();
-  });
+/** The context's span is recorded (sampled). */
+function recording(active: Context): boolean {
+  return trace.getSpan(active)?.isRecording() === true;
+}
+
+/**
+ * Runs `fn` (a call the request makes outside its route's handler: the admission's key and
+ * delegation look-ups) in the request's trace context when that is not entered already (an
+ * unrecorded request's, above), so that its calls continue the request's trace.
+ */
+export function inRequestTrace<T>(request: FastifyRequest, fn: () => T): T {
+  const active = request.traceContext;
+  return active && context.active() !== active ? context.with(active, fn) : fn();
+}
+
+/** Call options that carry the request's trace context to its calls (kit's `callTrace`); none without tracing. */
+export function traceValues(request: FastifyRequest): { contextValues?: ContextValues } {
+  const active = request.traceContext;
+  return active ? { contextValues: createContextValues().set(callTrace, active) } : {};
 }

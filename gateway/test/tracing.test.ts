@@ -149,4 +149,30 @@ describe("the gateway's HTTP server span", () => {
     expect(span?.attributes["http.route"]).toBeUndefined();
     expect(span?.attributes["http.response.status_code"]).toBe(404);
   });
+
+  it("ends the span of a request whose client went away before its answer, marked aborted", async () => {
+    // Headers and half a body, then the connection is closed: no answer is ever written.
+    await new Promise<void>((resolve, reject) => {
+      const req = http.request(`${base}${API}/scheduled-meetings`, {
+        method: "POST",
+        headers: {
+          "x-platform-api-key": key,
+          "idempotency-key": "k-aborted",
+          "content-type": "application/json",
+          "content-length": "100",
+          traceparent: `00-${CALLER_TRACE}-${CALLER_SPAN}-01`,
+        },
+      });
+      req.once("error", () => resolve());
+      req.once("response", () => reject(new Error("answered")));
+      req.write('{"slotToken":');
+      setTimeout(() => req.destroy(), 50);
+    });
+    await expect
+      .poll(() => spans.getFinishedSpans().filter((s) => s.instrumentationScope.name === "@platform/gateway"))
+      .toHaveLength(1);
+    const [span] = spans.getFinishedSpans().filter((s) => s.instrumentationScope.name === "@platform/gateway");
+    expect(span?.spanContext().traceId).toBe(CALLER_TRACE);
+    expect(span?.attributes["error.type"]).toBe("aborted");
+  });
 });

@@ -1,4 +1,4 @@
-import { trace } from "@opentelemetry/api";
+import { type SpanContext, trace } from "@opentelemetry/api";
 import { type DestinationStream, type Logger, pino } from "pino";
 import { BatchedLog } from "./batched-log.js";
 
@@ -83,8 +83,8 @@ function isoTimeOfNow(): string {
 /**
  * Writes an info line of `logger` (one `createLogger` made) straight to its stream: the line
  * pino would write, byte for byte, for an object whose JSON members are `fields` (already
- * serialized, e.g. `"status":200,"route":"/x"`) and the message `msg`, with the active span's
- * ids where pino's mixin puts them (before `fields`). Returns false, having written nothing,
+ * serialized, e.g. `"status":200,"route":"/x"`) and the message `msg`, with the ids of
+ * `spanContext` (by default the active span's, as pino's mixin) where the mixin puts them. Returns false, having written nothing,
  * when the logger is not one this function knows the format of: the caller logs through pino.
  *
  * Why: pino's general path (the mixin, the merge, the object's serialization, a timestamp
@@ -93,21 +93,22 @@ function isoTimeOfNow(): string {
  * tracing on, where every request has a span, that path was taken for every line
  * (docs/benchmarks/observability.md).
  */
-export function infoLineWriter(logger: Logger): ((fields: string, msg: string) => boolean) | undefined {
+export function infoLineWriter(
+  logger: Logger,
+): ((fields: string, msg: string, spanContext?: SpanContext) => boolean) | undefined {
   if (!plainLoggers.has(logger)) return undefined;
   const symbols = pino.symbols;
   const stream = (logger as unknown as Record<symbol, DestinationStream>)[symbols.streamSym];
   if (!stream) return undefined;
-  return (fields, msg) => {
+  return (fields, msg, spanContext = trace.getActiveSpan()?.spanContext()) => {
     if (!logger.isLevelEnabled("info")) return true;
     // The bindings as pino keeps them serialized (`,"service":…,"name":…`), read per line: a
     // child made later does not change them, but `setBindings` would.
     const bindings = (logger as unknown as Record<symbol, string>)[symbols.chindingsSym] ?? "";
-    const span = trace.getActiveSpan();
     let ids = "";
-    if (span) {
+    if (spanContext) {
       // Hex ids and a number: nothing to escape.
-      const { traceId, spanId, traceFlags } = span.spanContext();
+      const { traceId, spanId, traceFlags } = spanContext;
       ids = `,"trace_id":"${traceId}","span_id":"${spanId}","trace_flags":${traceFlags}`;
     }
     stream.write(

@@ -1,4 +1,4 @@
-import { Code, ConnectError, type Interceptor } from "@connectrpc/connect";
+import { Code, ConnectError, createContextKey, type Interceptor } from "@connectrpc/connect";
 import {
   type Context,
   context,
@@ -22,6 +22,14 @@ import { tracing } from "./tracing.js";
 // rpc.server.duration labelled by service, method and Connect code.
 
 const SCOPE = "@platform/kit/rpc";
+
+/**
+ * The trace a client call belongs to when it is not the active context's: a caller that does not
+ * enter an unsampled request's context (the gateway, http-server-span.ts: entering it costs every
+ * async step of the request) passes it in the call's `contextValues`, and the call carries its
+ * trace id, unsampled, as it would from inside the context.
+ */
+export const callTrace = createContextKey<Context | undefined>(undefined, { description: "the call's trace context" });
 
 const getter: TextMapGetter<Headers> = {
   keys: (h) => [...h.keys()],
@@ -87,6 +95,12 @@ function codeOf(err: unknown): string {
   return Code[code]?.replace(/[A-Z]/g, (c, i) => (i === 0 ? c.toLowerCase() : `_${c.toLowerCase()}`)) ?? "unknown";
 }
 
+/** A client call's parent: the active context's span, else the trace its caller passed (callTrace). */
+function clientParent(given: Context | undefined): Context {
+  const active = context.active();
+  return given === undefined || trace.getSpan(active) !== undefined ? active : given;
+}
+
 /** Server-side failures (not the caller's mistakes) mark the span as an error. */
 const SERVER_FAULTS = new Set([Code.Internal, Code.Unknown, Code.Unavailable, Code.DataLoss, Code.DeadlineExceeded]);
 
@@ -116,24 +130,27 @@ function instrument(kind: SpanKind.SERVER | SpanKind.CLIENT): Interceptor {
     if (duration) seriesOf(duration, series, req, failure).record(ms);
   };
   const parentBased = samplerIsParentBased();
-  /** The call measured, without a span of its own. */
-  const measured = async (next: Next, req: Parameters<Next>[0]): ReturnType<Next> => {
+  /** The call measured, without a span of its own (no async frame: it runs for every call). */
+  const measured = (next: Next, req: Parameters<Next>[0]): ReturnType<Next> => {
     if (!duration) return next(req);
     const started = performance.now();
-    let failure: unknown;
-    try {
-      return await next(req);
-    } catch (err) {
-      failure = err;
-      throw err;
-    } finally {
-      record(req, failure, performance.now() - started);
-    }
+    return next(req).then(
+      (res) => {
+        record(req, undefined, performance.now() - started);
+        return res;
+      },
+      (err: unknown) => {
+        record(req, err, performance.now() - started);
+        throw err;
+      },
+    );
   };
-  return (next) => async (req) => {
+  return (next) => (req) => {
     if (!tracing()) return measured(next, req);
     const parent =
-      kind === SpanKind.SERVER ? propagation.extract(context.active(), req.header, getter) : context.active();
+      kind === SpanKind.SERVER
+        ? propagation.extract(context.active(), req.header, getter)
+        : clientParent(req.contextValues.get(callTrace));
     if (parentBased && notSampled(parent)) {
       // A trace that is not sampled (nine requests in ten at a 10% ratio) records nothing: no
       // span of its own, the same trace id carried on (CLIENT) or its context entered (SERVER),
@@ -145,6 +162,11 @@ function instrument(kind: SpanKind.SERVER | SpanKind.CLIENT): Interceptor {
       }
       return context.with(parent, measured, undefined, next, req);
     }
+    return traced(next, req, parent);
+  };
+
+  /** The call with a span of its own (a sampled trace's, or a new trace's). */
+  async function traced(next: Next, req: Parameters<Next>[0], parent: Context): ReturnType<Next> {
     const tracer = trace.getTracer(SCOPE);
     const attrs = attributes(req);
     const span = tracer.startSpan(
@@ -165,7 +187,7 @@ function instrument(kind: SpanKind.SERVER | SpanKind.CLIENT): Interceptor {
       record(req, failure, performance.now() - started);
       finish(span, failure, kind);
     }
-  };
+  }
 }
 
 /** Server side: continues the caller's trace and measures every handled RPC. */

@@ -1,5 +1,14 @@
-import { createClient } from "@connectrpc/connect";
-import { context, metrics, propagation, SpanKind, SpanStatusCode, TraceFlags, trace } from "@opentelemetry/api";
+import { createClient, createContextValues } from "@connectrpc/connect";
+import {
+  context,
+  metrics,
+  propagation,
+  ROOT_CONTEXT,
+  SpanKind,
+  SpanStatusCode,
+  TraceFlags,
+  trace,
+} from "@opentelemetry/api";
 import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-hooks";
 import { W3CTraceContextPropagator } from "@opentelemetry/core";
 import { MeterProvider, MetricReader } from "@opentelemetry/sdk-metrics";
@@ -9,6 +18,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { histogramProducer } from "../src/bound-histograms.js";
 import { httpTransport, type RunningServer, serveConnect } from "../src/connect.js";
 import { healthRoutes } from "../src/health.js";
+import { callTrace } from "../src/rpc-telemetry.js";
 
 class TestReader extends MetricReader {
   protected async onForceFlush(): Promise<void> {}
@@ -110,5 +120,25 @@ describe("Connect telemetry", () => {
     const { resourceMetrics } = await reader.collect();
     const names = resourceMetrics.scopeMetrics.flatMap((s) => s.metrics).map((m) => m.descriptor.name);
     expect(names).toEqual(expect.arrayContaining(["rpc.client.duration", "rpc.server.duration"]));
+  });
+
+  it("continues the trace a caller passes in contextValues (callTrace) when none is active", async () => {
+    spans.reset();
+    const client = createClient(Health, httpTransport(`http://127.0.0.1:${server.port}`));
+    const traceId = "5bf92f3577b34da6a3ce929d0e0e4737";
+    const parentId = "10f067aa0ba902b8";
+    const unsampled = trace.setSpanContext(ROOT_CONTEXT, { traceId, spanId: parentId, traceFlags: TraceFlags.NONE });
+    await client.check({ service: "billing" }, { contextValues: createContextValues().set(callTrace, unsampled) });
+    expect(spans.getFinishedSpans()).toEqual([]);
+    expect(seen).toEqual({ traceparent: `00-${traceId}-${parentId}-00`, traceId });
+    // An active span wins over the one passed: a call made inside a recorded span is its child.
+    const tracer = trace.getTracer("test");
+    await tracer.startActiveSpan("recorded", async (root) => {
+      await client.check({ service: "billing" }, { contextValues: createContextValues().set(callTrace, unsampled) });
+      root.end();
+    });
+    const clientSpan = spans.getFinishedSpans().find((s) => s.kind === SpanKind.CLIENT);
+    expect(clientSpan?.spanContext().traceId).not.toBe(traceId);
+    expect(seen?.traceId).toBe(clientSpan?.spanContext().traceId);
   });
 });
