@@ -37,7 +37,7 @@
  *
  *   npm run bench -- --suite distributed [--duration 10] [--rates 500,1000,1500] [--connections 10,50]
  *     [--tokens 1000] [--rounds 1] [--skip closed,tracing,open,cold,deals] [--soak SECONDS] [--soak-rate 1000] [--cold-rate 1000]
- *     [--tracing-rate 300]
+ *     [--tracing-rate 400]
  *   environment: GATEWAY_PORT, IDENTITY_PORT, ADMIN_PORT, REDIS_URL, STACK_RUN_DIR, STACK_DB_PREFIX, PG_URL,
  *     PLATFORM_CONTEXT_SECRET, PLATFORM_ADMIN_SECRET (scripts/stack.sh's names and defaults)
  */

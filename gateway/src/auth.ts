@@ -1,11 +1,13 @@
 import type { Timestamp } from "@bufbuild/protobuf/wkt";
 import { timestampDate } from "@bufbuild/protobuf/wkt";
 import { Code, ConnectError } from "@connectrpc/connect";
+import type { Context } from "@opentelemetry/api";
 import { RESOLVE_API_KEYS_MAX, type ResolveApiKeyResponse } from "@platform/contracts/identity";
 import { hashApiKey, isApiKeyShape } from "@platform/kit/api-keys";
 import type { Clock } from "@platform/kit/clock";
 import { problemFromError } from "@platform/kit/connect";
 import { problem } from "@platform/kit/problems";
+import { withCallTrace } from "@platform/kit/rpc-telemetry";
 import DataLoader from "dataloader";
 import type { Loaded, LoadingCache } from "./loading-cache.js";
 import type { ContextSigner, ServiceClients } from "./services.js";
@@ -55,10 +57,11 @@ const found = (res: ResolveApiKeyResponse): Loaded<KeyRecord> => ({
 });
 const notFound: Loaded<KeyRecord> = { value: { found: false }, ttlMs: NEGATIVE_TTL_MS };
 
-/** A key hash to look up, and the request that first asked (its id goes with the look-up). */
+/** A key hash to look up, and the request that first asked (its id and trace go with the look-up). */
 interface Lookup {
   keyHash: string;
   requestId: string;
+  trace: Context | undefined;
 }
 
 /** Resolves `X-Platform-Api-Key` to a live token, or the 401 the spec names. */
@@ -75,12 +78,13 @@ export class ApiKeyAuthenticator {
     this.#clock = deps.clock;
   }
 
-  async authenticate(header: string | string[] | undefined, requestId: string): Promise<Token> {
+  /** `trace`: the request's trace context, which a look-up it makes continues (http-server-span.ts). */
+  async authenticate(header: string | string[] | undefined, requestId: string, trace?: Context): Promise<Token> {
     if (typeof header !== "string" || !isApiKeyShape(header)) {
       throw problem("missing-trust-header", "Send a valid API key in the X-Platform-Api-Key header.");
     }
     const keyHash = hashApiKey(header);
-    const record = await this.#cache.get(keyHash, () => this.#resolve(keyHash, requestId));
+    const record = await this.#cache.get(keyHash, () => this.#lookups.load({ keyHash, requestId, trace }));
     if (!record.found || record.revokeTime) {
       throw problem("unknown-subscription", "The API key is unknown or has been revoked.");
     }
@@ -110,18 +114,17 @@ export class ApiKeyAuthenticator {
   });
   #batchUnsupportedUntil = 0;
 
-  #resolve(keyHash: string, requestId: string): Promise<Loaded<KeyRecord>> {
-    return this.#lookups.load({ keyHash, requestId });
-  }
-
   async #resolveBatch(batch: readonly Lookup[]): Promise<Loaded<KeyRecord>[]> {
     const now = this.#clock.now().getTime();
     if (now >= this.#batchUnsupportedUntil) {
       try {
         const { tokens } = await this.#clients.identity.gatewayAuth.resolveApiKeys(
           { keyHashes: batch.map((l) => l.keyHash) },
-          // One call serves several requests; it carries the first one's id.
-          this.#sign({ principal: "gateway", requestId: (batch[0] as Lookup).requestId }),
+          // One call serves several requests; it carries the first one's id and trace.
+          withCallTrace(
+            this.#sign({ principal: "gateway", requestId: (batch[0] as Lookup).requestId }),
+            batch[0]?.trace,
+          ),
         );
         return batch.map(({ keyHash }) => {
           const res = tokens[keyHash];
@@ -135,12 +138,12 @@ export class ApiKeyAuthenticator {
     return Promise.all(batch.map((l) => this.#resolveOne(l)));
   }
 
-  async #resolveOne({ keyHash, requestId }: Lookup): Promise<Loaded<KeyRecord>> {
+  async #resolveOne({ keyHash, requestId, trace }: Lookup): Promise<Loaded<KeyRecord>> {
     try {
       return found(
         await this.#clients.identity.gatewayAuth.resolveApiKey(
           { keyHash },
-          this.#sign({ principal: "gateway", requestId }),
+          withCallTrace(this.#sign({ principal: "gateway", requestId }), trace),
         ),
       );
     } catch (err) {

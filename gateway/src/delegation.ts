@@ -1,6 +1,8 @@
+import type { Context } from "@opentelemetry/api";
 import { problemFromError } from "@platform/kit/connect";
 import { isId } from "@platform/kit/ids";
 import { problem } from "@platform/kit/problems";
+import { withCallTrace } from "@platform/kit/rpc-telemetry";
 import { PARTNER_SCOPE } from "@platform/kit/scopes";
 import { NEGATIVE_TTL_MS, type Token } from "./auth.js";
 import type { LoadingCache } from "./loading-cache.js";
@@ -43,7 +45,7 @@ export class DelegationResolver {
   async resolve(
     header: string | string[] | undefined,
     token: Token,
-    opts: { allowed: boolean; requestId: string },
+    opts: { allowed: boolean; requestId: string; trace?: Context },
   ): Promise<Delegation | undefined> {
     if (header === undefined) return undefined;
     if (!opts.allowed) {
@@ -56,7 +58,7 @@ export class DelegationResolver {
       throw problem("delegation-scope-required", `Acting on another organization requires the ${PARTNER_SCOPE} scope.`);
     }
     const { granted } = await this.#cache.get(grantKey(token.orgId, header), () =>
-      this.#load(token.orgId, header, opts.requestId),
+      this.#load(token.orgId, header, opts.requestId, opts.trace),
     );
     if (!granted) throw forbidden();
     return { childOrgId: header, effectiveScopes: token.scopes.filter((s) => granted.includes(s)) };
@@ -67,11 +69,11 @@ export class DelegationResolver {
     this.#cache.delete(grantKey(parentOrgId, childOrgId));
   }
 
-  async #load(parentOrgId: string, childOrgId: string, requestId: string) {
+  async #load(parentOrgId: string, childOrgId: string, requestId: string, trace: Context | undefined) {
     try {
       const res = await this.#clients.identity.gatewayAuth.resolveDelegation(
         { parentOrgId, childOrgId },
-        this.#sign({ principal: "gateway", requestId }),
+        withCallTrace(this.#sign({ principal: "gateway", requestId }), trace),
       );
       return { value: { granted: res.grantedScopes } };
     } catch (err) {

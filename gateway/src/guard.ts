@@ -5,6 +5,7 @@ import type { CursorCodec } from "@platform/kit/cursor";
 import { parseId } from "@platform/kit/ids";
 import { parseSort } from "@platform/kit/pagination";
 import { problem } from "@platform/kit/problems";
+import { withCallTrace } from "@platform/kit/rpc-telemetry";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import type { ApiKeyAuthenticator, Token } from "./auth.js";
 import { ACTING_ON_HEADER, type Delegation, type DelegationResolver } from "./delegation.js";
@@ -12,7 +13,6 @@ import type { KeylessConnections } from "./http/connection-limits.js";
 import { openCursor, type PageBinding } from "./http/cursor-binding.js";
 import { requestFingerprint } from "./http/idempotency-fingerprint.js";
 import { bringsNonJsonBody } from "./http/json-body.js";
-import { inRequestTrace, traceValues } from "./http-server-span.js";
 import type { RateLimiter, Tier } from "./rate-limit/limiter.js";
 import { type ApiCall, type RouteSpec, requiredScopes } from "./route.js";
 import { type ContextSigner, forwardReplay } from "./services.js";
@@ -182,16 +182,16 @@ export function admitFor(spec: RouteSpec, deps: GuardDeps) {
         { limit: deps.keyless.cap },
       );
     }
-    const token = await inRequestTrace(request, () => deps.authenticator.authenticate(apiKey, request.id));
+    const trace = request.traceContext ?? undefined;
+    const token = await deps.authenticator.authenticate(apiKey, request.id, trace);
     // A valid key: the request is the org's, in its request log, whatever is refused next.
     request.keyToken = token;
     deps.keyless?.keyed(socket);
-    const delegation = await inRequestTrace(request, () =>
-      deps.delegation.resolve(request.headers[ACTING_ON_HEADER], token, {
-        allowed: spec.actingOn !== "forbidden",
-        requestId: request.id,
-      }),
-    );
+    const delegation = await deps.delegation.resolve(request.headers[ACTING_ON_HEADER], token, {
+      allowed: spec.actingOn !== "forbidden",
+      requestId: request.id,
+      trace,
+    });
     checkScopes(spec, token, delegation);
     await deps.limiter.enforce(
       reply,
@@ -232,12 +232,15 @@ export function guardFor(spec: RouteSpec, deps: GuardDeps) {
       context,
       expectedVersion: version,
       page,
-      callOptions: () => ({
-        ...forwardReplay(deps.sign(context), () => reply.header(IDEMPOTENT_REPLAY_RESPONSE_HEADER, "true")),
-        timeoutMs,
-        // The request's trace, which the calls continue (entered or not: http-server-span.ts).
-        ...traceValues(request),
-      }),
+      // The request's trace goes with its calls, entered or not (http-server-span.ts).
+      callOptions: () =>
+        withCallTrace(
+          {
+            ...forwardReplay(deps.sign(context), () => reply.header(IDEMPOTENT_REPLAY_RESPONSE_HEADER, "true")),
+            timeoutMs,
+          },
+          request.traceContext,
+        ),
     };
   };
 }
@@ -248,14 +251,12 @@ export function guardFor(spec: RouteSpec, deps: GuardDeps) {
  * scope removed since. Counts nothing against the rate limits.
  */
 export async function recheckAccess(spec: RouteSpec, deps: GuardDeps, request: FastifyRequest): Promise<void> {
-  const token = await inRequestTrace(request, () =>
-    deps.authenticator.authenticate(request.headers[API_KEY_HEADER], request.id),
-  );
-  const delegation = await inRequestTrace(request, () =>
-    deps.delegation.resolve(request.headers[ACTING_ON_HEADER], token, {
-      allowed: spec.actingOn !== "forbidden",
-      requestId: request.id,
-    }),
-  );
+  const trace = request.traceContext ?? undefined;
+  const token = await deps.authenticator.authenticate(request.headers[API_KEY_HEADER], request.id, trace);
+  const delegation = await deps.delegation.resolve(request.headers[ACTING_ON_HEADER], token, {
+    allowed: spec.actingOn !== "forbidden",
+    requestId: request.id,
+    trace,
+  });
   checkScopes(spec, token, delegation);
 }

@@ -1,9 +1,9 @@
 import { buildInfo } from "@platform/kit/build-info";
 import { problemFromError } from "@platform/kit/connect";
 import { problem } from "@platform/kit/problems";
+import { withCallTrace } from "@platform/kit/rpc-telemetry";
 import type { FastifyInstance } from "fastify";
 import { sendProblem } from "./errors.js";
-import { traceValues } from "./http-server-span.js";
 import type { ContextSigner, ServiceClients } from "./services.js";
 
 /** A hash no key has: identity answers it with "unknown", which proves it is up. */
@@ -37,7 +37,7 @@ export function registerHealth(
     try {
       await deps.clients.identity.gatewayAuth.resolveApiKey(
         { keyHash: PROBE_HASH },
-        { ...deps.sign({ principal: "gateway", requestId: request.id }), ...traceValues(request) },
+        withCallTrace(deps.sign({ principal: "gateway", requestId: request.id }), request.traceContext),
       );
     } catch (err) {
       // Any problem with a 4xx status is identity answering; only failing to answer is not ready.

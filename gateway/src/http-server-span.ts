@@ -1,5 +1,4 @@
 import type { IncomingHttpHeaders } from "node:http";
-import { type ContextValues, createContextValues } from "@connectrpc/connect";
 import {
   type Context,
   context,
@@ -10,7 +9,6 @@ import {
   type TextMapGetter,
   trace,
 } from "@opentelemetry/api";
-import { callTrace } from "@platform/kit/rpc-telemetry";
 import { tracing } from "@platform/kit/tracing";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 
@@ -47,22 +45,44 @@ const getter: TextMapGetter<IncomingHttpHeaders> = {
  * An unrecorded one's (nine requests in ten at a 10% ratio) is not entered: an entered context
  * travels with every promise, tick and timer of the request, which cost the gateway about 4% of
  * a read's CPU (docs/benchmarks/observability.md). Its trace id still goes wherever it is needed,
- * explicitly: `request.traceContext` to the access line, the calls' `contextValues` (kit's
- * `callTrace`, guard.ts's call options) to the services, which continue its trace unsampled, and
- * `inRequestTrace` around the admission's look-ups.
+ * explicitly from `request.traceContext`: to the access line, and to every call the request makes
+ * (kit's `withCallTrace`: the route's call options in guard.ts, the admission's key and
+ * delegation look-ups), which send it on unsampled.
  */
 export function installHttpServerSpan(app: FastifyInstance): void {
   // Without a tracer provider there is no span to make: no hook at all.
   if (!tracing()) return;
   const tracer = trace.getTracer("@platform/gateway");
   app.decorateRequest("traceContext", null);
+  // The headers the propagators read (traceparent, tracestate, baggage by default): a request
+  // with none of them (most of an integrator's) has nothing to extract.
+  const fields = propagation.fields();
+  const names = new Map<string, Map<string, string>>();
+  /** "GET /api/v1alpha1/…", made once per route and method. */
+  const nameOf = (method: string, route: string | undefined): string => {
+    if (!route) return method;
+    let byMethod = names.get(route);
+    if (!byMethod) {
+      byMethod = new Map();
+      names.set(route, byMethod);
+    }
+    let name = byMethod.get(method);
+    if (name === undefined) {
+      name = `${method} ${route}`;
+      byMethod.set(method, name);
+    }
+    return name;
+  };
 
   /** The request's span, started (`startTime`: when it arrived) and entered into a context. */
   const start = (request: FastifyRequest, startTime?: number): Context => {
-    const parent = propagation.extract(ROOT_CONTEXT, request.headers, getter);
+    const headers = request.headers;
+    const parent = fields.some((field) => headers[field] !== undefined)
+      ? propagation.extract(ROOT_CONTEXT, headers, getter)
+      : ROOT_CONTEXT;
     const route = request.routeOptions.url;
     const span = tracer.startSpan(
-      route ? `${request.method} ${route}` : request.method,
+      nameOf(request.method, route),
       startTime === undefined ? { kind: SpanKind.SERVER } : { kind: SpanKind.SERVER, startTime },
       parent,
     );
@@ -132,20 +152,4 @@ export function installHttpServerSpan(app: FastifyInstance): void {
 /** The context's span is recorded (sampled). */
 function recording(active: Context): boolean {
   return trace.getSpan(active)?.isRecording() === true;
-}
-
-/**
- * Runs `fn` (a call the request makes outside its route's handler: the admission's key and
- * delegation look-ups) in the request's trace context when that is not entered already (an
- * unrecorded request's, above), so that its calls continue the request's trace.
- */
-export function inRequestTrace<T>(request: FastifyRequest, fn: () => T): T {
-  const active = request.traceContext;
-  return active && context.active() !== active ? context.with(active, fn) : fn();
-}
-
-/** Call options that carry the request's trace context to its calls (kit's `callTrace`); none without tracing. */
-export function traceValues(request: FastifyRequest): { contextValues?: ContextValues } {
-  const active = request.traceContext;
-  return active ? { contextValues: createContextValues().set(callTrace, active) } : {};
 }

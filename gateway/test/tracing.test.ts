@@ -136,6 +136,8 @@ describe("the gateway's HTTP server span", () => {
     expect(status).toBe(409);
     expect(spans.getFinishedSpans()).toEqual([]);
     expect(accessLine("unsampled-booking")?.trace_id).toBe(CALLER_TRACE);
+    // Its context is not entered, yet its call carries its trace on, unsampled.
+    expect(gw.scheduling.traceparents.at(-1)).toMatch(new RegExp(`^00-${CALLER_TRACE}-[0-9a-f]{16}-00$`));
   });
 
   it("names an unmatched request by its method alone, never its path", async () => {

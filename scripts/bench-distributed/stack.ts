@@ -27,12 +27,12 @@ export const values = suiteArgs(
     soak: "0",
     "soak-rate": "1000",
     "cold-rate": "1000",
-    "tracing-rate": "300",
+    "tracing-rate": "400",
     "rpc-http": "1.1",
   }),
   `usage: npm run bench -- --suite distributed [--duration SECONDS] [--rates 500,1000,1500]
     [--connections 10,50] [--tokens 1000] [--rounds 1] [--skip closed,tracing,open,cold,deals,requestlog] [--soak SECONDS]
-    [--soak-rate 1000] [--cold-rate 1000] [--tracing-rate 300] [--rpc-http 1.1]
+    [--soak-rate 1000] [--cold-rate 1000] [--tracing-rate 400] [--rpc-http 1.1]
 Uses the stack on GATEWAY_PORT (default 8080) or starts one with scripts/stack.sh (and stops what it started);
 a gateway that answers without a running gateway in STACK_RUN_DIR (default .run) is another stack's, and
 the bench refuses it (its CPU columns come from that directory's pid files).

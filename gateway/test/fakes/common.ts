@@ -61,6 +61,8 @@ export abstract class FakeService {
   readonly contexts: RequestContext[] = [];
   /** The X-Platform-Org-Id header of each integrator call. */
   readonly orgIdHeaders: (string | null)[] = [];
+  /** The traceparent header of each call received (null: none). */
+  readonly traceparents: (string | null)[] = [];
   /** Makes the next call of the service throw this. */
   failNext: Error | undefined;
   /** Set by the harness: cursors must verify with the gateway's secret. */
@@ -82,6 +84,7 @@ export abstract class FakeService {
     const c = apiContext(ctx);
     this.contexts.push(c);
     this.orgIdHeaders.push(ctx.requestHeader.get("x-platform-org-id"));
+    this.traceparents.push(ctx.requestHeader.get("traceparent"));
     this.received.push({ method, message });
     this.maybeFail();
     return c;

@@ -1,4 +1,11 @@
-import { Code, ConnectError, createContextKey, type Interceptor } from "@connectrpc/connect";
+import {
+  type CallOptions,
+  Code,
+  ConnectError,
+  createContextKey,
+  createContextValues,
+  type Interceptor,
+} from "@connectrpc/connect";
 import {
   type Context,
   context,
@@ -30,6 +37,12 @@ const SCOPE = "@platform/kit/rpc";
  * trace id, unsampled, as it would from inside the context.
  */
 export const callTrace = createContextKey<Context | undefined>(undefined, { description: "the call's trace context" });
+
+/** `options` with `trace` as its call's trace (callTrace); unchanged without one. */
+export function withCallTrace(options: CallOptions, trace: Context | null | undefined): CallOptions {
+  if (!trace) return options;
+  return { ...options, contextValues: (options.contextValues ?? createContextValues()).set(callTrace, trace) };
+}
 
 const getter: TextMapGetter<Headers> = {
   keys: (h) => [...h.keys()],
