@@ -6,6 +6,7 @@ import { seededId } from "@platform/kit/ids";
 import { kitMigrations, migrate } from "@platform/kit/migrate";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { recordRequests } from "../src/application/record.js";
+import { recordsOfBatch } from "../src/domain/logged.js";
 import { purgeRequestLogs } from "../src/application/retention.js";
 import type { RequestLogRecord } from "../src/domain/request-log.js";
 import { requestLogHandlers } from "../src/handlers/request-logs.handler.js";
@@ -79,6 +80,29 @@ describe("recording", () => {
     const old = record(60 * 24 * 8);
     const ahead = record(-60 * 25);
     expect(await recordRequests(recording(), [old, ahead, record(1)])).toBe(1);
+  });
+
+  it("stores a batch whose summaries hold a NUL (no text column takes one): the NUL replaced, nothing lost", async () => {
+    const nul = "\u0000";
+    const logged = (n: number, text: string) => ({
+      requestId: `req_nul_${n}`,
+      orgId: ACME,
+      keyId: KEY_A,
+      time: new Date(clock.now().getTime() - 60_000).toISOString(),
+      method: "GET",
+      route: `/deals/{dealId}${text}`,
+      pathIds: { dealId: `deal_${text}` },
+      status: 404,
+      problemType: "deal-not-found",
+      durationMs: 1,
+      idempotencyKey: `k${text}`,
+    });
+    const records = recordsOfBatch({ requests: [logged(1, nul), logged(2, "")] });
+    expect(await recordRequests(recording(), records)).toBe(2);
+    const rows = await db.query<{ route: string; path_ids: Record<string, string> }>(
+      "SELECT route, path_ids FROM request_logs.request_logs WHERE request_id = 'req_nul_1'",
+    );
+    expect(rows[0]?.route).toBe("/deals/{dealId}\uFFFD");
   });
 });
 
