@@ -1,6 +1,8 @@
 import { createClient } from "@connectrpc/connect";
 import { IdentityAdminService } from "@platform/contracts/identity";
 import { adminClientInterceptor, httpTransport } from "@platform/kit/connect";
+import { TOPICS } from "@platform/kit/events";
+import { Kafka, logLevel } from "kafkajs";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { basePort, KAFKA_BROKERS, runId, STACK_START_TIMEOUT_MS, type Stack, startStack } from "./support/processes.js";
@@ -13,6 +15,7 @@ const run = runId();
 const adminSecret = "it-admin-secret-0123456789";
 const contextSecret = "it-context-secret-0123456789";
 const port = basePort(9);
+const group = `request-logs-it-${run}`;
 const ports = { identity: port, admin: port + 1, requestLogs: port + 2, gateway: port + 3 };
 
 let stack: Stack | undefined;
@@ -27,8 +30,35 @@ const api = (path: string, key: string, headers: Record<string, string> = {}) =>
     headers: { "X-Platform-Api-Key": key, ...headers },
   });
 
+/**
+ * Points the test's new consumer group at the end of the topic as it is now. The group reads
+ * from the beginning (as a new deployment's does), and the shared broker keeps what earlier runs,
+ * benches and stacks published there: tens of thousands of batches that are not this test's,
+ * which it would otherwise work through before the one it waits for.
+ */
+async function startGroupAtTheEnd(groupId: string): Promise<void> {
+  const admin = new Kafka({
+    brokers: KAFKA_BROKERS.split(","),
+    clientId: `rl-it-${run}`,
+    logLevel: logLevel.NOTHING,
+  }).admin();
+  await admin.connect();
+  try {
+    if (!(await admin.listTopics()).includes(TOPICS.requestLogs)) return;
+    const offsets = await admin.fetchTopicOffsets(TOPICS.requestLogs);
+    await admin.setOffsets({
+      groupId,
+      topic: TOPICS.requestLogs,
+      partitions: offsets.map((p) => ({ partition: p.partition, offset: p.high })),
+    });
+  } finally {
+    await admin.disconnect();
+  }
+}
+
 beforeAll(async () => {
   const service = { SANDBOX_SEED: `it-${run}` };
+  await startGroupAtTheEnd(group);
   stack = await startStack({
     name: "platform_rl",
     run,
@@ -52,7 +82,7 @@ beforeAll(async () => {
         database: "request_logs",
         port: ports.requestLogs,
         // Its own group: every stack on this broker stores what it sees, none takes another's share.
-        env: { ...service, PORT: String(ports.requestLogs), REQUEST_LOGS_CONSUMER_GROUP: `request-logs-it-${run}` },
+        env: { ...service, PORT: String(ports.requestLogs), REQUEST_LOGS_CONSUMER_GROUP: group },
       },
       {
         name: "gateway",
