@@ -57,6 +57,10 @@ export function installHttpServerSpan(app: FastifyInstance): void {
   // The headers the propagators read (traceparent, tracestate, baggage by default): a request
   // with none of them (most of an integrator's) has nothing to extract.
   const fields = propagation.fields();
+  const carriesTrace = (headers: IncomingHttpHeaders): boolean => {
+    for (const field of fields) if (headers[field] !== undefined) return true;
+    return false;
+  };
   const names = new Map<string, Map<string, string>>();
   /** "GET /api/v1alpha1/…", made once per route and method. */
   const nameOf = (method: string, route: string | undefined): string => {
@@ -76,9 +80,8 @@ export function installHttpServerSpan(app: FastifyInstance): void {
 
   /** The request's span, started (`startTime`: when it arrived) and entered into a context. */
   const start = (request: FastifyRequest, startTime?: number): Context => {
-    const headers = request.headers;
-    const parent = fields.some((field) => headers[field] !== undefined)
-      ? propagation.extract(ROOT_CONTEXT, headers, getter)
+    const parent = carriesTrace(request.headers)
+      ? propagation.extract(ROOT_CONTEXT, request.headers, getter)
       : ROOT_CONTEXT;
     const route = request.routeOptions.url;
     const span = tracer.startSpan(
