@@ -117,8 +117,12 @@ LABEL org.opencontainers.image.title="platform" \
 # without async_hooks. Node 24 does that by default and refuses the flag: build it with
 # --build-arg NODE_FLAGS= there.
 ARG NODE_FLAGS=--experimental-async-context-frame
+# NODE_COMPILE_CACHE: Node keeps the V8 code of the modules it loaded in /tmp, the pod's
+# emptyDir, which outlives a container's restart: a restarted process (kill -9, OOM) starts
+# without compiling its modules again.
 ENV NODE_ENV=production \
     METRICS_PORT=9464 \
+    NODE_COMPILE_CACHE=/tmp/node-compile-cache \
     NODE_OPTIONS="--enable-source-maps ${NODE_FLAGS}"
 WORKDIR /app
 USER 1000:1000

@@ -37,6 +37,10 @@ export PLATFORM_ADMIN_SECRET=${PLATFORM_ADMIN_SECRET:-dev-admin-secret-change-me
 # SO_REUSEPORT for every process, so that `roll` starts a replacement on the ports it replaces
 # (libs/kit/src/shared-port.ts); processes started any other way keep EADDRINUSE on a taken port.
 export LISTEN_REUSE_PORT=1
+# Node's compile cache (V8 code of every module loaded, Node 22.1+): a restarted process loads
+# its modules from it instead of compiling them again, a quarter of its start-up
+# (docs/benchmarks/events.md, "Start-up"). The images keep theirs in /tmp, the pod's emptyDir.
+export NODE_COMPILE_CACHE=${NODE_COMPILE_CACHE:-$RUN_DIR/compile-cache}
 # compiled: `npm run build` first, then each process runs its dist/<process>/main.js, as the
 # images do; source: straight from the TypeScript sources through tsx (no build step).
 STACK_RUNTIME=${STACK_RUNTIME:-compiled}

@@ -2,6 +2,7 @@
 // (scripts/bench-events.ts runs the phases).
 import { type ChildProcess, execFileSync, spawn, spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
+import { resolve } from "node:path";
 import { createLogger } from "@platform/kit/logger";
 import { type Admin, Kafka, logLevel } from "kafkajs";
 import pg from "pg";
@@ -136,7 +137,16 @@ export async function startProc(name: string, entry: string, env: Record<string,
   const profile = values["cpu-prof"] ? ["--cpu-prof", `--cpu-prof-dir=${values["cpu-prof"]}`] : [];
   const startedAt = performance.now();
   const child = spawn(PROCESS_NODE, [...PROCESS_NODE_FLAGS, ...profile, ...commandOf(entry)], {
-    env: { ...process.env, LOG_LEVEL: "warn", PLATFORM_CONTEXT_SECRET: CONTEXT_SECRET, KAFKA_BROKERS, ...env },
+    env: {
+      // The stack's compile cache (scripts/stack.sh), so a restart starts as the stack's does;
+      // NODE_DISABLE_COMPILE_CACHE=1 measures one without it.
+      NODE_COMPILE_CACHE: resolve(".run/compile-cache"),
+      ...process.env,
+      LOG_LEVEL: "warn",
+      PLATFORM_CONTEXT_SECRET: CONTEXT_SECRET,
+      KAFKA_BROKERS,
+      ...env,
+    },
     stdio: ["ignore", "pipe", "pipe"],
   });
   let out = "";

@@ -64,6 +64,8 @@ export interface Reply {
   status: number;
   headers?: Record<string, string>;
   delayMs?: number;
+  /** A body of this many bytes in place of "ok": an endpoint that answers at length. */
+  bodyBytes?: number;
   /** Holds the answer until this settles: an endpoint that hangs for as long as a test needs. */
   until?: Promise<unknown>;
 }
@@ -93,7 +95,7 @@ export async function startReceiver(): Promise<{
       const send = () => {
         if (res.destroyed) return;
         res.writeHead(reply.status, reply.headers ?? {});
-        res.end("ok");
+        res.end(reply.bodyBytes === undefined ? "ok" : Buffer.alloc(reply.bodyBytes, "x"));
       };
       if (reply.until) void reply.until.then(send);
       else if (reply.delayMs) setTimeout(send, reply.delayMs);

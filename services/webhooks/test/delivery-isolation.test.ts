@@ -124,4 +124,14 @@ describe("isolation and safety", () => {
     expect(await lax({ ...req, url: receiver.url })).toMatchObject({ status: 302 });
     expect(receiver.received).toHaveLength(1);
   });
+
+  it("reads an answer only up to its limit, and keeps its status and Retry-After", async () => {
+    const send = httpSender({ allowPrivateTargets: true, resolve: systemResolver, timeoutMs: 5000 });
+    const req = { headers: {}, body: "{}", url: receiver.url };
+    receiver.replies.push({ status: 503, headers: { "retry-after": "120" }, bodyBytes: 4 * 1024 * 1024 });
+    expect(await send(req)).toMatchObject({ status: 503, retryAfter: "120", error: undefined });
+    // The endpoint's next delivery goes through, on a new connection or a reused one.
+    expect(await send(req)).toMatchObject({ status: 200, error: undefined });
+    expect(receiver.received).toHaveLength(2);
+  });
 });

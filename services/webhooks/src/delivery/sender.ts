@@ -1,8 +1,7 @@
 import { lookup as dnsLookup } from "node:dns/promises";
-import http from "node:http";
-import https from "node:https";
 import type { LookupFunction } from "node:net";
 import { isIP } from "node:net";
+import { Pool } from "undici";
 import { ipLiteral, isPublicAddress } from "../domain/address.js";
 import type { Resolver } from "../domain/endpoint.js";
 import type { AttemptOutcome } from "../domain/retry.js";
@@ -85,106 +84,100 @@ function guardedLookup(resolve: Resolver, allowPrivate: boolean): LookupFunction
  * POSTs a webhook: HTTPS (http only where private targets are allowed), redirects never
  * followed (a 3xx is a failure), the resolved address checked at connect time, the whole
  * exchange bounded by the timeout. Never throws: every failure is an outcome.
+ *
+ * undici's `Pool` rather than `node:http`: it costs the worker half the CPU per request
+ * (docs/benchmarks/events.md, "undici for the webhook POST"), and a drained backlog is
+ * mostly requests.
  */
 export function httpSender(options: SenderOptions): Sender {
   const lookup = guardedLookup(options.resolve, options.allowPrivateTargets);
-  const agentOptions = options.ca && options.ca.length > 0 ? { ca: options.ca } : {};
+  const connections = options.maxSocketsPerEndpoint ?? 32;
+  const connect = options.ca && options.ca.length > 0 ? { lookup, ca: options.ca } : { lookup };
   // One keep-alive pool per endpoint: a connection (and its TLS session) serves many
   // deliveries instead of one. The address check runs when a connection is made, which is
   // the only moment an address is chosen, so a reused connection was checked when it opened.
-  const agents = new Map<string, http.Agent>();
-  const agentFor = (url: URL, secure: boolean): http.Agent => {
-    const key = `${url.protocol}//${url.host}`;
-    let agent = agents.get(key);
-    if (agent) {
+  const pools = new Map<string, Pool>();
+  const poolFor = (origin: string): Pool => {
+    let pool = pools.get(origin);
+    if (pool) {
       // Most recently used last: the map's order is the eviction order.
-      agents.delete(key);
+      pools.delete(origin);
     } else {
-      const common = {
-        keepAlive: true,
-        maxSockets: options.maxSocketsPerEndpoint ?? 32,
-        maxFreeSockets: options.maxSocketsPerEndpoint ?? 32,
-        timeout: IDLE_SOCKET_MS,
-        scheduling: "lifo" as const,
-        lookup,
-      };
-      agent = secure ? new https.Agent({ ...common, ...agentOptions }) : new http.Agent(common);
-      if (agents.size >= MAX_POOLED_ENDPOINTS) {
-        const [oldest] = agents.keys();
+      pool = new Pool(origin, {
+        connections,
+        connect,
+        keepAliveTimeout: IDLE_SOCKET_MS,
+        keepAliveMaxTimeout: IDLE_SOCKET_MS,
+        // The sender's own timer bounds the exchange; these only must not cut it shorter.
+        headersTimeout: 0,
+        bodyTimeout: 0,
+      });
+      if (pools.size >= MAX_POOLED_ENDPOINTS) {
+        const [oldest] = pools.keys();
         if (oldest !== undefined) {
-          agents.get(oldest)?.destroy();
-          agents.delete(oldest);
+          pools
+            .get(oldest)
+            ?.destroy()
+            .catch(() => {});
+          pools.delete(oldest);
         }
       }
     }
-    agents.set(key, agent);
-    return agent;
+    pools.set(origin, pool);
+    return pool;
   };
-  return (request) =>
-    new Promise<SendResult>((resolve) => {
-      const started = performance.now();
-      const done = (outcome: AttemptOutcome) =>
-        resolve({ ...outcome, durationMs: Math.round(performance.now() - started) });
-      let url: URL;
-      try {
-        url = new URL(request.url);
-      } catch {
-        done({ status: undefined, retryAfter: undefined, error: "invalid endpoint URL" });
-        return;
-      }
-      const secure = url.protocol === "https:";
-      if (!secure && !(options.allowPrivateTargets && url.protocol === "http:")) {
-        done({ status: undefined, retryAfter: undefined, error: "endpoint is not HTTPS" });
-        return;
-      }
-      const literal = ipLiteral(url.hostname);
-      if (literal !== undefined && !options.allowPrivateTargets && !isPublicAddress(literal)) {
-        done({ status: undefined, retryAfter: undefined, error: "refused target: private or reserved address" });
-        return;
-      }
-      const body = Buffer.from(request.body);
-      const req = (secure ? https : http).request(url, {
-        method: "POST",
-        agent: agentFor(url, secure),
-        headers: {
-          ...request.headers,
-          "content-type": "application/json",
-          "content-length": String(body.length),
-          "user-agent": USER_AGENT,
-        },
-      });
-      const timer = setTimeout(
-        () => req.destroy(new Error(`no response within ${options.timeoutMs} ms`)),
-        options.timeoutMs,
-      );
-      req.on("response", (res) => {
-        let read = 0;
-        res.on("data", (chunk: Buffer) => {
-          read += chunk.length;
-          if (read > MAX_RESPONSE_BYTES) res.destroy();
-        });
-        const finish = () => {
-          clearTimeout(timer);
-          const retryAfter = res.headers["retry-after"];
-          done({
-            status: res.statusCode,
-            retryAfter: Array.isArray(retryAfter) ? retryAfter[0] : retryAfter,
-            error: undefined,
-          });
-        };
-        res.once("end", finish);
-        res.once("close", finish);
-        res.once("error", finish);
-      });
-      req.once("error", (err) => {
-        clearTimeout(timer);
-        const refused = err instanceof RefusedTarget || (err as { cause?: unknown }).cause instanceof RefusedTarget;
-        done({
-          status: undefined,
-          retryAfter: undefined,
-          error: refused ? `refused target: ${err.message}` : err.message,
-        });
-      });
-      req.end(body);
+  return async (request) => {
+    const started = performance.now();
+    const done = (outcome: AttemptOutcome): SendResult => ({
+      ...outcome,
+      durationMs: Math.round(performance.now() - started),
     });
+    let url: URL;
+    try {
+      url = new URL(request.url);
+    } catch {
+      return done({ status: undefined, retryAfter: undefined, error: "invalid endpoint URL" });
+    }
+    const secure = url.protocol === "https:";
+    if (!secure && !(options.allowPrivateTargets && url.protocol === "http:")) {
+      return done({ status: undefined, retryAfter: undefined, error: "endpoint is not HTTPS" });
+    }
+    const literal = ipLiteral(url.hostname);
+    if (literal !== undefined && !options.allowPrivateTargets && !isPublicAddress(literal)) {
+      return done({ status: undefined, retryAfter: undefined, error: "refused target: private or reserved address" });
+    }
+    const abort = new AbortController();
+    const timer = setTimeout(
+      () => abort.abort(new Error(`no response within ${options.timeoutMs} ms`)),
+      options.timeoutMs,
+    );
+    try {
+      const res = await poolFor(url.origin).request({
+        method: "POST",
+        path: url.pathname + url.search,
+        headers: { ...request.headers, "content-type": "application/json", "user-agent": USER_AGENT },
+        body: request.body,
+        signal: abort.signal,
+      });
+      // Read (so the connection can be reused) but never kept; past the limit it is closed.
+      await res.body.dump({ limit: MAX_RESPONSE_BYTES }).catch(() => {});
+      const retryAfter = res.headers["retry-after"];
+      return done({
+        status: res.statusCode,
+        retryAfter: Array.isArray(retryAfter) ? retryAfter[0] : retryAfter,
+        error: undefined,
+      });
+    } catch (err) {
+      const cause = abort.signal.aborted ? abort.signal.reason : err;
+      const refused = cause instanceof RefusedTarget || (cause as { cause?: unknown }).cause instanceof RefusedTarget;
+      const message = cause instanceof Error ? cause.message : String(cause);
+      return done({
+        status: undefined,
+        retryAfter: undefined,
+        error: refused ? `refused target: ${message}` : message,
+      });
+    } finally {
+      clearTimeout(timer);
+    }
+  };
 }
