@@ -7,7 +7,7 @@ import { startTelemetry } from "@platform/kit/telemetry";
 // (http-server-span.ts) and kit's RPC interceptors; its Kafka traffic (the request log's
 // batches, cache purges) is no hop of a request, and the hooks would cost every request
 // (issue 51's bound: tracing at 10 % adds at most 10 % to a read; kit's telemetry.ts).
-startTelemetry("gateway", { instrumentLibraries: false });
+await startTelemetry("gateway", { instrumentLibraries: false });
 
 const { systemClock } = await import("@platform/kit/clock");
 const { loadConfigOrExit } = await import("@platform/kit/load-config-or-exit");

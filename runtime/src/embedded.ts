@@ -1,7 +1,7 @@
 import { startTelemetry } from "@platform/kit/telemetry";
 
 // Telemetry first, so instrumentation sees every module that loads after it.
-startTelemetry("platform");
+await startTelemetry("platform");
 
 const { mkdirSync } = await import("node:fs");
 const { join, resolve } = await import("node:path");

@@ -53,6 +53,8 @@ export async function stoppedBacklog(shape: "spread" | "one-endpoint"): Promise<
   const env = deliveryEnv(url, {
     DELIVERY_PORT: String(port),
     PORT: String(port + 1),
+    // The stack's setting: /metrics served (OpenTelemetry's meter provider is part of every start-up).
+    METRICS_PORT: String(port + 2),
     WEBHOOKS_PER_ENDPOINT_CONCURRENCY: String(cap),
     // The stack's setting (scripts/stack.sh): a static member, whose restart takes its partitions back at once.
     KAFKA_GROUP_INSTANCE_ID: `bench-stopped-${shape}-${run}`,

@@ -195,6 +195,8 @@ export async function restart(): Promise<void> {
     const env = deliveryEnv(url, {
       DELIVERY_PORT: String(port),
       PORT: String(port + 1),
+      // The stack's setting: /metrics served (OpenTelemetry's meter provider is part of every start-up).
+      METRICS_PORT: String(port + 2),
       ...(membership === "static" ? { KAFKA_GROUP_INSTANCE_ID: `bench-restart-${run}` } : {}),
     });
     let worker = await startProc("webhooks-delivery-restart", entry, env, port);

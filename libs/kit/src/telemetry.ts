@@ -1,19 +1,17 @@
 import http from "node:http";
 import { register } from "node:module";
 import { context, metrics, propagation, trace } from "@opentelemetry/api";
-import { OTLPMetricExporter } from "@opentelemetry/exporter-metrics-otlp-proto";
-import { PrometheusExporter } from "@opentelemetry/exporter-prometheus";
-import { HttpInstrumentation } from "@opentelemetry/instrumentation-http";
-import { KafkaJsInstrumentation } from "@opentelemetry/instrumentation-kafkajs";
-import { PgInstrumentation } from "@opentelemetry/instrumentation-pg";
-import { type IMetricReader, PeriodicExportingMetricReader } from "@opentelemetry/sdk-metrics";
-import { NodeSDK } from "@opentelemetry/sdk-node";
+import type { PrometheusExporter } from "@opentelemetry/exporter-prometheus";
+import type { IMetricReader, MeterProvider } from "@opentelemetry/sdk-metrics";
+import type { NodeSDK } from "@opentelemetry/sdk-node";
 import { histogramProducer } from "./bound-histograms.js";
 import { registerBuildInfoMetric } from "./build-info.js";
 import { observeEventLoopDelay } from "./event-loop.js";
 import { listenShared } from "./shared-port.js";
 
 let sdk: NodeSDK | undefined;
+/** The meter provider of a process that exports metrics and no traces (`startMetricsOnly`). */
+let meterProvider: MeterProvider | undefined;
 let metricsServer: http.Server | undefined;
 
 /**
@@ -21,7 +19,8 @@ let metricsServer: http.Server | undefined;
  * exclusively, and a replacement instance started beside this one (a rolling restart on one
  * machine, shared-port.ts) would then serve no metrics. A port it cannot bind is reported, not fatal.
  */
-function prometheusReader(port: number, host: string): PrometheusExporter {
+async function prometheusReader(port: number, host: string): Promise<PrometheusExporter> {
+  const { PrometheusExporter } = await import("@opentelemetry/exporter-prometheus");
   const exporter = new PrometheusExporter({ preventServerStart: true, metricProducers: [histogramProducer] });
   metricsServer = http.createServer((req, res) => {
     if (req.url?.split("?")[0] === "/metrics") return exporter.getMetricsRequestHandler(req, res);
@@ -72,8 +71,8 @@ export interface TelemetryOptions {
   instrumentLibraries?: boolean;
 }
 
-export function startTelemetry(defaultServiceName: string, options: TelemetryOptions = {}): void {
-  if (sdk || process.env.OTEL_SDK_DISABLED === "true") return;
+export async function startTelemetry(defaultServiceName: string, options: TelemetryOptions = {}): Promise<void> {
+  if (sdk || meterProvider || process.env.OTEL_SDK_DISABLED === "true") return;
   process.env.OTEL_SERVICE_NAME ??= defaultServiceName;
   const exporting =
     Boolean(process.env.OTEL_EXPORTER_OTLP_ENDPOINT || process.env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) ||
@@ -90,42 +89,107 @@ export function startTelemetry(defaultServiceName: string, options: TelemetryOpt
   // off, so that local processes and tests never fight over one port.
   const metricsPort = Number(process.env.METRICS_PORT ?? 0);
   if (Number.isInteger(metricsPort) && metricsPort > 0) {
-    metricReaders.push(prometheusReader(metricsPort, process.env.METRICS_HOST ?? "0.0.0.0"));
+    metricReaders.push(await prometheusReader(metricsPort, process.env.METRICS_HOST ?? "0.0.0.0"));
   }
-  if (exportingMetrics)
+  if (exportingMetrics) {
+    const [{ OTLPMetricExporter }, { PeriodicExportingMetricReader }] = await Promise.all([
+      import("@opentelemetry/exporter-metrics-otlp-proto"),
+      import("@opentelemetry/sdk-metrics"),
+    ]);
     metricReaders.push(
       new PeriodicExportingMetricReader({ exporter: new OTLPMetricExporter(), metricProducers: [histogramProducer] }),
     );
+  }
   if (!exporting && metricReaders.length === 0) return;
-  // Spans only when they go somewhere: the instrumentations patch every HTTP request, query
-  // and message, which costs CPU whether or not a span is exported.
-  const instrumenting = exporting && options.instrumentLibraries !== false;
-  if (instrumenting) {
+  if (exporting) await startSdk(metricReaders, options.instrumentLibraries !== false);
+  else meterProvider = await startMetricsOnly(metricReaders);
+  registerBuildInfoMetric(process.env.OTEL_SERVICE_NAME ?? defaultServiceName);
+  // Every process with a metrics reader exports its event-loop delay (an SRE's first saturation signal).
+  if (metricReaders.length > 0) observeEventLoopDelay();
+}
+
+/** Traces (and metrics): the SDK, built from the standard OTEL_* variables. */
+async function startSdk(metricReaders: IMetricReader[], instrumentLibraries: boolean): Promise<void> {
+  if (instrumentLibraries) {
     // ESM modules are patched through import-in-the-middle's loader hook; CommonJS ones
     // (pg, kafkajs, redis) through require hooks the instrumentations install themselves.
     register("@opentelemetry/instrumentation/hook.mjs", import.meta.url);
   }
-  sdk = new NodeSDK({
-    metricReaders,
-    instrumentations: instrumenting
-      ? [
-          new HttpInstrumentation({
-            // Outgoing requests only (webhook deliveries, which carry traceparent to the receiver).
-            // Served requests: a service's ports speak Connect, whose server spans are the RPC
-            // interceptors'; the gateway makes its own (above). Outgoing unary Connect calls go
-            // through undici (unary-transport.ts), which this instrumentation does not patch:
-            // their client spans are the RPC interceptors' alone.
-            disableIncomingRequestInstrumentation: true,
-          }),
-          new PgInstrumentation(),
-          new KafkaJsInstrumentation(),
-        ]
-      : [],
-  });
+  const [{ NodeSDK }, instrumentations] = await Promise.all([
+    import("@opentelemetry/sdk-node"),
+    instrumentLibraries ? libraryInstrumentations() : [],
+  ]);
+  sdk = new NodeSDK({ metricReaders, instrumentations });
   sdk.start();
-  registerBuildInfoMetric(process.env.OTEL_SERVICE_NAME ?? defaultServiceName);
-  // Every process with a metrics reader exports its event-loop delay (an SRE's first saturation signal).
-  if (metricReaders.length > 0) observeEventLoopDelay();
+}
+
+/** Outgoing HTTP requests (webhook deliveries, which carry traceparent to the receiver), pg and kafkajs. */
+async function libraryInstrumentations() {
+  const [{ HttpInstrumentation }, { PgInstrumentation }, { KafkaJsInstrumentation }] = await Promise.all([
+    import("@opentelemetry/instrumentation-http"),
+    import("@opentelemetry/instrumentation-pg"),
+    import("@opentelemetry/instrumentation-kafkajs"),
+  ]);
+  return [
+    new HttpInstrumentation({
+      // Served requests: a service's ports speak Connect, whose server spans are the RPC
+      // interceptors'; the gateway makes its own (above). Outgoing unary Connect calls go
+      // through undici (unary-transport.ts), which this instrumentation does not patch:
+      // their client spans are the RPC interceptors' alone.
+      disableIncomingRequestInstrumentation: true,
+    }),
+    new PgInstrumentation(),
+    new KafkaJsInstrumentation(),
+  ];
+}
+
+/**
+ * Metrics without traces, what every process runs with by default (METRICS_PORT in the images
+ * and the stack): what the SDK's `start` sets up in that case, without loading the SDK. The
+ * SDK's package loads every trace, metric and log exporter it could build (gRPC's among them)
+ * whether or not one is configured: 265 ms of a process's start-up CPU against about 100 ms
+ * for these (docs/benchmarks/events.md, "Start-up"). Same globals as the SDK's: the
+ * AsyncLocalStorage context manager, the propagators of OTEL_PROPAGATORS (W3C trace context
+ * and baggage by default), and a meter provider whose resource comes from the same detectors
+ * (env, process and host, or OTEL_NODE_RESOURCE_DETECTORS) and so the same `target_info`; a unit test compares it with
+ * the SDK's.
+ */
+async function startMetricsOnly(readers: IMetricReader[]): Promise<MeterProvider> {
+  const [{ AsyncLocalStorageContextManager }, core, resources, { MeterProvider }] = await Promise.all([
+    import("@opentelemetry/context-async-hooks"),
+    import("@opentelemetry/core"),
+    import("@opentelemetry/resources"),
+    import("@opentelemetry/sdk-metrics"),
+  ]);
+  context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
+  const propagators = (core.getStringListFromEnv("OTEL_PROPAGATORS") ?? ["tracecontext", "baggage"]).flatMap((name) => {
+    if (name === "tracecontext") return [new core.W3CTraceContextPropagator()];
+    if (name === "baggage") return [new core.W3CBaggagePropagator()];
+    if (name !== "none") process.stderr.write(`telemetry: propagator "${name}" needs tracing on; ignored\n`);
+    return [];
+  });
+  propagation.setGlobalPropagator(new core.CompositePropagator({ propagators }));
+  const detectors = {
+    host: resources.hostDetector,
+    os: resources.osDetector,
+    serviceinstance: resources.serviceInstanceIdDetector,
+    process: resources.processDetector,
+    env: resources.envDetector,
+  };
+  // The SDK's choice: env, process and host unless OTEL_NODE_RESOURCE_DETECTORS names others.
+  const wanted = core.getStringListFromEnv("OTEL_NODE_RESOURCE_DETECTORS");
+  const chosen =
+    wanted === undefined
+      ? [resources.envDetector, resources.processDetector, resources.hostDetector]
+      : wanted.includes("all")
+        ? Object.values(detectors)
+        : wanted.includes("none")
+          ? []
+          : wanted.flatMap((name) => detectors[name as keyof typeof detectors] ?? []);
+  const resource = resources.defaultResource().merge(resources.detectResources({ detectors: chosen }));
+  const provider = new MeterProvider({ resource, readers });
+  metrics.setGlobalMeterProvider(provider);
+  return provider;
 }
 
 /** OTEL_TRACES_EXPORTER names Zipkin (the variable is a comma-separated list). */
@@ -138,8 +202,8 @@ export async function stopTelemetry(): Promise<void> {
   metricsServer = undefined;
   server?.closeAllConnections();
   await new Promise<void>((resolve) => (server?.listening ? server.close(() => resolve()) : resolve()));
-  if (sdk) {
-    await sdk.shutdown();
+  if (sdk || meterProvider) {
+    await (sdk ?? meterProvider)?.shutdown();
     // The SDK's shutdown leaves its providers registered as the API's globals, where they would
     // refuse the next registration (a later start, another meter provider in the same process)
     // and swallow what is recorded after: unregister what start registered.
@@ -149,4 +213,5 @@ export async function stopTelemetry(): Promise<void> {
     propagation.disable();
   }
   sdk = undefined;
+  meterProvider = undefined;
 }

@@ -73,7 +73,7 @@ describe("listeners on a shared port", () => {
     const port = await freePort();
     process.env.METRICS_PORT = String(port);
     process.env.METRICS_HOST = "127.0.0.1";
-    startTelemetry("shared-port-test");
+    await startTelemetry("shared-port-test");
     delete process.env.METRICS_PORT;
     delete process.env.METRICS_HOST;
     await expect

@@ -4,7 +4,7 @@ import "@platform/kit/v8-flags";
 import { startTelemetry } from "@platform/kit/telemetry";
 
 // Telemetry first, so what loads after it can be instrumented.
-startTelemetry("analytics");
+await startTelemetry("analytics");
 
 const { runUntilSignal } = await import("@platform/kit/service-runtime");
 const { loadAnalyticsConfig } = await import("./config.js");

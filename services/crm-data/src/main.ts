@@ -4,7 +4,7 @@ import "@platform/kit/v8-flags";
 import { startTelemetry } from "@platform/kit/telemetry";
 
 // Telemetry first, so what loads after it can be instrumented.
-startTelemetry("crm-data");
+await startTelemetry("crm-data");
 
 const { runUntilSignal } = await import("@platform/kit/service-runtime");
 const { loadCrmConfig } = await import("./config.js");

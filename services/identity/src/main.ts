@@ -4,7 +4,7 @@ import "@platform/kit/v8-flags";
 import { startTelemetry } from "@platform/kit/telemetry";
 
 // Telemetry first, so what loads after it can be instrumented.
-startTelemetry("identity");
+await startTelemetry("identity");
 
 const { runUntilSignal } = await import("@platform/kit/service-runtime");
 const { loadIdentityConfig } = await import("./config.js");

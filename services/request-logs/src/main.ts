@@ -4,7 +4,7 @@ import "@platform/kit/v8-flags";
 import { startTelemetry } from "@platform/kit/telemetry";
 
 // Telemetry first, so what loads after it can be instrumented.
-startTelemetry("request-logs");
+await startTelemetry("request-logs");
 
 const { runUntilSignal } = await import("@platform/kit/service-runtime");
 const { loadRequestLogsConfig } = await import("./config.js");

@@ -4,7 +4,7 @@ import "@platform/kit/v8-flags";
 import { startTelemetry } from "@platform/kit/telemetry";
 
 // Telemetry first, so what loads after it can be instrumented.
-startTelemetry("webhooks-delivery");
+await startTelemetry("webhooks-delivery");
 
 const { runUntilSignal } = await import("@platform/kit/service-runtime");
 const { loadWebhooksConfig } = await import("./config.js");

@@ -1,6 +1,8 @@
 import { lookup as dnsLookup } from "node:dns/promises";
 import type { LookupFunction } from "node:net";
 import { isIP } from "node:net";
+import { context, propagation, type Span, SpanKind, SpanStatusCode, trace } from "@opentelemetry/api";
+import { tracing } from "@platform/kit/tracing";
 import { Pool } from "undici";
 import { ipLiteral, isPublicAddress } from "../domain/address.js";
 import type { Resolver } from "../domain/endpoint.js";
@@ -146,6 +148,7 @@ export function httpSender(options: SenderOptions): Sender {
     if (literal !== undefined && !options.allowPrivateTargets && !isPublicAddress(literal)) {
       return done({ status: undefined, retryAfter: undefined, error: "refused target: private or reserved address" });
     }
+    const span = tracing() ? postSpan(url) : undefined;
     const abort = new AbortController();
     const timer = setTimeout(
       () => abort.abort(new Error(`no response within ${options.timeoutMs} ms`)),
@@ -155,13 +158,19 @@ export function httpSender(options: SenderOptions): Sender {
       const res = await poolFor(url.origin).request({
         method: "POST",
         path: url.pathname + url.search,
-        headers: { ...request.headers, "content-type": "application/json", "user-agent": USER_AGENT },
+        headers: withTraceparent(span, {
+          ...request.headers,
+          "content-type": "application/json",
+          "user-agent": USER_AGENT,
+        }),
         body: request.body,
         signal: abort.signal,
       });
       // Read (so the connection can be reused) but never kept; past the limit it is closed.
       await res.body.dump({ limit: MAX_RESPONSE_BYTES }).catch(() => {});
       const retryAfter = res.headers["retry-after"];
+      span?.setAttribute("http.response.status_code", res.statusCode);
+      if (res.statusCode >= 400) span?.setStatus({ code: SpanStatusCode.ERROR });
       return done({
         status: res.statusCode,
         retryAfter: Array.isArray(retryAfter) ? retryAfter[0] : retryAfter,
@@ -171,6 +180,8 @@ export function httpSender(options: SenderOptions): Sender {
       const cause = abort.signal.aborted ? abort.signal.reason : err;
       const refused = cause instanceof RefusedTarget || (cause as { cause?: unknown }).cause instanceof RefusedTarget;
       const message = cause instanceof Error ? cause.message : String(cause);
+      span?.setAttribute("error.type", cause instanceof Error ? cause.name : "Error");
+      span?.setStatus({ code: SpanStatusCode.ERROR, message });
       return done({
         status: undefined,
         retryAfter: undefined,
@@ -178,6 +189,36 @@ export function httpSender(options: SenderOptions): Sender {
       });
     } finally {
       clearTimeout(timer);
+      span?.end();
     }
   };
+}
+
+const tracer = () => trace.getTracer("@platform/webhooks");
+
+/**
+ * The POST's client span, a child of the delivery's span (the active context), as OpenTelemetry's
+ * HTTP instrumentation makes one for `node:http`; undici's requests are not instrumented.
+ */
+function postSpan(url: URL): Span {
+  const secure = url.protocol === "https:";
+  return tracer().startSpan(
+    "POST",
+    {
+      kind: SpanKind.CLIENT,
+      attributes: {
+        "http.request.method": "POST",
+        "url.full": url.href,
+        "server.address": url.hostname,
+        "server.port": Number(url.port || (secure ? 443 : 80)),
+      },
+    },
+    context.active(),
+  );
+}
+
+/** The receiver gets the POST span's context in `traceparent` (only while tracing is on, as before). */
+function withTraceparent(span: Span | undefined, headers: Record<string, string>): Record<string, string> {
+  if (span) propagation.inject(trace.setSpan(context.active(), span), headers);
+  return headers;
 }
