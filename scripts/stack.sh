@@ -37,10 +37,12 @@ export PLATFORM_ADMIN_SECRET=${PLATFORM_ADMIN_SECRET:-dev-admin-secret-change-me
 # SO_REUSEPORT for every process, so that `roll` starts a replacement on the ports it replaces
 # (libs/kit/src/shared-port.ts); processes started any other way keep EADDRINUSE on a taken port.
 export LISTEN_REUSE_PORT=1
-# Node's compile cache (V8 code of every module loaded, Node 22.1+): a restarted process loads
-# its modules from it instead of compiling them again, a quarter of its start-up
-# (docs/benchmarks/events.md, "Start-up"). The images keep theirs in /tmp, the pod's emptyDir.
-export NODE_COMPILE_CACHE=${NODE_COMPILE_CACHE:-$RUN_DIR/compile-cache}
+# Node's compile cache (V8 code of every module loaded, Node 22.1+), given to the processes the
+# stack starts (not to this script's own node calls, which would create it before any check):
+# a restarted process loads its modules' code instead of compiling it again
+# (docs/benchmarks/events.md, "Start-up and the webhook POST"). The images keep theirs in
+# /tmp, the pod's emptyDir.
+COMPILE_CACHE=${NODE_COMPILE_CACHE:-$RUN_DIR/compile-cache}
 # compiled: `npm run build` first, then each process runs its dist/<process>/main.js, as the
 # images do; source: straight from the TypeScript sources through tsx (no build step).
 STACK_RUNTIME=${STACK_RUNTIME:-compiled}
@@ -197,7 +199,7 @@ launch() {
   # Detached from this shell: the supervisor outlives `stack.sh start`. A static Kafka member
   # id per process: restarted after a crash, it takes its old place in its consumer groups at
   # once instead of waiting out the dead member's session.
-  (trap '' HUP; supervise "$name" "$name" env KAFKA_GROUP_INSTANCE_ID="stack-$name" "$@") </dev/null >/dev/null 2>&1 &
+  (trap '' HUP; supervise "$name" "$name" env NODE_COMPILE_CACHE="$COMPILE_CACHE" KAFKA_GROUP_INSTANCE_ID="stack-$name" "$@") </dev/null >/dev/null 2>&1 &
   echo $! >"$RUN_DIR/$name.pid"
   wait_port "$name" "$port"
   echo "$name: ready on port $port (pid $(cat "$RUN_DIR/$name.child"), log $RUN_DIR/$name.log)"
@@ -322,7 +324,7 @@ roll_one() {
   own=$(ports_of "$name"); own=${own% *}
   rm -f "$RUN_DIR/$name.next.child" "$RUN_DIR/$name.next.restarts"
   t0=$(date +%s.%N)
-  (trap '' HUP; supervise "$name" "$name.next" env KAFKA_GROUP_INSTANCE_ID="stack-$name-$gen" "${CMD[@]}") </dev/null >/dev/null 2>&1 &
+  (trap '' HUP; supervise "$name" "$name.next" env NODE_COMPILE_CACHE="$COMPILE_CACHE" KAFKA_GROUP_INSTANCE_ID="stack-$name-$gen" "${CMD[@]}") </dev/null >/dev/null 2>&1 &
   new_sup=$!
   # Known to `stop` until the handover, should the roll itself be interrupted.
   echo "$new_sup" >"$RUN_DIR/$name.next.pid"
