@@ -33,22 +33,25 @@ async function prometheusReader(port: number, host: string): Promise<PrometheusE
 }
 
 /**
- * Starts OpenTelemetry before anything else is imported (entry points load the rest with
- * dynamic imports after this call). The standard OTEL_* variables apply (the SDK builds the
+ * Starts OpenTelemetry before anything else is imported (entry points await it, then load the
+ * rest with dynamic imports). Its modules are loaded here, and only those the configuration
+ * needs. The standard OTEL_* variables apply (the SDK builds the
  * trace exporter from them: OTEL_TRACES_EXPORTER, OTEL_EXPORTER_OTLP_PROTOCOL http/protobuf or
  * http/json, …); OTLP export is on only when OTEL_EXPORTER_OTLP_ENDPOINT (or the traces
  * variant) is set, so a developer's machine never retries exports to a collector that is not there.
  * OTEL_TRACES_EXPORTER=zipkin (with OTEL_EXPORTER_ZIPKIN_ENDPOINT) sends spans to a Zipkin
  * server in its own format: `npm run stack` sets both when scripts/observability.sh runs one.
- * Instrumented: outgoing HTTP requests (webhook deliveries), pg and kafkajs; Connect calls
+ * Instrumented: outgoing `node:http` requests, pg and kafkajs; the webhook POST (undici) makes
+ * its client span itself (services/webhooks/src/delivery/sender.ts); Connect calls
  * through kit's RPC interceptors (rpc-telemetry.ts) alone, and the gateway's REST requests
  * through its own server span (gateway/src/http-server-span.ts). Metrics: a Prometheus /metrics endpoint on
  * METRICS_PORT and OTLP export when an endpoint is set, with the build_info gauge (build-info.ts);
  * every reader also collects kit's bound histograms (bound-histograms.ts).
  *
  * What nobody reads costs nothing: with neither a trace exporter nor a metrics reader the SDK
- * is not started at all (the API stays no-op, and the RPC interceptors and HTTP metrics step
- * aside); with metrics only, no instrumentation is registered and no span is made. How many
+ * is neither loaded nor started (the API stays no-op, and the RPC interceptors and HTTP metrics step
+ * aside); with metrics only, the SDK's package is not loaded (`startMetricsOnly`), no
+ * instrumentation is registered and no span is made. How many
  * traces are kept is the standard OTEL_TRACES_SAMPLER / OTEL_TRACES_SAMPLER_ARG (the SDK's
  * default keeps every one; parentbased_traceidratio with 0.1 keeps one request in ten unless
  * the caller's trace is sampled, and skips the attribute work of the others).
@@ -123,7 +126,11 @@ async function startSdk(metricReaders: IMetricReader[], instrumentLibraries: boo
   sdk.start();
 }
 
-/** Outgoing HTTP requests (webhook deliveries, which carry traceparent to the receiver), pg and kafkajs. */
+/**
+ * Outgoing `node:http` requests, pg and kafkajs. The platform's own HTTP calls go through undici,
+ * which this HTTP instrumentation does not patch: Connect's unary calls have the RPC
+ * interceptors' spans, the webhook POST the sender's own.
+ */
 async function libraryInstrumentations() {
   const [{ HttpInstrumentation }, { PgInstrumentation }, { KafkaJsInstrumentation }] = await Promise.all([
     import("@opentelemetry/instrumentation-http"),
@@ -148,11 +155,11 @@ async function libraryInstrumentations() {
  * and the stack): what the SDK's `start` sets up in that case, without loading the SDK. The
  * SDK's package loads every trace, metric and log exporter it could build (gRPC's among them)
  * whether or not one is configured: 265 ms of a process's start-up CPU against about 100 ms
- * for these (docs/benchmarks/events.md, "Start-up"). Same globals as the SDK's: the
+ * for these (docs/benchmarks/events.md, "Start-up and the webhook POST"). Same globals as the SDK's: the
  * AsyncLocalStorage context manager, the propagators of OTEL_PROPAGATORS (W3C trace context
  * and baggage by default), and a meter provider whose resource comes from the same detectors
- * (env, process and host, or OTEL_NODE_RESOURCE_DETECTORS) and so the same `target_info`; a unit test compares it with
- * the SDK's.
+ * (env, process and host, or OTEL_NODE_RESOURCE_DETECTORS) and so the same `target_info` (a
+ * unit test compares it with the SDK's).
  */
 async function startMetricsOnly(readers: IMetricReader[]): Promise<MeterProvider> {
   const [{ AsyncLocalStorageContextManager }, core, resources, { MeterProvider }] = await Promise.all([
