@@ -87,9 +87,8 @@ function guardedLookup(resolve: Resolver, allowPrivate: boolean): LookupFunction
  * followed (a 3xx is a failure), the resolved address checked at connect time, the whole
  * exchange bounded by the timeout. Never throws: every failure is an outcome.
  *
- * undici's `Pool` rather than `node:http`: it costs the worker half the CPU per request
- * (docs/benchmarks/events.md, "undici for the webhook POST"), and a drained backlog is
- * mostly requests.
+ * undici's `Pool` rather than `node:http`: half the client's CPU per request in isolation, about
+ * 5 % of the worker's CPU per delivery (docs/benchmarks/events.md, "Start-up and the webhook POST").
  */
 export function httpSender(options: SenderOptions): Sender {
   const lookup = guardedLookup(options.resolve, options.allowPrivateTargets);
