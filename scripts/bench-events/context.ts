@@ -39,7 +39,8 @@ export const values = suiteArgs(
     "  [--runtime compiled|source]   compiled (default): npm run build, then node dist/<process>/main.js, as the\n" +
     "                                stack and the images run them; source: node --import tsx <entry>\n" +
     "  --dist DIR                    run the bundles of another build (e.g. an earlier commit's worktree's dist/,\n" +
-    "                                built there) instead of building this one: before and after, same bench",
+    "                                built there) instead of building this one: before and after, same bench\n" +
+    "  Processes keep the stack's compile cache (.run/compile-cache); NODE_DISABLE_COMPILE_CACHE=1 starts them without it.",
 );
 export const phases = new Set(values.phases.split(","));
 export const attemptCount = Number(values.attempts);
