@@ -60,6 +60,7 @@ import {
   duration,
   env,
   GATEWAY,
+  GATEWAY_METRICS,
   IDENTITY,
   log,
   pgPool,
@@ -328,8 +329,17 @@ try {
     // The floor proxy at the same rates, in turn with the gateway: the tail any proxy of these
     // hops has here, beside the gateway's.
     for (const rate of rates) {
-      openRows.push(await openLoopRow({ name: "floor proxy", url: floorUrl }, rate, duration, nextKey));
-      openRows.push(await openLoopRow({ name: "gateway", url: GATEWAY }, rate, duration, nextKey));
+      openRows.push(
+        await openLoopRow({ name: "floor proxy", url: floorUrl, column: "floor" }, rate, duration, nextKey),
+      );
+      openRows.push(
+        await openLoopRow(
+          { name: "gateway", url: GATEWAY, column: "gateway", metricsUrl: GATEWAY_METRICS },
+          rate,
+          duration,
+          nextKey,
+        ),
+      );
     }
   }
   if (!skip.has("cold")) {

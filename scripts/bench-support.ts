@@ -72,7 +72,7 @@ export function loadAverage(): string {
 
 let tickMs: number | undefined;
 /** Length of a clock tick, the unit of /proc/<pid>/stat's times. */
-function clockTickMs(): number {
+export function clockTickMs(): number {
   tickMs ??= 1000 / (Number(execFileSync("getconf", ["CLK_TCK"]).toString().trim()) || 100);
   return tickMs;
 }

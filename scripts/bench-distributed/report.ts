@@ -45,6 +45,7 @@ export function printReport(rows: readonly Row[], openRows: readonly OpenLoopRow
         `| ${r.name} | ${r.rps.toFixed(0)} | ${r.p50.toFixed(2)} | ${r.p99.toFixed(2)} | ${r.worstSecond.p99.toFixed(1)} (${r.worstSecond.at}) | ${r.max.toFixed(1)} | ${r.errors} | ${r.late} | ${cpuCells(r.cpu)} |`,
       );
     }
+    printSeconds(openRows);
   }
   console.log(`\n${ratios.join("\n")}`);
   console.log(
@@ -54,5 +55,71 @@ export function printReport(rows: readonly Row[], openRows: readonly OpenLoopRow
   if (failed.length) {
     console.error(`errors in: ${failed.map((r) => r.name).join(", ")}`);
     process.exitCode = 1;
+  }
+}
+
+/**
+ * Each open-loop row second by second: its p99 beside what could have held it up (rows.ts,
+ * OpenLoopSecond), so a bad second can be laid at the target's, the generator's or the
+ * machine's door.
+ */
+function printSeconds(openRows: readonly OpenLoopRow[]): void {
+  const line = (label: string, values: (string | undefined)[]) =>
+    `| ${label} | ${values.map((v) => v ?? "–").join(" | ")} |`;
+  for (const r of openRows) {
+    console.log(`\n| ${r.name}, second | ${r.seconds.map((_, at) => at).join(" | ")} |`);
+    console.log(`|---|${r.seconds.map(() => "---").join("|")}|`);
+    console.log(
+      line(
+        "p99 ms",
+        r.seconds.map((s) => s.p99.toFixed(1)),
+      ),
+    );
+    // The target's CPU, then the two processes busiest in the row's worst second besides it.
+    const worst = r.worstSecond.cpuMs;
+    const others = Object.keys(worst)
+      .filter((name) => name !== r.column)
+      .sort((a, b) => (worst[b] ?? 0) - (worst[a] ?? 0))
+      .slice(0, 2);
+    for (const name of [...(r.column ? [r.column] : []), ...others]) {
+      console.log(
+        line(
+          `${name}'s CPU ms`,
+          r.seconds.map((s) => s.cpuMs[name]?.toFixed(0)),
+        ),
+      );
+    }
+    if (r.seconds.some((s) => s.target)) {
+      console.log(
+        line(
+          `${r.column}'s GC ms`,
+          r.seconds.map((s) => s.target?.gcMs.toFixed(1)),
+        ),
+      );
+      console.log(
+        line(
+          `${r.column}'s loop held up, max ms`,
+          r.seconds.map((s) => s.target?.loopDelayMaxMs.toFixed(1)),
+        ),
+      );
+    }
+    console.log(
+      line(
+        "generator's loop held up, max ms",
+        r.seconds.map((s) => s.generatorDelayMs.toFixed(1)),
+      ),
+    );
+    console.log(
+      line(
+        "machine: steal ms",
+        r.seconds.map((s) => s.stealMs.toFixed(0)),
+      ),
+    );
+    console.log(
+      line(
+        "machine: idle %",
+        r.seconds.map((s) => s.idlePct.toFixed(0)),
+      ),
+    );
   }
 }

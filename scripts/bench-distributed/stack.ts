@@ -82,6 +82,8 @@ export const port = (name: string, fallback: number) => Number(env[name] ?? fall
 export const GATEWAY = `http://127.0.0.1:${port("GATEWAY_PORT", 8080)}`;
 export const IDENTITY = `http://127.0.0.1:${port("IDENTITY_PORT", 7101)}`;
 export const ADMIN = `http://127.0.0.1:${port("ADMIN_PORT", 8081)}`;
+/** The gateway's /metrics: the first of scripts/stack.sh's METRICS_ORDER. */
+export const GATEWAY_METRICS = `http://127.0.0.1:${port("METRICS_BASE_PORT", 9460)}/metrics`;
 export const RUN_DIR = env.STACK_RUN_DIR ?? ".run";
 export const DB_PREFIX = env.STACK_DB_PREFIX ?? "platform_";
 export const PG_URL = env.PG_URL ?? "postgres://postgres@127.0.0.1:5432";
@@ -195,25 +197,30 @@ export function sampleServer(name: string, pid: number | undefined): void {
   if (pid !== undefined) ownServers.set(name, pid);
 }
 
-export async function sampleCpu(): Promise<CpuSample> {
-  const sample: CpuSample = new Map();
+/**
+ * The processes the bench samples, each under its column's name (Postgres per backend, as
+ * `postgres:<pid>`): the stack's, Redis, the Kafka broker (this machine's only JVM, counted as
+ * the events bench counts it) and the bench's own servers.
+ */
+export async function sampledPids(): Promise<Array<[string, number]>> {
+  const pids: Array<[string, number]> = [];
   for (const name of PROCESSES) {
     const pid = stackPid(RUN_DIR, name, "child");
-    const ms = pid === undefined ? undefined : cpuMs(pid);
-    if (ms !== undefined) sample.set(name, ms);
+    if (pid !== undefined) pids.push([name, pid]);
   }
-  // Redis and the Kafka broker (this machine's only JVM), counted as the events bench counts them.
-  for (const [name, comm] of [
-    ["redis", "redis-server"],
-    ["kafka", "java"],
-  ] as const) {
-    sample.set(
-      name,
-      pidsNamed(comm).reduce((sum, pid) => sum + (cpuMs(pid) ?? 0), 0),
-    );
+  for (const pid of pidsNamed("redis-server")) pids.push(["redis", pid]);
+  for (const pid of pidsNamed("java")) pids.push(["kafka", pid]);
+  for (const pid of await postgresPids()) pids.push([`postgres:${pid}`, pid]);
+  for (const [name, pid] of ownServers) pids.push([name, pid]);
+  return pids;
+}
+
+export async function sampleCpu(): Promise<CpuSample> {
+  const sample: CpuSample = new Map();
+  for (const [name, pid] of await sampledPids()) {
+    const ms = cpuMs(pid);
+    if (ms !== undefined) sample.set(name, (sample.get(name) ?? 0) + ms);
   }
-  for (const pid of await postgresPids()) sample.set(`postgres:${pid}`, cpuMs(pid) ?? 0);
-  for (const [name, pid] of ownServers) sample.set(name, cpuMs(pid) ?? 0);
   const own = process.cpuUsage();
   sample.set("load generator", (own.user + own.system) / 1000);
   return sample;

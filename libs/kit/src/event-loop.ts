@@ -28,7 +28,10 @@ export function observeEventLoopDelay(): () => void {
     description: "Longest event-loop delay since the previous collection",
   });
   const observe = (result: { observe(value: number): void }) => {
-    result.observe(histogram.count > 0 ? histogram.max / 1e9 : 0);
+    // The histogram records the time between two of its timer's turns, so an idle loop's
+    // samples are the resolution itself (20.1 ms here): the delay is what exceeds it.
+    const delayNs = histogram.count > 0 ? histogram.max - EVENT_LOOP_RESOLUTION_MS * 1e6 : 0;
+    result.observe(Math.max(0, delayNs) / 1e9);
     histogram.reset();
   };
   gauge.addCallback(observe);

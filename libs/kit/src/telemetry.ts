@@ -7,6 +7,7 @@ import type { NodeSDK } from "@opentelemetry/sdk-node";
 import { histogramProducer } from "./bound-histograms.js";
 import { registerBuildInfoMetric } from "./build-info.js";
 import { observeEventLoopDelay } from "./event-loop.js";
+import { observeGc } from "./gc.js";
 import { listenShared } from "./shared-port.js";
 
 let sdk: NodeSDK | undefined;
@@ -107,8 +108,12 @@ export async function startTelemetry(defaultServiceName: string, options: Teleme
   if (exporting) await startSdk(metricReaders, options.instrumentLibraries !== false);
   else meterProvider = await startMetricsOnly(metricReaders);
   registerBuildInfoMetric(process.env.OTEL_SERVICE_NAME ?? defaultServiceName);
-  // Every process with a metrics reader exports its event-loop delay (an SRE's first saturation signal).
-  if (metricReaders.length > 0) observeEventLoopDelay();
+  // Every process with a metrics reader exports its event-loop delay (an SRE's first saturation
+  // signal) and its GC pauses (whether that delay was the collector's).
+  if (metricReaders.length > 0) {
+    observeEventLoopDelay();
+    observeGc();
+  }
 }
 
 /** Traces (and metrics): the SDK, built from the standard OTEL_* variables. */
