@@ -9,9 +9,10 @@
  *    unavoidable hops on bare node:http, nothing else) and GET /organizations/me through the
  *    gateway;
  *  - open loop: GET /organizations/me sent at an even fixed rate (500, 1,000, 1,500 req/s) to
- *    the floor proxy and to the gateway in turn,
- *    each request's latency measured from the moment it was scheduled, so a stalled server
- *    shows as latency rather than as fewer requests sent (no coordinated omission);
+ *    the bare route, the floor proxy and the gateway in turn (--rounds times), each request's
+ *    latency measured from the moment it was scheduled, so a stalled server shows as latency
+ *    rather than as fewer requests sent (no coordinated omission); each second of a row is
+ *    reported with what could have held it up (rows.ts, OpenLoopSecond);
  *  - open loop through the gateway with as many keys it has not seen (--cold-rate, 1,000 req/s):
  *    every key's first request waits for its look-up at identity;
  *  - POST /deals at 1 and 10 connections;
@@ -29,7 +30,7 @@
  *
  * On a shared machine the load of others swings within seconds: `--rounds N` runs the closed
  * loop's four targets N times in turn (bare, direct, floor, gateway, bare, …) and reports the median
- * round of each, and the median of the per-round ratios.
+ * round of each, and the median of the per-round ratios; the open loop's three likewise, at each rate.
  *
  * It uses the stack that answers on GATEWAY_PORT, or starts one (scripts/stack.sh with the same
  * environment) and then stops only what it started. Tokens are issued on identity's admin plane,
@@ -62,6 +63,7 @@ import {
   GATEWAY,
   GATEWAY_METRICS,
   IDENTITY,
+  IDENTITY_METRICS,
   log,
   pgPool,
   REDIS_URL,
@@ -326,20 +328,36 @@ try {
     telemetryGateways.stop();
   }
   if (!skip.has("open")) {
-    // The floor proxy at the same rates, in turn with the gateway: the tail any proxy of these
-    // hops has here, beside the gateway's.
+    // The bare route, the floor proxy and the gateway at the same rates, in turn, --rounds times:
+    // the bare route's tail is the machine's and the generator's own (no upstream, no Redis), the
+    // floor proxy's what any proxy of the gateway's hops has here. Each second of a row shows the
+    // GC and loop delay of identity behind both proxies and of the gateway (the floor proxy has
+    // no /metrics).
+    const targets: { target: { name: string; url: string; column: string }; metrics: Record<string, string> }[] = [
+      { target: { name: "bare fastify route", url: bareUrl, column: "bare" }, metrics: {} },
+      { target: { name: "floor proxy", url: floorUrl, column: "floor" }, metrics: { identity: IDENTITY_METRICS } },
+      {
+        target: { name: "gateway", url: GATEWAY, column: "gateway" },
+        metrics: { gateway: GATEWAY_METRICS, identity: IDENTITY_METRICS },
+      },
+    ];
     for (const rate of rates) {
-      openRows.push(
-        await openLoopRow({ name: "floor proxy", url: floorUrl, column: "floor" }, rate, duration, nextKey),
-      );
-      openRows.push(
-        await openLoopRow(
-          { name: "gateway", url: GATEWAY, column: "gateway", metricsUrl: GATEWAY_METRICS },
-          rate,
-          duration,
-          nextKey,
-        ),
-      );
+      const byTarget = targets.map((): OpenLoopRow[] => []);
+      for (let round = 0; round < rounds; round++) {
+        for (const [i, { target, metrics }] of targets.entries()) {
+          byTarget[i]?.push(await openLoopRow(target, rate, duration, nextKey, metrics));
+        }
+      }
+      for (const runs of byTarget) {
+        // The round whose p99 is the median one; every round's p99 and worst second beside it.
+        const middle = [...runs].sort((x, y) => x.p99 - y.p99)[Math.floor(runs.length / 2)] as OpenLoopRow;
+        openRows.push(middle);
+        if (runs.length > 1) {
+          ratios.push(
+            `${middle.name}, every round: p99 ${runs.map((r) => r.p99.toFixed(1)).join(", ")} ms; worst second ${runs.map((r) => r.worstSecond.p99.toFixed(1)).join(", ")} ms`,
+          );
+        }
+      }
     }
   }
   if (!skip.has("cold")) {

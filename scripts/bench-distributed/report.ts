@@ -89,17 +89,17 @@ function printSeconds(openRows: readonly OpenLoopRow[]): void {
         ),
       );
     }
-    if (r.seconds.some((s) => s.target)) {
+    for (const name of Object.keys(r.seconds[0]?.runtime ?? {})) {
       console.log(
         line(
-          `${r.column}'s GC ms`,
-          r.seconds.map((s) => s.target?.gcMs.toFixed(1)),
+          `${name}'s GC ms`,
+          r.seconds.map((s) => s.runtime[name]?.gcMs.toFixed(1)),
         ),
       );
       console.log(
         line(
-          `${r.column}'s loop held up, max ms`,
-          r.seconds.map((s) => s.target?.loopDelayMaxMs.toFixed(1)),
+          `${name}'s loop held up, max ms`,
+          r.seconds.map((s) => s.runtime[name]?.loopDelayMaxMs.toFixed(1)),
         ),
       );
     }

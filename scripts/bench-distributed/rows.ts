@@ -114,8 +114,8 @@ export interface OpenLoopSecond {
   generatorDelayMs: number;
   stealMs: number;
   idlePct: number;
-  /** From the target's /metrics, scraped once a second (a target with metrics: the gateway). */
-  target?: { gcMs: number; loopDelayMaxMs: number };
+  /** From the /metrics of the processes given, scraped once a second: GC and loop delay, by name. */
+  runtime: Record<string, { gcMs: number; loopDelayMaxMs: number }>;
 }
 
 /** An open loop's row: its tail, how far the generator itself fell behind, and each second's. */
@@ -177,17 +177,23 @@ async function scrapeRuntime(url: string): Promise<RuntimeScrape | undefined> {
 
 /**
  * Samples, once a second of the row, what `OpenLoopSecond` reports. It runs on the generator's
- * own loop; reading the few /proc files costs it well under a millisecond a second. With
- * `metricsUrl` it also scrapes the target's /metrics each second, as a 1 s Prometheus would
- * (each scrape resets the target's loop-delay maximum, so each second has its own).
+ * own loop; reading the few /proc files costs it well under a millisecond a second. It also
+ * scrapes the /metrics of `metrics` (name → URL) each second, as a 1 s Prometheus would (each
+ * scrape resets a process's loop-delay maximum, so each second has its own).
  */
-function perSecondSampler(pids: Array<[string, number]>, metricsUrl?: string) {
+function perSecondSampler(pids: Array<[string, number]>, metrics: Record<string, string>) {
   const delay = monitorEventLoopDelay({ resolution: LOOP_RESOLUTION_MS });
   delay.enable();
   const samples: Omit<OpenLoopSecond, "p99">[] = [];
-  const scrapes: Promise<RuntimeScrape | undefined>[] = [];
+  const scrapes: Promise<Array<[string, RuntimeScrape | undefined]>>[] = [];
   const scrape = () => {
-    if (metricsUrl) scrapes.push(scrapeRuntime(metricsUrl));
+    scrapes.push(
+      Promise.all(
+        Object.entries(metrics).map(
+          async ([name, url]) => [name, await scrapeRuntime(url)] as [string, RuntimeScrape | undefined],
+        ),
+      ),
+    );
   };
   let machine = machineCpu();
   let cpu = processCpu(pids);
@@ -202,6 +208,7 @@ function perSecondSampler(pids: Array<[string, number]>, metricsUrl?: string) {
       generatorDelayMs: delay.count > 0 ? Math.max(0, delay.max / 1e6 - LOOP_RESOLUTION_MS) : 0,
       stealMs: nextMachine.steal - machine.steal,
       idlePct: total > 0 ? (100 * (nextMachine.idle - machine.idle)) / total : 0,
+      runtime: {},
     });
     scrape();
     delay.reset();
@@ -215,14 +222,19 @@ function perSecondSampler(pids: Array<[string, number]>, metricsUrl?: string) {
       take();
       delay.disable();
       // Scrape i+1 closes second i: its GC sum less scrape i's, and the loop's maximum since it.
-      const scraped = await Promise.all(scrapes);
+      const scraped = (await Promise.all(scrapes)).map((s) => new Map(s));
       return samples.map((second, i) => {
-        const [from, to] = [scraped[i], scraped[i + 1]];
-        if (!from || !to) return second;
-        return {
-          ...second,
-          target: { gcMs: (to.gcSeconds - from.gcSeconds) * 1000, loopDelayMaxMs: to.loopDelayMaxSeconds * 1000 },
-        };
+        const runtime: OpenLoopSecond["runtime"] = {};
+        for (const name of Object.keys(metrics)) {
+          const [from, to] = [scraped[i]?.get(name), scraped[i + 1]?.get(name)];
+          if (from && to) {
+            runtime[name] = {
+              gcMs: (to.gcSeconds - from.gcSeconds) * 1000,
+              loopDelayMaxMs: to.loopDelayMaxSeconds * 1000,
+            };
+          }
+        }
+        return { ...second, runtime };
       });
     },
   };
@@ -235,10 +247,12 @@ function perSecondSampler(pids: Array<[string, number]>, metricsUrl?: string) {
  * grows as needed, so a slow response never holds back the next send.
  */
 export async function openLoopRow(
-  target: { name: string; url: string; column?: string; metricsUrl?: string },
+  target: { name: string; url: string; column?: string },
   rate: number,
   seconds: number,
   keyOf: () => string,
+  /** Processes whose GC and loop delay each second shows (name → /metrics URL). */
+  metrics: Record<string, string> = {},
 ): Promise<OpenLoopRow> {
   const name = `${target.name}, ${rate} req/s`;
   log(`open loop ${name}: ${seconds}s…`);
@@ -254,7 +268,7 @@ export async function openLoopRow(
   let errors = 0;
   let late = 0;
   const before = await sampleCpu();
-  const sampler = perSecondSampler(await sampledPids(), target.metricsUrl);
+  const sampler = perSecondSampler(await sampledPids(), metrics);
   const start = performance.now();
   await new Promise<void>((resolve) => {
     const send = (due: number) => {
@@ -308,6 +322,7 @@ export async function openLoopRow(
   const bySecond = perSecond.map((h, at) => ({
     p99: h.count ? h.percentile(99) / 1000 : 0,
     cpuMs: {},
+    runtime: {},
     generatorDelayMs: 0,
     stealMs: 0,
     idlePct: 0,

@@ -44,7 +44,10 @@ its key's look-up); POST /deals; the cost of observability (tracing): two more g
 build, nothing configured against tracing at 10% (Zipkin) + Prometheus scraping every 15 s, sent
 --tracing-rate req/s each at the same time; Zipkin and Prometheus are scripts/observability.sh's
 (ZIPKIN_PORT, PROMETHEUS_PORT), started when they do not run. --rounds N alternates the closed-loop rows N times (median round, ratios
-per round). --soak S first sends --soak-rate req/s (1,000) through the gateway for S seconds: past the token cache's
+per round), and the open-loop rows (the bare route, the floor proxy, the gateway) N times at each rate (the round
+with the median p99, every round's p99 listed). Each open-loop row is also printed second by second: its p99 beside
+each process's CPU, the GC and event-loop delay of the gateway and identity (scraped from their /metrics each second),
+the load generator's own loop delay, and the machine's steal and idle time, so a bad second shows whose it was. --soak S first sends --soak-rate req/s (1,000) through the gateway for S seconds: past the token cache's
 30 s TTL when S > 30, so the row shows what key look-ups cost a long run. When the Postgres has autovacuum off, the stack's databases are VACUUMed first.
 --rpc-http 2 makes the bench's own calls to identity (the direct row, the floor proxy's, the admin
 plane's) over HTTP/2: for a stack built before services took unary calls over HTTP/1.1 (2026-11-29),
@@ -82,8 +85,10 @@ export const port = (name: string, fallback: number) => Number(env[name] ?? fall
 export const GATEWAY = `http://127.0.0.1:${port("GATEWAY_PORT", 8080)}`;
 export const IDENTITY = `http://127.0.0.1:${port("IDENTITY_PORT", 7101)}`;
 export const ADMIN = `http://127.0.0.1:${port("ADMIN_PORT", 8081)}`;
-/** The gateway's /metrics: the first of scripts/stack.sh's METRICS_ORDER. */
-export const GATEWAY_METRICS = `http://127.0.0.1:${port("METRICS_BASE_PORT", 9460)}/metrics`;
+/** The /metrics of the gateway and identity: the first two of scripts/stack.sh's METRICS_ORDER. */
+const metricsBase = port("METRICS_BASE_PORT", 9460);
+export const GATEWAY_METRICS = `http://127.0.0.1:${metricsBase}/metrics`;
+export const IDENTITY_METRICS = `http://127.0.0.1:${metricsBase + 1}/metrics`;
 export const RUN_DIR = env.STACK_RUN_DIR ?? ".run";
 export const DB_PREFIX = env.STACK_DB_PREFIX ?? "platform_";
 export const PG_URL = env.PG_URL ?? "postgres://postgres@127.0.0.1:5432";
