@@ -35,8 +35,9 @@ describe("event-loop delay (nodejs.eventloop.delay.max)", () => {
   it("reports an idle loop's delay near zero, not the monitor's 20 ms sampling interval", async () => {
     await delayMax();
     const idle: number[] = [];
-    for (let i = 0; i < 3; i++) {
-      await sleep(150);
+    // Six windows: on a machine busy with other tests one window may hold a real delay, not all.
+    for (let i = 0; i < 6; i++) {
+      await sleep(100);
       idle.push(await delayMax());
     }
     // The monitor's samples are the time between its turns (20 ms and a little on an idle
