@@ -14,6 +14,8 @@ let sdk: NodeSDK | undefined;
 /** The meter provider of a process that exports metrics and no traces (`startMetricsOnly`). */
 let meterProvider: MeterProvider | undefined;
 let metricsServer: http.Server | undefined;
+/** What stops the event-loop monitor and the GC observer startTelemetry started. */
+let runtimeObservers: (() => void)[] = [];
 
 /**
  * The Prometheus reader with /metrics on a server of our own: the exporter's would bind the port
@@ -110,10 +112,7 @@ export async function startTelemetry(defaultServiceName: string, options: Teleme
   registerBuildInfoMetric(process.env.OTEL_SERVICE_NAME ?? defaultServiceName);
   // Every process with a metrics reader exports its event-loop delay (an SRE's first saturation
   // signal) and its GC pauses (whether that delay was the collector's).
-  if (metricReaders.length > 0) {
-    observeEventLoopDelay();
-    observeGc();
-  }
+  if (metricReaders.length > 0) runtimeObservers = [observeEventLoopDelay(), observeGc()];
 }
 
 /** Traces (and metrics): the SDK, built from the standard OTEL_* variables. */
@@ -210,6 +209,8 @@ function zipkinExporter(value: string | undefined): boolean {
 }
 
 export async function stopTelemetry(): Promise<void> {
+  for (const stop of runtimeObservers) stop();
+  runtimeObservers = [];
   const server = metricsServer;
   metricsServer = undefined;
   server?.closeAllConnections();

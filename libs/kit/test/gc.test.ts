@@ -12,7 +12,10 @@ const reader = new TestReader();
 let stop: () => void;
 
 beforeAll(() => {
-  metrics.setGlobalMeterProvider(new MeterProvider({ readers: [reader] }));
+  // The unit suite shares modules between files (isolate: false): another file's provider may
+  // still be the global one, which would refuse this one.
+  metrics.disable();
+  expect(metrics.setGlobalMeterProvider(new MeterProvider({ readers: [reader] }))).toBe(true);
   stop = observeGc();
 });
 afterAll(() => {
