@@ -1,7 +1,9 @@
 // scripts/stack.sh, the distributed runtime as local processes: a port that another process
 // holds must stop `start` before anything starts. Otherwise the readiness check would be
 // answered by the other process while ours failed to bind and restarted in a loop, and the
-// stack would report itself ready while serving another build. Uses ports 34200–34269.
+// stack would report itself ready while serving another build. Uses ports 31200–31269: below
+// the kernel's ephemeral range (32768–60999), where another test's listen(0) or outgoing
+// connection could hold one of them for a moment (CI once saw 34250 taken).
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { createServer, type Server } from "node:net";
@@ -11,19 +13,19 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 const ROOT = resolve(import.meta.dirname, "../..");
 const PORTS = {
-  GATEWAY_PORT: 34200,
-  IDENTITY_PORT: 34201,
-  SCHEDULING_PORT: 34202,
-  CRM_PORT: 34203,
-  REVENUE_PORT: 34204,
-  ANALYTICS_PORT: 34205,
-  WEBHOOKS_PORT: 34206,
-  DELIVERY_PORT: 34207,
-  ADMIN_PORT: 34208,
-  CRM_ADMIN_PORT: 34209,
-  REVENUE_ADMIN_PORT: 34210,
-  ANALYTICS_ADMIN_PORT: 34211,
-  METRICS_BASE_PORT: 34220,
+  GATEWAY_PORT: 31200,
+  IDENTITY_PORT: 31201,
+  SCHEDULING_PORT: 31202,
+  CRM_PORT: 31203,
+  REVENUE_PORT: 31204,
+  ANALYTICS_PORT: 31205,
+  WEBHOOKS_PORT: 31206,
+  DELIVERY_PORT: 31207,
+  ADMIN_PORT: 31208,
+  CRM_ADMIN_PORT: 31209,
+  REVENUE_ADMIN_PORT: 31210,
+  ANALYTICS_ADMIN_PORT: 31211,
+  METRICS_BASE_PORT: 31220,
 };
 const runDir = mkdtempSync(join(tmpdir(), "platform-stack-run-"));
 const held: Server[] = [];
