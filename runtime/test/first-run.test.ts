@@ -6,20 +6,20 @@ import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { LOCK_FILE } from "../src/data-lock.js";
 
-// `npm start` as a user runs it: real processes on real ports (34100–34109) and a temporary
-// data directory. A second process on a directory in use, and a port already taken, each
+// `npm start` as a user runs it: real processes on real ports (31100–31109: below the kernel's
+// ephemeral range, where no other test's listen(0) can take one) and a temporary data directory. A second process on a directory in use, and a port already taken, each
 // end in one line naming what to change, and nothing written before is lost.
 const ROOT = resolve(import.meta.dirname, "../..");
 const ENTRY = join(ROOT, "runtime/src/embedded.ts");
-const PORT = 34100;
-const ADMIN_PORT = 34101;
+const PORT = 31100;
+const ADMIN_PORT = 31101;
 const API = `http://127.0.0.1:${PORT}/api/v1alpha1`;
 const START_TIMEOUT_MS = 240_000;
 
 const dataDir = mkdtempSync(join(tmpdir(), "platform-first-run-"));
 const running = new Set<ChildProcess>();
 let blocker: Server;
-const BLOCKED_PORT = 34104;
+const BLOCKED_PORT = 31104;
 
 interface Started {
   child: ChildProcess;
@@ -129,7 +129,7 @@ describe("npm start on a data directory and ports", () => {
       });
       expect(patch.status, await patch.clone().text()).toBe(200);
 
-      const second = start({ PORT: "34102", ADMIN_PORT: "34103" });
+      const second = start({ PORT: "31102", ADMIN_PORT: "31103" });
       const line = await refusal(second);
       expect(line).toContain(`in use by another platform process (pid ${first.child.pid}`);
       expect(line).toContain("PLATFORM_DATA_DIR");
