@@ -7,8 +7,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { LOCK_FILE } from "../src/data-lock.js";
 
 // `npm start` as a user runs it: real processes on real ports (31100–31109: below the kernel's
-// ephemeral range, where no other test's listen(0) can take one) and a temporary data directory. A second process on a directory in use, and a port already taken, each
-// end in one line naming what to change, and nothing written before is lost.
+// ephemeral range, where no other test's listen(0) can take one) and a temporary data
+// directory. A second process on a directory in use, and a port already taken, each end in one
+// line naming what to change, and nothing written before is lost.
 const ROOT = resolve(import.meta.dirname, "../..");
 const ENTRY = join(ROOT, "runtime/src/embedded.ts");
 const PORT = 31100;
