@@ -2,7 +2,8 @@
 // sampled beside them once a second.
 import { readFileSync } from "node:fs";
 import { monitorEventLoopDelay } from "node:perf_hooks";
-import { clockTickMs, cpuMs } from "../bench-support.js";
+import { clockTickMs } from "../bench-support.js";
+import { cpuOf } from "./stack.js";
 
 /**
  * One second of an open loop, by scheduled send time: its p99 and who could have held it up.
@@ -33,15 +34,13 @@ function machineCpu(): { idle: number; steal: number; total: number } {
   return { idle: (idle + iowait) * tick, steal: steal * tick, total: total * tick };
 }
 
-/** Each process's CPU ms so far, Postgres's backends summed, and the bench's own. */
+/** Each process's CPU ms so far (stack.ts's cpuOf), Postgres's backends summed under one name. */
 function processCpu(pids: Array<[string, number]>): Map<string, number> {
   const out = new Map<string, number>();
-  for (const [key, pid] of pids) {
+  for (const [key, ms] of cpuOf(pids)) {
     const name = key.startsWith("postgres:") ? "postgres" : key;
-    out.set(name, (out.get(name) ?? 0) + (cpuMs(pid) ?? 0));
+    out.set(name, (out.get(name) ?? 0) + ms);
   }
-  const own = process.cpuUsage();
-  out.set("load generator", (own.user + own.system) / 1000);
   return out;
 }
 

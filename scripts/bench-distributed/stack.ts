@@ -220,15 +220,20 @@ export async function sampledPids(): Promise<Array<[string, number]>> {
   return pids;
 }
 
-export async function sampleCpu(): Promise<CpuSample> {
+/** The CPU ms so far of `pids` (summed per name) and of the bench's own process, the load generator. */
+export function cpuOf(pids: Array<[string, number]>): CpuSample {
   const sample: CpuSample = new Map();
-  for (const [name, pid] of await sampledPids()) {
+  for (const [name, pid] of pids) {
     const ms = cpuMs(pid);
     if (ms !== undefined) sample.set(name, (sample.get(name) ?? 0) + ms);
   }
   const own = process.cpuUsage();
   sample.set("load generator", (own.user + own.system) / 1000);
   return sample;
+}
+
+export async function sampleCpu(): Promise<CpuSample> {
+  return cpuOf(await sampledPids());
 }
 
 export function cpuPerRequest(before: CpuSample, after: CpuSample, requests: number): Record<string, number> {

@@ -1,21 +1,14 @@
 import { metrics } from "@opentelemetry/api";
-import { type GaugeMetricData, MeterProvider, MetricReader } from "@opentelemetry/sdk-metrics";
+import type { GaugeMetricData } from "@opentelemetry/sdk-metrics";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { observeEventLoopDelay } from "../src/event-loop.js";
+import { globalTestReader, type TestReader } from "./metric-reader.js";
 
-class TestReader extends MetricReader {
-  protected async onForceFlush(): Promise<void> {}
-  protected async onShutdown(): Promise<void> {}
-}
-
-const reader = new TestReader();
+let reader: TestReader;
 let stop: () => void;
 
 beforeAll(() => {
-  // The unit suite shares modules between files (isolate: false): another file's provider may
-  // still be the global one, which would refuse this one.
-  metrics.disable();
-  expect(metrics.setGlobalMeterProvider(new MeterProvider({ readers: [reader] }))).toBe(true);
+  reader = globalTestReader();
   stop = observeEventLoopDelay();
 });
 afterAll(() => {

@@ -1,21 +1,14 @@
 import { metrics } from "@opentelemetry/api";
-import { type HistogramMetricData, MeterProvider, MetricReader } from "@opentelemetry/sdk-metrics";
+import type { HistogramMetricData } from "@opentelemetry/sdk-metrics";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { observeGc } from "../src/gc.js";
+import { globalTestReader, makeGarbage, type TestReader } from "./metric-reader.js";
 
-class TestReader extends MetricReader {
-  protected async onForceFlush(): Promise<void> {}
-  protected async onShutdown(): Promise<void> {}
-}
-
-const reader = new TestReader();
+let reader: TestReader;
 let stop: () => void;
 
 beforeAll(() => {
-  // The unit suite shares modules between files (isolate: false): another file's provider may
-  // still be the global one, which would refuse this one.
-  metrics.disable();
-  expect(metrics.setGlobalMeterProvider(new MeterProvider({ readers: [reader] }))).toBe(true);
+  reader = globalTestReader();
   stop = observeGc();
 });
 afterAll(() => {
@@ -39,13 +32,8 @@ async function pauses(): Promise<Map<string, { count: number; sum: number }>> {
 
 describe("GC pauses (v8js.gc.duration)", () => {
   it("records each collection's pause in seconds under its kind, with the convention's buckets", async () => {
-    // Short-lived garbage, as a request makes: the young generation fills and is scavenged.
     let kept = 0;
-    for (let round = 0; round < 50 && !(await pauses()).has("minor"); round++) {
-      for (let i = 0; i < 200_000; i++) kept += { n: i, s: `x${i}` }.s.length;
-      // PerformanceObserver delivers its entries on a later turn.
-      await new Promise((resolve) => setTimeout(resolve, 5));
-    }
+    for (let round = 0; round < 50 && !(await pauses()).has("minor"); round++) kept += await makeGarbage(1);
     expect(kept).toBeGreaterThan(0);
     const minor = (await pauses()).get("minor");
     expect(minor?.count).toBeGreaterThan(0);
@@ -68,12 +56,7 @@ describe("GC pauses (v8js.gc.duration)", () => {
     // Entries the observer had queued before it stopped are delivered on a later turn: let them land.
     await new Promise((resolve) => setTimeout(resolve, 20));
     const before = (await pauses()).get("minor")?.count ?? 0;
-    let kept = 0;
-    for (let round = 0; round < 10; round++) {
-      for (let i = 0; i < 200_000; i++) kept += { n: i, s: `x${i}` }.s.length;
-      await new Promise((resolve) => setTimeout(resolve, 5));
-    }
-    expect(kept).toBeGreaterThan(0);
+    expect(await makeGarbage(10)).toBeGreaterThan(0);
     expect((await pauses()).get("minor")?.count ?? 0).toBe(before);
   });
 });

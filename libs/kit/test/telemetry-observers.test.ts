@@ -1,15 +1,10 @@
 import { createServer } from "node:net";
 import { metrics } from "@opentelemetry/api";
-import { MeterProvider, MetricReader } from "@opentelemetry/sdk-metrics";
 import { afterAll, describe, expect, it } from "vitest";
 import { observeEventLoopDelay } from "../src/event-loop.js";
 import { observeGc } from "../src/gc.js";
 import { startTelemetry, stopTelemetry } from "../src/telemetry.js";
-
-class TestReader extends MetricReader {
-  protected async onForceFlush(): Promise<void> {}
-  protected async onShutdown(): Promise<void> {}
-}
+import { globalTestReader, makeGarbage } from "./metric-reader.js";
 
 const freePort = () =>
   new Promise<number>((resolve) => {
@@ -32,18 +27,11 @@ describe("the runtime observers startTelemetry starts", () => {
       delete process.env.METRICS_PORT;
       delete process.env.METRICS_HOST;
     }
-    const reader = new TestReader();
-    metrics.disable();
-    expect(metrics.setGlobalMeterProvider(new MeterProvider({ readers: [reader] }))).toBe(true);
+    const reader = globalTestReader();
     // Left running, startTelemetry's observers would be returned here, bound to its shut-down provider.
     const stops = [observeEventLoopDelay(), observeGc()];
     try {
-      let kept = 0;
-      for (let round = 0; round < 20; round++) {
-        for (let i = 0; i < 200_000; i++) kept += { s: `x${i}` }.s.length;
-        await new Promise((resolve) => setTimeout(resolve, 5));
-      }
-      expect(kept).toBeGreaterThan(0);
+      expect(await makeGarbage(20)).toBeGreaterThan(0);
       const { resourceMetrics } = await reader.collect();
       const names = resourceMetrics.scopeMetrics.flatMap((s) => s.metrics).map((m) => m.descriptor.name);
       expect(names).toContain("v8js.gc.duration");
