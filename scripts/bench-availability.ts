@@ -8,7 +8,7 @@ import { openPg } from "@platform/kit/db";
 import { newId } from "@platform/kit/ids";
 import { seedBenchSchedule } from "@platform/scheduling/server";
 import autocannon from "autocannon";
-import { cpuMsOf, stackPid } from "./bench-support.js";
+import { cpuMsOf, scrapeRuntime, stackPid } from "./bench-support.js";
 
 const { values } = parseArgs({
   options: {
@@ -60,11 +60,8 @@ const gatewayPid = pidOf("gateway");
 
 /** The event-loop delay maximum scheduling exports since the last scrape (ms), if it exports one. */
 async function scrapeLoopDelayMs(): Promise<number | undefined> {
-  const text = await fetch(schedulingMetricsUrl)
-    .then((r) => r.text())
-    .catch(() => "");
-  const line = text.split("\n").find((l) => l.startsWith("nodejs_eventloop_delay_max"));
-  return line ? Number(line.split(" ").at(-1)) * 1000 : undefined;
+  const seconds = (await scrapeRuntime(schedulingMetricsUrl))?.loopDelayMaxSeconds;
+  return seconds === undefined ? undefined : seconds * 1000;
 }
 
 const admin = createClient(IdentityAdminService, httpTransport(adminUrl, [adminClientInterceptor(adminSecret)]));

@@ -90,6 +90,33 @@ export function cpuMs(pid: number): number | undefined {
   return (Number(fields[11]) + Number(fields[12])) * clockTickMs();
 }
 
+/**
+ * What a scrape of kit's /metrics says of a process's runtime: its GC pauses so far in seconds
+ * (`v8js_gc_duration_sum`, every kind) and the longest event-loop delay since the previous
+ * scrape (`nodejs_eventloop_delay_max`), each undefined when it exports none; undefined when
+ * the process does not answer.
+ */
+export interface RuntimeScrape {
+  gcSeconds?: number;
+  loopDelayMaxSeconds?: number;
+}
+
+export async function scrapeRuntime(url: string): Promise<RuntimeScrape | undefined> {
+  let text: string;
+  try {
+    text = await (await fetch(url)).text();
+  } catch {
+    return undefined;
+  }
+  const scrape: RuntimeScrape = {};
+  const value = (line: string) => Number(line.slice(line.lastIndexOf(" ") + 1));
+  for (const line of text.split("\n")) {
+    if (line.startsWith("v8js_gc_duration_sum")) scrape.gcSeconds = (scrape.gcSeconds ?? 0) + value(line);
+    else if (line.startsWith("nodejs_eventloop_delay_max")) scrape.loopDelayMaxSeconds = value(line);
+  }
+  return scrape;
+}
+
 /** CPU time of a process that must still run, in ms. */
 export function cpuMsOf(pid: number): number {
   const ms = cpuMs(pid);

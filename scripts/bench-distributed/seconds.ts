@@ -2,7 +2,7 @@
 // sampled beside them once a second.
 import { readFileSync } from "node:fs";
 import { monitorEventLoopDelay } from "node:perf_hooks";
-import { clockTickMs } from "../bench-support.js";
+import { clockTickMs, type RuntimeScrape, scrapeRuntime } from "../bench-support.js";
 import { cpuOf } from "./stack.js";
 
 /**
@@ -46,28 +46,6 @@ function processCpu(pids: Array<[string, number]>): Map<string, number> {
 
 /** How often the generator's own loop-delay monitor turns, ms. */
 const LOOP_RESOLUTION_MS = 5;
-
-/** What a scrape of kit's /metrics says of GC (`v8js_gc_duration`) and the loop's delay. */
-interface RuntimeScrape {
-  gcSeconds: number;
-  loopDelayMaxSeconds: number;
-}
-
-async function scrapeRuntime(url: string): Promise<RuntimeScrape | undefined> {
-  try {
-    const text = await (await fetch(url)).text();
-    let gcSeconds = 0;
-    let loopDelayMaxSeconds = 0;
-    for (const line of text.split("\n")) {
-      if (line.startsWith("v8js_gc_duration_sum")) gcSeconds += Number(line.slice(line.lastIndexOf(" ") + 1));
-      else if (line.startsWith("nodejs_eventloop_delay_max"))
-        loopDelayMaxSeconds = Number(line.slice(line.lastIndexOf(" ") + 1));
-    }
-    return { gcSeconds, loopDelayMaxSeconds };
-  } catch {
-    return undefined;
-  }
-}
 
 /**
  * Samples, once a second of the row, what `OpenLoopSecond` reports. It runs on the generator's
@@ -123,8 +101,8 @@ export function perSecondSampler(pids: Array<[string, number]>, metrics: Record<
           const [from, to] = [scraped[i]?.get(name), scraped[i + 1]?.get(name)];
           if (from && to) {
             runtime[name] = {
-              gcMs: (to.gcSeconds - from.gcSeconds) * 1000,
-              loopDelayMaxMs: to.loopDelayMaxSeconds * 1000,
+              gcMs: ((to.gcSeconds ?? 0) - (from.gcSeconds ?? 0)) * 1000,
+              loopDelayMaxMs: (to.loopDelayMaxSeconds ?? 0) * 1000,
             };
           }
         }
